@@ -1,0 +1,5 @@
+import sys
+
+from silkvision.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,132 @@
+"""Every configuration key, its built-in default, its type and its allowed range.
+
+This table is the single source of truth: the top-level ``config.yaml`` mirrors it (a test checks
+that they agree) and :func:`silkvision.config.load_config` validates against it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class Param:
+    """One configuration key.
+
+    Parameters
+    ----------
+    default : object
+        Built-in default value.
+    type : type or tuple of types
+        Allowed Python type(s) after YAML parsing (``int`` is accepted where ``float`` is asked).
+    check : callable, optional
+        Predicate on the value; ``False`` means out of range.
+    allowed : str
+        Human description of the allowed values, used in error messages.
+    nullable : bool
+        Whether ``null`` is allowed.
+    """
+
+    default: Any
+    type: type | tuple
+    allowed: str
+    check: Callable[[Any], bool] | None = None
+    nullable: bool = False
+    help: str = ""
+
+
+def choice(default, values, help=""):
+    return Param(default, str, "one of " + ", ".join(repr(v) for v in values),
+                 lambda v: v in values, help=help)
+
+
+def positive(default, help="", type_=float):
+    return Param(default, type_, "a number > 0", lambda v: v > 0, help=help)
+
+
+def unit_open(default, help=""):
+    return Param(default, float, "a number in (0, 1)", lambda v: 0 < v < 1, help=help)
+
+
+def boolean(default, help=""):
+    return Param(default, bool, "true or false", help=help)
+
+
+ALGORITHMS = ("silk", "norma", "mog2", "knn", "gsoc", "cnt")
+COLOUR_SPACES = ("rgb", "ycrcb", "lab", "gray")
+
+SCHEMA: dict[str, Any] = {
+    "detector": {
+        "algorithm": choice("silk", ALGORITHMS, "background subtractor used by default"),
+        "colour_space": choice("rgb", COLOUR_SPACES, "pixel feature for SILK/NORMA"),
+        "median": Param(3, int, "0 (off) or an odd integer 3..15",
+                        lambda v: v == 0 or (v % 2 == 1 and 3 <= v <= 15),
+                        help="median filter size applied to the mask"),
+        "silk": {
+            "omega": Param(20, int, "an integer 1..255", lambda v: 1 <= v <= 255,
+                           help="support-vector buffer size per pixel"),
+            "tau": unit_open(0.01, "decay: old coefficients are multiplied by (1 - tau)"),
+            "C": positive(0.4, "box constraint: new coefficient <= (1 - tau) C"),
+            "rho": positive(1.0, "margin of the novelty hinge loss"),
+            "sigma": positive(15.0, "Gaussian kernel width in 8-bit colour units"),
+            "threshold": Param(0.36, float, "a number >= 0", lambda v: v >= 0,
+                               help="foreground if score f(x) < threshold"),
+            "conservative": boolean(True, "soft conservative update for foreground pixels"),
+            "kappa": Param(0.1, float, "a number in [0, 1]", lambda v: 0 <= v <= 1,
+                           help="cap factor of the new coefficient for foreground pixels"),
+            "warmup": Param(100, int, "an integer >= 0", lambda v: v >= 0,
+                            help="frames learned without the conservative cap"),
+        },
+        "norma": {
+            "omega": Param(20, int, "an integer 1..255", lambda v: 1 <= v <= 255,
+                           help="truncation: the last omega terms are kept"),
+            "eta": positive(0.1, "learning rate (coefficient of a new term)"),
+            "lambda": positive(0.1, "regulariser: old terms decay by (1 - eta*lambda)"),
+            "nu": Param(0.5, float, "a number in [0, 1]", lambda v: 0 <= v <= 1,
+                        help="nu of NORMA's novelty detection (offset update)"),
+            "sigma": positive(15.0, "Gaussian kernel width in 8-bit colour units"),
+            "threshold": Param(0.36, float, "a number >= 0", lambda v: v >= 0,
+                               help="foreground if score f(x) < threshold"),
+        },
+        "mog2": {
+            "history": Param(500, int, "an integer >= 1", lambda v: v >= 1),
+            "var_threshold": positive(16.0),
+            "detect_shadows": boolean(False, "shadows (127) are reported as background"),
+        },
+        "knn": {
+            "history": Param(500, int, "an integer >= 1", lambda v: v >= 1),
+            "dist2_threshold": positive(400.0),
+            "detect_shadows": boolean(False, "shadows (127) are reported as background"),
+        },
+    },
+    "capture": {
+        "camera_timeout": positive(5.0, "seconds to wait for a camera frame before giving up"),
+        "max_frames": Param(None, int, "null or an integer >= 1", lambda v: v >= 1, nullable=True,
+                            help="stop after this many frames"),
+        "resize": Param(None, list, "null or [width, height] with positive integers",
+                        lambda v: len(v) == 2 and all(isinstance(x, int) and x > 0 for x in v),
+                        nullable=True, help="resize frames before detection"),
+    },
+    "export": {
+        "scores": boolean(False, "also write per-frame scores (float16, compressed .npz)"),
+        "video": boolean(False, "also write a lossless mask video (FFV1 .mkv)"),
+        "overwrite": boolean(False, "allow writing into a non-empty folder with other content"),
+    },
+    "evaluation": {
+        "bins": Param(4096, int, "an integer 16..1048576", lambda v: 16 <= v <= 1 << 20,
+                      help="score histogram bins for the ROC"),
+        "light_switch_window": Param(100, int, "an integer >= 1", lambda v: v >= 1,
+                                     help="frames after a light switch that are scored"),
+        "recovery_tolerance": Param(0.05, float, "a number in (0, 1)", lambda v: 0 < v < 1,
+                                    help="F-measure gap that counts as recovered"),
+    },
+    "gui": {
+        "second_algorithm": choice("norma", ALGORITHMS, "algorithm shown beside SILK"),
+        "show_scores": boolean(True, "show the SILK score heat map"),
+        "show_overlay": boolean(False, "show the mask overlaid on the input"),
+        "roc_every": Param(5, int, "an integer >= 1", lambda v: v >= 1,
+                           help="redraw the ROC every N frames"),
+        "display_fps": positive(30.0, "maximum display refresh rate"),
+    },
+}

@@ -1,0 +1,82 @@
+"""The background-subtractor interface shared by SILK, NORMA and the OpenCV baselines.
+
+Shaped like OpenCV's ``cv2.BackgroundSubtractor`` so users feel at home::
+
+    mask = det.apply(frame)              # HxW uint8, 0 background / 255 foreground
+    det.scores                           # HxW float32 scores of the last frame (lower = more novel)
+    det.get_background_image()           # HxWx3 uint8
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+__all__ = ["BackgroundSubtractor"]
+
+
+class BackgroundSubtractor(ABC):
+    """Base class of every detector.
+
+    Attributes
+    ----------
+    name : str
+        Registry name (``"silk"``, ``"norma"``, ``"mog2"``...).
+    has_scores : bool
+        True when :attr:`scores` holds real per-pixel scores (an ROC can be built from them).
+    threshold : float
+        Foreground if ``score < threshold`` (detectors with scores only).
+    """
+
+    name: str = ""
+    has_scores: bool = False
+    threshold: float = float("nan")
+
+    @abstractmethod
+    def apply(self, frame: np.ndarray, learningRate: float = -1) -> np.ndarray:
+        """Score ``frame`` (HxWx3 BGR uint8 or HxW grey), learn from it, and return the mask.
+
+        Parameters
+        ----------
+        frame : ndarray
+            The new frame. Its size must not change between calls (call :meth:`reset` first).
+        learningRate : float
+            ``-1`` (default): the configured learning; ``0``: score only, do not learn.
+            Other values are passed to OpenCV baselines; SILK/NORMA treat any value > 0 as "learn".
+
+        Returns
+        -------
+        ndarray
+            HxW uint8 mask, 0 (background) or 255 (foreground).
+        """
+
+    @property
+    def scores(self) -> np.ndarray | None:
+        """HxW float32 scores f(x) of the last frame, computed before the update; ``None`` if the
+        detector has no scores (MOG2, KNN)."""
+        return None
+
+    @abstractmethod
+    def get_background_image(self) -> np.ndarray:
+        """HxWx3 uint8 image of the current background model."""
+
+    @abstractmethod
+    def reset(self) -> None:
+        """Forget everything learned; the next frame may have another size."""
+
+    def mask_from_scores(self, scores: np.ndarray, threshold: float | None = None,
+                         out: np.ndarray | None = None) -> np.ndarray:
+        """Mask (0/255 uint8) of ``scores < threshold`` with this detector's post-processing.
+
+        Used by the GUI's threshold slider and by the evaluation to re-threshold without
+        re-running the detector.
+        """
+        raise NotImplementedError(f"{self.name} has no scores to threshold")
+
+    # OpenCV-style aliases
+    def getBackgroundImage(self) -> np.ndarray:  # noqa: N802 (OpenCV name)
+        return self.get_background_image()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"

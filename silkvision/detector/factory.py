@@ -1,0 +1,74 @@
+"""``create_subtractor``: build any registered background subtractor from the configuration."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from silkvision.config import ALGORITHMS, validate
+from silkvision.detector.base import BackgroundSubtractor
+from silkvision.errors import ConfigError
+
+__all__ = ["create_subtractor", "available_subtractors"]
+
+SHARED_KEYS = ("colour_space", "median")
+
+
+def available_subtractors() -> list[str]:
+    """Names accepted by :func:`create_subtractor` on this installation."""
+    from silkvision.detector.opencv import opencv_available
+
+    return [a for a in ALGORITHMS if a in ("silk", "norma") or opencv_available(a)]
+
+
+def create_subtractor(name: str | None = None, config: Mapping | None = None,
+                      **overrides: Any) -> BackgroundSubtractor:
+    """Create a background subtractor.
+
+    Parameters
+    ----------
+    name : str, optional
+        ``"silk"``, ``"norma"``, ``"mog2"``, ``"knn"`` (``"gsoc"``, ``"cnt"`` when opencv-contrib is
+        installed). Default: ``config["detector"]["algorithm"]``.
+    config : mapping, optional
+        A (partial) configuration as loaded by :func:`silkvision.load_config`; default: built-in
+        defaults.
+    **overrides
+        Keys of the algorithm's config section (e.g. ``tau=0.02``, ``omega=10``) or of the shared
+        detector keys (``colour_space``, ``median``).
+
+    Returns
+    -------
+    BackgroundSubtractor
+
+    Examples
+    --------
+    >>> import silkvision as sv
+    >>> det = sv.create_subtractor("silk", tau=0.02)
+    """
+    cfg = validate(config or {}, "config")
+    name = name or cfg["detector"]["algorithm"]
+    if name not in ALGORITHMS:
+        raise ConfigError(f"algorithm {name!r} is unknown; expected one of {', '.join(ALGORITHMS)}")
+    section = {"gsoc": {}, "cnt": {}}.get(name, None)
+    det_cfg = cfg["detector"]
+    params = dict(det_cfg.get(name, {}) if section is None else {})
+    shared = {k: det_cfg[k] for k in SHARED_KEYS}
+    for k, v in overrides.items():
+        if k in SHARED_KEYS:
+            shared[k] = v
+        elif k in params:
+            params[k] = v
+        else:
+            allowed = ", ".join(list(params) + list(SHARED_KEYS))
+            raise ConfigError(f"{name}: unknown parameter {k!r}; allowed: {allowed}")
+    # re-validate the merged values so keyword overrides get the same checks as the config file
+    check = {"detector": {**shared, **({name: params} if section is None else {})}}
+    validate(check, "create_subtractor")
+    if name == "silk":
+        from silkvision.detector.silk import SilkSubtractor
+        return SilkSubtractor(**params, **shared)
+    if name == "norma":
+        from silkvision.detector.norma import NormaSubtractor
+        return NormaSubtractor(**params, **shared)
+    from silkvision.detector.opencv import OpenCVSubtractor
+    return OpenCVSubtractor(name, median=shared["median"], **params)

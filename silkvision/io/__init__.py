@@ -1,0 +1,1 @@
+"""File input/output: atomic writes, mask export, scores."""
