@@ -1,0 +1,238 @@
+"""A small growable support-vector store for the kernel learners.
+
+A kernel expansion ``f(x) = sum_j coef[j] k(X[j], x)`` is kept in preallocated arrays:
+
+* ``X``      -- ``(capacity, d)`` float64, the support vectors (first ``n`` rows valid);
+* ``coef``   -- ``(capacity,)`` float64 for binary / novelty learners, or ``(capacity, K)`` for
+  multiclass learners (one coefficient per class, the support vectors are shared);
+* ``stamp``  -- ``(capacity,)`` int64, the time step at which each vector was added (for learners that
+  drop the oldest vector, e.g. truncated NORMA);
+* ``n``      -- the number of valid rows.
+
+The capacity doubles when full, so appending is amortised O(d). The arrays are plain NumPy arrays,
+so numba loops take them as arguments and hand back the (possibly re-allocated) arrays; the numba
+helpers below (:func:`sv_append`, :func:`sv_remove`, :func:`sv_decision`, ...) do the bookkeeping.
+:class:`SupportStore` is the Python-side owner that an estimator keeps between calls::
+
+    st = SupportStore(n_features=3)
+    st.X, st.coef, st.stamp = sv_append(st.X, st.coef, st.stamp, st.n, x, 0.5, t)
+    st.n += 1
+
+Removal swaps the last row into the hole (order is not preserved; use ``stamp`` for age).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from silkvision.backends.kernels import kernel_eval
+
+__all__ = ["SupportStore", "grow_rows", "grow_vec", "grow_cols", "sv_append", "sv_append_multi",
+           "sv_remove", "sv_remove_multi", "sv_decision", "sv_decision_multi", "sv_argmin_abs"]
+
+
+@njit(cache=True)
+def grow_rows(A, n, need):
+    """Return a 2-D array with at least ``need`` rows whose first ``n`` rows equal ``A``'s.
+
+    ``A`` itself is returned when it is large enough; otherwise the capacity is doubled (or set to
+    ``need`` if that is larger).
+    """
+    cap = A.shape[0]
+    if need <= cap:
+        return A
+    new = max(need, 2 * cap, 8)
+    B = np.zeros((new, A.shape[1]), dtype=A.dtype)
+    B[:n] = A[:n]
+    return B
+
+
+@njit(cache=True)
+def grow_vec(a, n, need):
+    """1-D version of :func:`grow_rows`."""
+    cap = a.shape[0]
+    if need <= cap:
+        return a
+    new = max(need, 2 * cap, 8)
+    b = np.zeros(new, dtype=a.dtype)
+    b[:n] = a[:n]
+    return b
+
+
+@njit(cache=True)
+def grow_cols(A, n, k):
+    """Return ``A`` with at least ``k`` columns (new columns zero); the first ``n`` rows are kept."""
+    if A.shape[1] >= k:
+        return A
+    B = np.zeros((A.shape[0], k), dtype=A.dtype)
+    B[:n, :A.shape[1]] = A[:n]
+    return B
+
+
+@njit(cache=True)
+def sv_append(X, coef, stamp, n, x, c, t):
+    """Store ``x`` with coefficient ``c`` and stamp ``t`` in row ``n``; returns ``(X, coef, stamp)``.
+
+    The caller increments its count. Arrays are re-allocated (doubled) only when full.
+    """
+    X = grow_rows(X, n, n + 1)
+    coef = grow_vec(coef, n, n + 1)
+    stamp = grow_vec(stamp, n, n + 1)
+    X[n, :] = x
+    coef[n] = c
+    stamp[n] = t
+    return X, coef, stamp
+
+
+@njit(cache=True)
+def sv_append_multi(X, coef, stamp, n, x, c, t):
+    """Multiclass :func:`sv_append`: ``coef`` is ``(capacity, K)`` and ``c`` a length-K vector."""
+    X = grow_rows(X, n, n + 1)
+    coef = grow_rows(coef, n, n + 1)
+    stamp = grow_vec(stamp, n, n + 1)
+    X[n, :] = x
+    coef[n, :] = c
+    stamp[n] = t
+    return X, coef, stamp
+
+
+@njit(cache=True)
+def sv_remove(X, coef, stamp, n, i):
+    """Remove row ``i`` of ``n`` (the last row moves into its place); returns the new count."""
+    last = n - 1
+    if i != last:
+        X[i, :] = X[last, :]
+        coef[i] = coef[last]
+        stamp[i] = stamp[last]
+    return last
+
+
+@njit(cache=True)
+def sv_remove_multi(X, coef, stamp, n, i):
+    """Multiclass :func:`sv_remove` (``coef`` is 2-D)."""
+    last = n - 1
+    if i != last:
+        X[i, :] = X[last, :]
+        coef[i, :] = coef[last, :]
+        stamp[i] = stamp[last]
+    return last
+
+
+@njit(cache=True)
+def sv_decision(X, coef, n, x, kind, sigma, degree, coef0):
+    """``sum_{j<n} coef[j] k(X[j], x)``."""
+    s = 0.0
+    for j in range(n):
+        s += coef[j] * kernel_eval(X[j], x, kind, sigma, degree, coef0)
+    return s
+
+
+@njit(cache=True)
+def sv_decision_multi(X, coef, n, x, kind, sigma, degree, coef0, out):
+    """``out[k] = sum_{j<n} coef[j, k] k(X[j], x)`` for every column ``k`` of ``out``."""
+    out[:] = 0.0
+    K = out.shape[0]
+    for j in range(n):
+        kv = kernel_eval(X[j], x, kind, sigma, degree, coef0)
+        for k in range(K):
+            out[k] += coef[j, k] * kv
+    return out
+
+
+@njit(cache=True)
+def sv_argmin_abs(coef, n):
+    """Index of the coefficient of smallest absolute value among the first ``n`` (-1 if empty)."""
+    best = -1
+    bv = np.inf
+    for j in range(n):
+        v = abs(coef[j])
+        if v < bv:
+            bv = v
+            best = j
+    return best
+
+
+class SupportStore:
+    """Owner of the support-vector arrays of one kernel expansion.
+
+    Parameters
+    ----------
+    n_features : int
+        Dimension ``d`` of the vectors.
+    capacity : int, default 16
+        Initial number of preallocated rows (doubles when full).
+    n_outputs : int or None, default None
+        ``None`` for one coefficient per vector (binary / novelty); an integer ``K`` for a
+        ``(capacity, K)`` coefficient matrix (multiclass; :meth:`ensure_outputs` widens it).
+    """
+
+    def __init__(self, n_features: int, capacity: int = 16, n_outputs: int | None = None):
+        if int(n_features) != n_features or n_features < 1:
+            raise ValueError(f"n_features: {n_features!r} must be an integer >= 1")
+        if int(capacity) != capacity or capacity < 1:
+            raise ValueError(f"capacity: {capacity!r} must be an integer >= 1")
+        if n_outputs is not None and (int(n_outputs) != n_outputs or n_outputs < 1):
+            raise ValueError(f"n_outputs: {n_outputs!r} must be None or an integer >= 1")
+        self.n_features = int(n_features)
+        self.n_outputs = None if n_outputs is None else int(n_outputs)
+        self.X = np.zeros((int(capacity), self.n_features))
+        if self.n_outputs is None:
+            self.coef = np.zeros(int(capacity))
+        else:
+            self.coef = np.zeros((int(capacity), self.n_outputs))
+        self.stamp = np.zeros(int(capacity), dtype=np.int64)
+        self.n = 0
+
+    @property
+    def capacity(self) -> int:
+        return self.X.shape[0]
+
+    def __len__(self) -> int:
+        return self.n
+
+    def ensure_outputs(self, k: int) -> None:
+        """Widen a multiclass coefficient matrix to at least ``k`` columns (zeros)."""
+        if self.n_outputs is None:
+            raise ValueError("n_outputs: this store has one coefficient per vector")
+        if k > self.coef.shape[1]:
+            self.coef = grow_cols(self.coef, self.n, k)
+            self.n_outputs = self.coef.shape[1]
+
+    def append(self, x, c, t: int = 0) -> int:
+        """Add vector ``x`` with coefficient(s) ``c``; returns its row index."""
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        if self.n_outputs is None:
+            self.X, self.coef, self.stamp = sv_append(self.X, self.coef, self.stamp, self.n, x, float(c), int(t))
+        else:
+            c = np.ascontiguousarray(c, dtype=np.float64)
+            self.X, self.coef, self.stamp = sv_append_multi(self.X, self.coef, self.stamp, self.n, x, c, int(t))
+        self.n += 1
+        return self.n - 1
+
+    def remove(self, i: int) -> None:
+        """Remove row ``i`` (the last row takes its place)."""
+        if not 0 <= i < self.n:
+            raise IndexError(f"row {i} out of range for {self.n} support vectors")
+        if self.n_outputs is None:
+            self.n = sv_remove(self.X, self.coef, self.stamp, self.n, i)
+        else:
+            self.n = sv_remove_multi(self.X, self.coef, self.stamp, self.n, i)
+
+    def decision(self, x, kernel) -> float | np.ndarray:
+        """f(x) with a :class:`~silkvision.backends.kernels.Kernel` (vector of K scores if multiclass)."""
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        if self.n_outputs is None:
+            return float(sv_decision(self.X, self.coef, self.n, x, *kernel.args))
+        out = np.zeros(self.coef.shape[1])
+        return sv_decision_multi(self.X, self.coef, self.n, x, *kernel.args, out)
+
+    def valid(self):
+        """Views of the valid rows: ``(X[:n], coef[:n], stamp[:n])``."""
+        return self.X[:self.n], self.coef[:self.n], self.stamp[:self.n]
+
+    def copy(self) -> "SupportStore":
+        new = SupportStore.__new__(SupportStore)
+        new.n_features, new.n_outputs, new.n = self.n_features, self.n_outputs, self.n
+        new.X, new.coef, new.stamp = self.X.copy(), self.coef.copy(), self.stamp.copy()
+        return new
