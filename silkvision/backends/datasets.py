@@ -1,0 +1,478 @@
+"""Loaders for the online-classification data sets (dense NumPy arrays, labels ready for the learners).
+
+:func:`load` accepts either a data-set *name* (a file or folder under the online-data root, e.g.
+``"german"``, ``"letter"``, ``"german/german.numer_scale"`` or ``"w7a.t"``) or a *path* to a file in
+one of these formats:
+
+* ``.mat`` (MATLAB v5, read with :func:`scipy.io.loadmat`): variable ``data`` = ``[label, X]``; the
+  Hoi-group experiment files (``*.hoi.mat``) also hold ``ID_ALL`` / ``ID_all`` / ``ID_list``, 20 x n
+  **1-based** random permutations (the "20 runs" of the DUOL/LIBOL papers), returned 0-based in
+  :attr:`Dataset.orderings`;
+* LIBSVM/SVMlight text (``label idx:value ...``, 1-based indices, sparse -> dense);
+* CSV (comma, semicolon or tab separated), label in the first column by default (or the header
+  column named y/label/class/target; ``label_column=-1`` for the last), optional header line;
+* ARFF (dense ``@data`` only; the class is the last attribute unless ``label_column`` says otherwise).
+
+Labels: with two classes they are mapped to -1/+1 (-1 = the smaller original label, so -1/+1 stay
+as they are and 0/1 become -1/+1); with more classes to 0..K-1 in sorted order of the original
+labels. :attr:`Dataset.classes` keeps the mapping (``classes[code]`` = original label, with code
+0 -> -1 and 1 -> +1 in the binary case).
+
+The online-data root is the ``root=`` argument, else the environment variable
+``SILKVISION_ONLINE_DATA``, else ``<repo>/../shared/data/online``. It is only consulted when a name
+is loaded, never at import time. Every user error is a one-line :class:`silkvision.errors.DataError`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from silkvision.errors import DataError
+
+__all__ = ["Dataset", "load", "default_root", "available_names", "resolve"]
+
+_ORDERING_KEYS = ("ID_ALL", "ID_all", "ID_list")
+_LABEL_NAMES = {"y", "label", "labels", "class", "target"}
+
+
+@dataclass
+class Dataset:
+    """An online-classification data set.
+
+    Attributes
+    ----------
+    X : ndarray, float64, shape (n, d)
+    y : ndarray, shape (n,)
+        float64 -1/+1 when ``n_classes <= 2``, else int64 0..K-1.
+    orderings : ndarray of int64, shape (runs, n), or None
+        0-based permutations stored with the data (the papers' 20 runs); None when the file has none.
+    name : str
+    n_classes : int
+    classes : list
+        Original label of each code (binary: ``[label of -1, label of +1]``).
+    path : str
+        The file that was read.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    orderings: np.ndarray | None
+    name: str
+    n_classes: int
+    classes: list = field(default_factory=list)
+    path: str = ""
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def is_binary(self) -> bool:
+        return self.n_classes <= 2
+
+    def __repr__(self) -> str:
+        o = "none" if self.orderings is None else f"{self.orderings.shape[0]}"
+        return (f"Dataset({self.name!r}, n={self.n_samples}, d={self.n_features}, "
+                f"classes={self.n_classes}, orderings={o})")
+
+
+def default_root() -> Path:
+    """The online-data root: ``$SILKVISION_ONLINE_DATA`` or ``<repo>/../shared/data/online``."""
+    env = os.environ.get("SILKVISION_ONLINE_DATA")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2].parent / "shared" / "data" / "online"
+
+
+# preference when a name is a folder: files with orderings first, then the usual LIBSVM names
+def _pick_in_folder(folder: Path) -> Path | None:
+    files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    if not files:
+        return None
+    name = folder.name
+    for pred in (lambda p: p.name.endswith(".hoi.mat"),
+                 lambda p: p.suffix == ".mat",
+                 lambda p: p.name == f"{name}.scale",
+                 lambda p: p.name == name,
+                 lambda p: p.suffix in ("", ".scale", ".libsvm", ".svm") and not p.name.endswith(".t"),
+                 lambda p: True):
+        hits = [p for p in files if pred(p)]
+        if hits:
+            return hits[0]
+    return None
+
+
+def available_names(root: str | os.PathLike | None = None) -> list[str]:
+    """Names of the data-set folders under the online-data root (empty if the root is absent)."""
+    r = Path(root) if root is not None else default_root()
+    if not r.is_dir():
+        return []
+    return sorted(p.name for p in r.iterdir() if p.is_dir() and _pick_in_folder(p) is not None)
+
+
+def resolve(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None) -> Path:
+    """The file that :func:`load` would read for ``name_or_path`` (raises :class:`DataError`)."""
+    p = Path(name_or_path)
+    if p.is_file():
+        return p
+    if p.is_dir():
+        f = _pick_in_folder(p)
+        if f is None:
+            raise DataError(f"{p}: folder holds no data file")
+        return f
+    r = Path(root) if root is not None else default_root()
+    s = str(name_or_path)
+    looks_like_path = os.sep in s and (p.is_absolute() or s.startswith("."))
+    if not looks_like_path and r.is_dir():
+        cand = r / s
+        if cand.is_file():
+            return cand
+        if cand.is_dir():
+            f = _pick_in_folder(cand)
+            if f is not None:
+                return f
+        if os.sep not in s:  # a file name inside one of the data-set folders, e.g. "w7a.t"
+            hits = sorted(r.glob(f"*/{s}"))
+            if hits:
+                return hits[0]
+    where = f" (data root {r}" + ("" if r.is_dir() else ", which does not exist") + ")"
+    raise DataError(f"{name_or_path}: no such data file or data-set name{where}")
+
+
+def _detect_format(path: Path) -> str:
+    suf = path.suffix.lower()
+    if suf == ".mat":
+        return "mat"
+    if suf == ".arff":
+        return "arff"
+    if suf in (".csv", ".tsv"):
+        return "csv"
+    if suf in (".libsvm", ".svm", ".svmlight", ".scale"):
+        return "libsvm"
+    with open(path, "rb") as fh:
+        head = fh.read(4096)
+    if head.startswith(b"MATLAB"):
+        return "mat"
+    try:
+        text = head.decode("utf-8", errors="strict")
+    except UnicodeDecodeError:
+        # a cut multi-byte character at the end of the 4 KiB block is fine
+        try:
+            text = head[:-4].decode("utf-8")
+        except UnicodeDecodeError:
+            raise DataError(f"{path}: unknown data format (binary file that is not MATLAB .mat)") from None
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith(("%", "#"))]
+    if not lines:
+        raise DataError(f"{path}: file holds no data")
+    if any(ln.lower().startswith(("@relation", "@attribute", "@data")) for ln in lines[:50]):
+        return "arff"
+    first = lines[0]
+    if re.search(r"\d:\S", first) and "," not in first:
+        return "libsvm"
+    if "," in first or ";" in first or "\t" in first:
+        return "csv"
+    if re.fullmatch(r"\S+", first):  # a label with no features: LIBSVM with an all-zero row
+        return "libsvm"
+    return "csv"  # whitespace-separated dense table
+
+
+def _map_labels(raw: list | np.ndarray, path: Path):
+    """Original labels -> (y, classes, n_classes)."""
+    arr = np.asarray(raw)
+    if arr.dtype.kind in "fiub":
+        arr = arr.astype(np.float64)
+        classes, codes = np.unique(arr, return_inverse=True)
+        classes = [int(c) if float(c).is_integer() else float(c) for c in classes]
+    else:
+        arr = arr.astype(str)
+        classes, codes = np.unique(arr, return_inverse=True)
+        classes = [str(c) for c in classes]
+    codes = codes.reshape(-1)
+    k = len(classes)
+    if k <= 2:
+        if k == 1:  # keep a lone -1 as -1, anything else as +1
+            y = np.full(len(codes), -1.0 if classes[0] == -1 else 1.0)
+            classes = [None, classes[0]] if y.size == 0 or y[0] == 1 else [classes[0], None]
+            return y, classes, 2
+        return np.where(codes == 0, -1.0, 1.0), classes, 2
+    return codes.astype(np.int64), classes, k
+
+
+def _load_mat(path: Path, n_features: int | None):
+    try:
+        import scipy.io as sio
+
+        m = sio.loadmat(str(path))
+    except Exception as e:  # corrupt, truncated or v7.3 (HDF5) files
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise DataError(f"{path}: cannot read MATLAB file ({msg})") from None
+    if "data" not in m:
+        keys = [k for k in m if not k.startswith("__")]
+        raise DataError(f"{path}: MATLAB file has no variable 'data' = [label, X] (it has {', '.join(keys)})")
+    data = np.asarray(m["data"])
+    if data.ndim != 2 or data.shape[1] < 1 or data.dtype.kind not in "fiub":
+        raise DataError(f"{path}: variable 'data' must be a numeric 2-D array [label, X], got {data.shape}")
+    if not np.all(np.isfinite(data.astype(np.float64))):
+        raise DataError(f"{path}: variable 'data' contains NaN or infinite values")
+    X = np.ascontiguousarray(data[:, 1:], dtype=np.float64)
+    if n_features is not None:
+        X = _fit_width(X, n_features, path)
+    order = None
+    for key in _ORDERING_KEYS:
+        if key in m:
+            ids = np.asarray(m[key])
+            n = X.shape[0]
+            if ids.ndim != 2 or ids.shape[1] != n:
+                if ids.ndim == 2 and ids.shape[0] == n:
+                    ids = ids.T
+                else:
+                    raise DataError(f"{path}: variable {key!r} must be runs x {n} permutations, got {ids.shape}")
+            o = ids.astype(np.int64) - 1
+            srt = np.sort(o, axis=1)
+            if not np.all(srt == np.arange(n)[None, :]):
+                raise DataError(f"{path}: variable {key!r} rows are not 1-based permutations of 1..{n}")
+            order = o
+            break
+    return data[:, 0], X, order
+
+
+def _fit_width(X: np.ndarray, n_features: int, path: Path) -> np.ndarray:
+    if X.shape[1] == n_features:
+        return X
+    if X.shape[1] > n_features:
+        raise DataError(f"{path}: has {X.shape[1]} features, more than n_features={n_features}")
+    out = np.zeros((X.shape[0], n_features))
+    out[:, :X.shape[1]] = X
+    return out
+
+
+def _float(tok: str, path: Path, lineno: int, what: str) -> float:
+    try:
+        v = float(tok)
+    except ValueError:
+        raise DataError(f"{path}:{lineno}: bad {what} {tok!r} (expected a number)") from None
+    if not np.isfinite(v):
+        raise DataError(f"{path}:{lineno}: {what} {tok!r} is not finite")
+    return v
+
+
+def _load_libsvm(path: Path, n_features: int | None):
+    labels: list = []
+    rows_i: list = []
+    rows_j: list = []
+    vals: list = []
+    dmax = 0
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for lineno, line in enumerate(fh, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            toks = line.split()
+            lab = toks[0]
+            try:
+                labels.append(float(lab))
+            except ValueError:
+                raise DataError(f"{path}:{lineno}: bad label {lab!r} (expected a number)") from None
+            r = len(labels) - 1
+            last = 0
+            for t in toks[1:]:
+                idx, sep, val = t.partition(":")
+                if not sep or not idx.isdigit() or int(idx) < 1:
+                    if t.startswith("qid:"):
+                        continue
+                    raise DataError(f"{path}:{lineno}: bad feature {t!r} (expected index:value, index >= 1)")
+                j = int(idx)
+                if j <= last:
+                    raise DataError(f"{path}:{lineno}: feature indices must increase ({last} then {j})")
+                last = j
+                rows_i.append(r)
+                rows_j.append(j - 1)
+                vals.append(_float(val, path, lineno, f"value of feature {j}"))
+            dmax = max(dmax, last)
+    if not labels:
+        raise DataError(f"{path}: file holds no data")
+    d = dmax if n_features is None else n_features
+    if dmax > d:
+        raise DataError(f"{path}: feature index {dmax} exceeds n_features={n_features}")
+    X = np.zeros((len(labels), d))
+    if vals:
+        X[np.asarray(rows_i), np.asarray(rows_j)] = np.asarray(vals)
+    return np.asarray(labels), X, None
+
+
+def _split_fields(line: str, sep: str | None) -> list[str]:
+    return [f.strip().strip('"').strip("'") for f in (line.split(sep) if sep else line.split())]
+
+
+def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, n_features: int | None,
+           sep: str | None):
+    """Dense table rows -> labels, X. ``lines`` = (lineno, text) of the data lines."""
+    if not lines:
+        raise DataError(f"{path}: file holds no data")
+    rows = [(ln, _split_fields(t, sep)) for ln, t in lines]
+    ncol = len(rows[0][1])
+    if ncol < 1:
+        raise DataError(f"{path}:{rows[0][0]}: empty row")
+
+    def numeric(s):
+        try:
+            float(s)
+            return True
+        except ValueError:
+            return False
+
+    if label_column is None:  # a header naming the label column, else the first column
+        names = [f.lower() for f in rows[0][1]]
+        named = [k for k, f in enumerate(names) if f in _LABEL_NAMES]
+        label_column = named[0] if len(named) == 1 and header is not False else 0
+    lc = label_column if label_column >= 0 else ncol + label_column
+    if not 0 <= lc < ncol:
+        raise DataError(f"{path}: label_column={label_column} is outside the {ncol} columns")
+
+    if header == "auto":
+        f0 = rows[0][1]
+        feats_bad = any(not numeric(f) for k, f in enumerate(f0) if k != lc)
+        lab = f0[lc]
+        lab_header = (len(rows) > 1 and not numeric(lab)
+                      and all(r[1][lc] != lab for r in rows[1:] if len(r[1]) > lc))
+        header = feats_bad or lab_header
+    if header:
+        rows = rows[1:]
+        if not rows:
+            raise DataError(f"{path}: file holds only a header line")
+    labels = []
+    X = np.empty((len(rows), ncol - 1))
+    for i, (ln, f) in enumerate(rows):
+        if len(f) != ncol:
+            raise DataError(f"{path}:{ln}: expected {ncol} fields, got {len(f)}")
+        labels.append(f[lc])
+        k = 0
+        for c, tok in enumerate(f):
+            if c == lc:
+                continue
+            X[i, k] = _float(tok, path, ln, f"value in column {c + 1}")
+            k += 1
+    if n_features is not None:
+        X = _fit_width(X, n_features, path)
+    if all(numeric(v) for v in labels):
+        lab = np.array([_float(v, path, ln, "label") for v, (ln, _) in zip(labels, rows)])
+    else:
+        lab = np.array(labels, dtype=str)
+    return lab, X
+
+
+def _read_lines(path: Path, comment: tuple[str, ...]) -> list[tuple[int, str]]:
+    out = []
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for lineno, line in enumerate(fh, 1):
+            s = line.strip()
+            if s and not s.startswith(comment):
+                out.append((lineno, s))
+    return out
+
+
+def _load_csv(path: Path, label_column: int, header, n_features: int | None):
+    lines = _read_lines(path, ("#",))
+    if not lines:
+        raise DataError(f"{path}: file holds no data")
+    first = lines[0][1]
+    sep = "," if "," in first else ";" if ";" in first else "\t" if "\t" in first else None
+    labels, X = _table(path, lines, label_column, header, n_features, sep)
+    return labels, X, None
+
+
+def _load_arff(path: Path, label_column: int | None, n_features: int | None):
+    lines = _read_lines(path, ("%",))
+    n_attr = 0
+    start = None
+    for k, (ln, s) in enumerate(lines):
+        low = s.lower()
+        if low.startswith("@attribute"):
+            n_attr += 1
+        elif low.startswith("@data"):
+            start = k + 1
+            break
+    if start is None:
+        raise DataError(f"{path}: ARFF file has no @data section")
+    data = lines[start:]
+    for ln, s in data:
+        if s.startswith("{"):
+            raise DataError(f"{path}:{ln}: sparse ARFF rows are not supported")
+    lc = n_attr - 1 if label_column is None else label_column
+    labels, X = _table(path, data, lc, False, n_features, ",")
+    if n_attr and X.shape[1] != n_attr - 1:
+        raise DataError(f"{path}: @data rows have {X.shape[1] + 1} fields but {n_attr} attributes are declared")
+    return labels, X, None
+
+
+def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None, *, fmt: str | None = None,
+         label_column: int | None = None, header: bool | str = "auto",
+         n_features: int | None = None) -> Dataset:
+    """Load an online-classification data set as dense arrays.
+
+    Parameters
+    ----------
+    name_or_path : str or path
+        A file path, or a name under the online-data root: a folder (``"german"``: its ``*.hoi.mat``
+        is preferred, then another ``.mat``, then ``<name>.scale``, then ``<name>``), a relative file
+        (``"german/german.numer_scale"``) or a bare file name found in one folder (``"w7a.t"``).
+    root : path, optional
+        Online-data root (default :func:`default_root`).
+    fmt : {"mat", "libsvm", "csv", "arff"}, optional
+        Force the format (default: from the suffix, else sniffed from the content).
+    label_column : int, optional
+        Column of the label; negative counts from the end. CSV default: the header column named
+        y/label/class/target if there is exactly one, else the first column. ARFF default: the last
+        attribute.
+    header : bool or "auto"
+        Whether a CSV file starts with a header line; "auto" detects one (a non-numeric feature
+        field, or a label that never occurs again).
+    n_features : int, optional
+        Pad LIBSVM/CSV data with zero columns to this width (e.g. a LIBSVM test split).
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    DataError
+        Missing file or unknown name, unknown format, or a malformed line (file and line number).
+    """
+    path = resolve(name_or_path, root)
+    if fmt is None:
+        fmt = _detect_format(path)
+    if fmt not in ("mat", "libsvm", "csv", "arff"):
+        raise DataError(f"{path}: unknown data format {fmt!r}; expected mat, libsvm, csv or arff")
+    if n_features is not None and (int(n_features) != n_features or n_features < 1):
+        raise ValueError(f"n_features: {n_features!r} must be an integer >= 1")
+    try:
+        if fmt == "mat":
+            raw, X, order = _load_mat(path, n_features)
+        elif fmt == "libsvm":
+            raw, X, order = _load_libsvm(path, n_features)
+        elif fmt == "csv":
+            raw, X, order = _load_csv(path, label_column, header, n_features)
+        else:
+            raw, X, order = _load_arff(path, label_column, n_features)
+    except OSError as e:
+        raise DataError(f"{path}: cannot read ({e.strerror or e})") from None
+    if X.shape[0] == 0:
+        raise DataError(f"{path}: file holds no data")
+    y, classes, k = _map_labels(raw, path)
+    name = path.name
+    for suf in (".hoi.mat", ".libol.mat", ".jingcoco.mat", ".mat", ".scale", ".csv", ".arff"):
+        if name.endswith(suf) and len(name) > len(suf):
+            name = name[: -len(suf)]
+            break
+    return Dataset(X=np.ascontiguousarray(X, dtype=np.float64), y=y, orderings=order, name=name,
+                   n_classes=k, classes=list(classes), path=str(path))

@@ -1,0 +1,150 @@
+"""Data-set loaders: every format on tiny files, label mapping, orderings, one-line errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.io as sio
+
+from silkvision.backends import datasets
+from silkvision.errors import DataError
+
+X3 = np.array([[0.5, 0.0, 1.0], [0.0, -2.0, 0.0], [1.5, 0.25, 0.0], [0.0, 0.0, 0.0]])
+
+
+def test_libsvm_sparse_to_dense(tmp_path):
+    f = tmp_path / "tiny.libsvm"
+    f.write_text("+1 1:0.5 3:1\n-1 2:-2  # comment\n\n+1 1:1.5 2:0.25\n-1\n")
+    d = datasets.load(f)
+    np.testing.assert_array_equal(d.X, X3)
+    np.testing.assert_array_equal(d.y, [1, -1, 1, -1])
+    assert d.n_classes == 2 and d.orderings is None and d.name == "tiny.libsvm"
+    assert datasets.load(f, n_features=5).X.shape == (4, 5)
+
+
+def test_libsvm_multiclass_mapping_without_suffix(tmp_path):
+    f = tmp_path / "multi"
+    f.write_text("3 1:1\n1 2:1\n7 1:2\n3 2:2\n")
+    d = datasets.load(f)
+    assert d.n_classes == 3 and d.classes == [1, 3, 7]
+    np.testing.assert_array_equal(d.y, [1, 0, 2, 1])
+    assert d.y.dtype == np.int64
+
+
+@pytest.mark.parametrize("labels, expect", [([0, 1, 1, 0], [-1, 1, 1, -1]), ([2, 1, 1, 2], [1, -1, -1, 1])])
+def test_binary_labels_to_pm1(tmp_path, labels, expect):
+    f = tmp_path / "b.csv"
+    f.write_text("".join(f"{lab},{r[0]},{r[1]},{r[2]}\n" for lab, r in zip(labels, X3)))
+    d = datasets.load(f)
+    np.testing.assert_array_equal(d.y, expect)
+    np.testing.assert_array_equal(d.X, X3)
+    assert d.classes == sorted(set(labels))
+
+
+def test_csv_header_string_labels_and_label_column(tmp_path):
+    f = tmp_path / "s.csv"
+    f.write_text("Letter,a,b,c\nT,1,2,3\nA,4,5,6\nT,7,8,9\n")
+    d = datasets.load(f)
+    assert d.X.shape == (3, 3) and d.classes == ["A", "T"]
+    np.testing.assert_array_equal(d.y, [1, -1, 1])
+    g = tmp_path / "lastcol.csv"
+    g.write_text("x1,x2,Y\n0.5,1,-1\n0.25,2,1\n")  # header names the label column
+    d = datasets.load(g)
+    np.testing.assert_array_equal(d.X, [[0.5, 1], [0.25, 2]])
+    np.testing.assert_array_equal(d.y, [-1, 1])
+    h = tmp_path / "nohead.csv"
+    h.write_text("1;2;0\n3;4;1\n5;6;2\n")
+    d = datasets.load(h, label_column=-1, header=False)
+    np.testing.assert_array_equal(d.X, [[1, 2], [3, 4], [5, 6]])
+    np.testing.assert_array_equal(d.y, [0, 1, 2])
+
+
+def test_arff(tmp_path):
+    f = tmp_path / "t.arff"
+    f.write_text("% comment\n@relation r\n@attribute a real\n@attribute b real\n"
+                 "@attribute class {Rock, Mine}\n@data\n0.1,0.2,Rock\n0.3,0.4,Mine\n")
+    d = datasets.load(f)
+    np.testing.assert_allclose(d.X, [[0.1, 0.2], [0.3, 0.4]])
+    assert d.classes == ["Mine", "Rock"]
+    np.testing.assert_array_equal(d.y, [1, -1])
+
+
+@pytest.mark.parametrize("key", ["ID_ALL", "ID_all", "ID_list"])
+def test_mat_with_orderings(tmp_path, key):
+    y = np.array([1, -1, 1, 1])
+    ids = np.array([[1, 2, 3, 4], [4, 3, 2, 1], [2, 4, 1, 3]], dtype=np.uint16)
+    f = tmp_path / "x.hoi.mat"
+    sio.savemat(f, {"data": np.column_stack([y, X3]), key: ids})
+    d = datasets.load(f)
+    np.testing.assert_array_equal(d.X, X3)
+    np.testing.assert_array_equal(d.y, y)
+    np.testing.assert_array_equal(d.orderings, ids.astype(np.int64) - 1)
+    assert d.name == "x"
+
+
+def test_name_lookup_under_root(tmp_path, monkeypatch):
+    (tmp_path / "toy").mkdir()
+    sio.savemat(tmp_path / "toy" / "toy.hoi.mat",
+                {"data": np.column_stack([[1, -1, 1, -1], X3]), "ID_ALL": np.array([[1, 2, 3, 4]])})
+    (tmp_path / "toy" / "toy.t").write_text("+1 1:1\n")
+    assert datasets.load("toy", root=tmp_path).orderings.shape == (1, 4)
+    assert datasets.load("toy.t", root=tmp_path).X.shape == (1, 1)
+    monkeypatch.setenv("SILKVISION_ONLINE_DATA", str(tmp_path))
+    assert datasets.load("toy").n_samples == 4
+    assert datasets.available_names() == ["toy"]
+    with pytest.raises(DataError, match="nope: no such data file"):
+        datasets.load("nope")
+
+
+@pytest.mark.parametrize("name, text, match", [
+    ("a.libsvm", "+1 1:0.5\n-1 2:x\n", r"a\.libsvm:2: bad value of feature 2 'x'"),
+    ("b.libsvm", "+1 1:0.5\nfoo 1:1\n", r"b\.libsvm:2: bad label 'foo'"),
+    ("c.libsvm", "+1 3:1 2:1\n", r"c\.libsvm:1: feature indices must increase"),
+    ("d.libsvm", "+1 0:1\n", r"d\.libsvm:1: bad feature '0:1'"),
+    ("e.csv", "1,2,3\n0,4\n", r"e\.csv:2: expected 3 fields, got 2"),
+    ("f.csv", "1,2,3\n0,4,zz\n", r"f\.csv:2: bad value in column 3 'zz'"),
+    ("g.csv", "1,2,nan\n", r"g\.csv:1: value in column 3 'nan' is not finite"),
+    ("h.arff", "@relation r\n@attribute a real\n", r"h\.arff: ARFF file has no @data"),
+    ("i.csv", "", r"i\.csv: file holds no data"),
+])
+def test_bad_lines_one_line_errors(tmp_path, name, text, match):
+    f = tmp_path / name
+    f.write_text(text)
+    with pytest.raises(DataError, match=match) as ei:
+        datasets.load(f)
+    assert "\n" not in str(ei.value)
+
+
+def test_bad_files(tmp_path):
+    with pytest.raises(DataError, match="no such data file"):
+        datasets.load(tmp_path / "missing.csv")
+    f = tmp_path / "junk.mat"
+    f.write_bytes(b"\x00\x01garbage" * 20)
+    with pytest.raises(DataError, match="cannot read MATLAB file"):
+        datasets.load(f)
+    g = tmp_path / "nodata.mat"
+    sio.savemat(g, {"foo": np.eye(2)})
+    with pytest.raises(DataError, match="no variable 'data'"):
+        datasets.load(g)
+    h = tmp_path / "badids.mat"
+    sio.savemat(h, {"data": np.column_stack([[1, -1, 1, -1], X3]), "ID_ALL": np.array([[1, 1, 2, 3]])})
+    with pytest.raises(DataError, match="not 1-based permutations"):
+        datasets.load(h)
+    b = tmp_path / "blob.bin"
+    b.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(DataError, match="unknown data format"):
+        datasets.load(b)
+    with pytest.raises(DataError, match="unknown data format 'xls'"):
+        datasets.load(g, fmt="xls")
+
+
+@pytest.mark.shared
+def test_shared_german(shared_data):
+    root = shared_data / "online"
+    if not (root / "german").is_dir():
+        pytest.skip("german not in shared data")
+    d = datasets.load("german", root=root)
+    assert d.X.shape == (1000, 24) and d.orderings.shape == (20, 1000)
+    assert (d.y == 1).sum() == 700 and d.X.max() == 184
+    s = datasets.load("german/german.numer_scale", root=root)
+    np.testing.assert_array_equal(s.y, -d.y)  # the LIBSVM file has negated labels
