@@ -69,6 +69,7 @@ def create_subtractor(name: str | None = None, config: Mapping | None = None,
         return SilkSubtractor(**params, **shared)
     if name == "norma":
         from silkvision.detector.norma import NormaSubtractor
+        params["lam"] = params.pop("lambda")  # "lambda" is a Python keyword
         return NormaSubtractor(**params, **shared)
     from silkvision.detector.opencv import OpenCVSubtractor
     return OpenCVSubtractor(name, median=shared["median"], **params)

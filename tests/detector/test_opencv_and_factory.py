@@ -1,0 +1,78 @@
+import numpy as np
+import pytest
+
+import silkvision as sv
+from silkvision.detector.postprocess import median_mask
+from silkvision.errors import ConfigError
+
+
+def _frames(rng, n=30, h=24, w=32):
+    base = rng.integers(0, 255, (h, w, 3), dtype=np.uint8)
+    out = []
+    for i in range(n):
+        f = base.copy()
+        if i >= n - 5:
+            f[8:16, 10:20] = 255 - f[8:16, 10:20]   # an object appears at the end
+        out.append(f)
+    return out
+
+
+@pytest.mark.parametrize("name", ["mog2", "knn"])
+def test_opencv_baselines_detect_an_appearing_object(name, rng):
+    det = sv.create_subtractor(name, median=0)
+    for f in _frames(rng):
+        mask = det.apply(f)
+    assert mask.dtype == np.uint8 and set(np.unique(mask)) <= {0, 255}
+    assert mask[8:16, 10:20].mean() > 200          # the object
+    assert mask[:, 25:].mean() < 20                # the static background
+    assert det.scores is None and not det.has_scores
+    assert det.get_background_image().shape == (24, 32, 3)
+    with pytest.raises(NotImplementedError):
+        det.get_state()
+
+
+def test_opencv_rejects_size_change_and_reset_allows_it(rng):
+    det = sv.create_subtractor("mog2")
+    det.apply(rng.integers(0, 255, (24, 32, 3), dtype=np.uint8))
+    with pytest.raises(ValueError, match="size changed from 32x24 to 16x8"):
+        det.apply(rng.integers(0, 255, (8, 16, 3), dtype=np.uint8))
+    det.reset()
+    det.apply(rng.integers(0, 255, (8, 16, 3), dtype=np.uint8))
+
+
+def test_shadows_are_background():
+    det = sv.create_subtractor("mog2", detect_shadows=True, median=0)
+    f = np.full((20, 20, 3), 200, np.uint8)
+    for _ in range(30):
+        det.apply(f)
+    g = f.copy()
+    g[5:15, 5:15] = 140                              # darker, same chroma: a shadow
+    mask = det.apply(g)
+    assert set(np.unique(mask)) <= {0, 255}
+
+
+def test_factory_validates_names_and_keyword_overrides():
+    with pytest.raises(ConfigError, match="algorithm 'nope' is unknown"):
+        sv.create_subtractor("nope")
+    with pytest.raises(ConfigError, match="unknown parameter 'tau'"):
+        sv.create_subtractor("mog2", tau=0.1)
+    with pytest.raises(ConfigError, match="detector.median: 4"):
+        sv.create_subtractor("mog2", median=4)
+    with pytest.raises(ConfigError, match="detector.mog2.history"):
+        sv.create_subtractor("mog2", history=0)
+    det = sv.create_subtractor(config={"detector": {"algorithm": "knn", "median": 0}})
+    assert det.name == "knn" and det.median == 0
+
+
+def test_median_mask_matches_a_plain_median(rng):
+    from scipy.ndimage import median_filter
+
+    m = (rng.random((30, 40)) > 0.7).astype(np.uint8) * 255
+    got = median_mask(m, 3)
+    ref = median_filter(m, size=3, mode="nearest")
+    # cv2.medianBlur replicates the border like mode="nearest"
+    np.testing.assert_array_equal(got, ref)
+    out = np.empty_like(m)
+    assert median_mask(m, 0, out=out) is out and np.array_equal(out, m)
+    with pytest.raises(ValueError, match="median: 4"):
+        median_mask(m, 4)
