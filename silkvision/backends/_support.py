@@ -236,3 +236,221 @@ class SupportStore:
         new.n_features, new.n_outputs, new.n = self.n_features, self.n_outputs, self.n
         new.X, new.coef, new.stamp = self.X.copy(), self.coef.copy(), self.stamp.copy()
         return new
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameter checks and the shared plumbing of the kernel-expansion learners (perceptron, PA,
+# ROMMA, ALMA, NORMA, ILK/SILK, multiclass, novelty). Each learner supplies one numba loop over a
+# stream; ``learn_one`` runs that same loop on a single example.
+# ---------------------------------------------------------------------------------------------
+
+def check_positive(name: str, value, allow_zero: bool = False) -> float:
+    """``value`` as a float, > 0 (or >= 0); ValueError naming ``name`` otherwise."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: {value!r} must be a number") from None
+    if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
+        raise ValueError(f"{name}: {value!r} must be a finite number {'>=' if allow_zero else '>'} 0")
+    return v
+
+
+def check_range(name: str, value, lo: float, hi: float, lo_open: bool = False, hi_open: bool = False) -> float:
+    """``value`` as a float in the interval [lo, hi] (ends open if asked); ValueError otherwise."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: {value!r} must be a number") from None
+    ok = np.isfinite(v) and (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
+    if not ok:
+        raise ValueError(f"{name}: {value!r} must lie in {'(' if lo_open else '['}{lo}, {hi}{')' if hi_open else ']'}")
+    return v
+
+
+def check_budget(name: str, value, allow_none: bool = True) -> int | None:
+    """A support-vector budget: ``None`` (unbounded, if allowed) or an integer >= 1."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name}: {value!r} must be an integer >= 1" + (" or None" if allow_none else ""))
+    return int(value)
+
+
+def check_choice(name: str, value, choices) -> str:
+    if value not in choices:
+        raise ValueError(f"{name}: {value!r} is unknown; expected one of {', '.join(map(repr, choices))}")
+    return value
+
+
+class KernelExpansionMixin:
+    """State handling shared by the learners whose model is ``f = sum_j coef_j k(X_j, .)``.
+
+    Subclasses call :meth:`_init_kernel` in ``__init__``, set ``_n_outputs`` (``None`` for one
+    coefficient per vector, ``0`` for a multiclass matrix that grows with the labels) and
+    ``_n_state`` (algorithm scalars kept in ``self._state``, a float64 array the numba loops update
+    in place), and implement ``_run(X, y)`` (binary/multiclass) or ``_run(X)`` (novelty).
+    """
+
+    _n_outputs: int | None = None
+    _n_state: int = 1
+
+    def _init_kernel(self, kernel, sigma, degree, coef):
+        from silkvision.backends.kernels import make_kernel
+
+        self.kernel, self.sigma, self.degree, self.coef = kernel, sigma, degree, coef
+        self.kernel_ = make_kernel(kernel, sigma, degree, coef)
+        self._reset()
+
+    def _reset(self):
+        self._store: SupportStore | None = None
+        self._state = np.zeros(max(self._n_state, 1))
+        self._t = 0
+        self.n_features_ = None
+
+    def _ensure_store(self, d: int) -> SupportStore:
+        if self._store is None:
+            self._store = SupportStore(d, 16, None if self._n_outputs is None else 1)
+        return self._store
+
+    @property
+    def n_support_(self) -> int:
+        return 0 if self._store is None else self._store.n
+
+    @property
+    def support_vectors_(self) -> np.ndarray:
+        """``(n_support_, d)`` copy of the support vectors."""
+        return np.empty((0, self.n_features_ or 0)) if self._store is None else self._store.X[:self._store.n].copy()
+
+    @property
+    def dual_coef_(self) -> np.ndarray:
+        """Copy of the expansion coefficients (``(n_support_,)`` or ``(n_support_, K)``)."""
+        if self._store is None:
+            return np.zeros(0) if self._n_outputs is None else np.zeros((0, 0))
+        return self._store.coef[:self._store.n].copy()
+
+    def _raw_decision(self, x):
+        """f(x) = sum_j coef_j k(X_j, x) on a validated x (0 / zeros when there is no model)."""
+        st = self._store
+        if st is None or st.n == 0:
+            return 0.0 if self._n_outputs is None else np.zeros(0 if st is None else st.coef.shape[1])
+        return st.decision(x, self.kernel_)
+
+
+from silkvision.backends.base import (BinaryClassifier, MultiClassifier, NoveltyDetector,  # noqa: E402
+                                      check_binary_y, check_multiclass_y, check_X)
+
+
+class BinaryKernelClassifier(KernelExpansionMixin, BinaryClassifier):
+    """Binary learner with a kernel expansion; subclasses implement ``_run(X, y, store)``, a call
+    of their numba loop that returns the predictions (made before each update) and stores the
+    new arrays in ``store``."""
+
+    def decision_function_one(self, x) -> float:
+        """f(x) = sum_j coef_j k(X_j, x)."""
+        x = self._check_one(x)
+        return float(self._raw_decision(x))
+
+    def learn_one(self, x, y):
+        """Learn one example (runs the numba loop on it)."""
+        x = self._check_one(x)
+        y = check_binary_y(y, 1)
+        self._progressive(x[None, :], y)
+        return self
+
+    def _progressive(self, X, y):
+        if len(X) == 0:
+            return np.empty(0)
+        st = self._ensure_store(X.shape[1])
+        pred = self._run(np.ascontiguousarray(X), np.ascontiguousarray(y, dtype=np.float64), st)
+        self._t += len(X)
+        return pred
+
+    def _run(self, X, y, st):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class MultiKernelClassifier(KernelExpansionMixin, MultiClassifier):
+    """Multiclass learner with shared support vectors and a ``(n, K)`` coefficient matrix.
+
+    ``self._state[0]`` holds the number of classes seen so far, ``K`` = 1 + the largest label
+    seen; predictions are the argmax over those ``K`` scores (class 0 before any label).
+    """
+
+    _n_outputs = 0
+
+    @property
+    def n_classes_(self) -> int:
+        return int(self._state[0])
+
+    def decision_function_one(self, x) -> np.ndarray:
+        """Scores f(x, k) = sum_j coef_jk k(X_j, x) of the classes k seen so far."""
+        x = self._check_one(x)
+        K = self.n_classes_
+        if self._store is None or self._store.n == 0:
+            return np.zeros(K)
+        return np.asarray(self._raw_decision(x))[:K]
+
+    def predict_one(self, x) -> int:
+        s = self.decision_function_one(x)
+        return int(np.argmax(s)) if len(s) else 0
+
+    def learn_one(self, x, y):
+        x = self._check_one(x)
+        y = check_multiclass_y(y, 1)
+        self._progressive(x[None, :], y)
+        return self
+
+    def _progressive(self, X, y):
+        if len(X) == 0:
+            return np.empty(0, dtype=np.int64)
+        st = self._ensure_store(X.shape[1])
+        st.ensure_outputs(max(int(y.max()) + 1, st.coef.shape[1]))
+        pred = self._run(np.ascontiguousarray(X), np.ascontiguousarray(y, dtype=np.int64), st)
+        self._t += len(X)
+        return pred
+
+    def _run(self, X, y, st):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class NoveltyKernelDetector(KernelExpansionMixin, NoveltyDetector):
+    """Novelty detector with a kernel expansion; ``_run(X, store)`` returns the scores f(x)
+    computed before each update."""
+
+    def score_one(self, x) -> float:
+        """f(x) = sum_j coef_j k(X_j, x); lower = more novel."""
+        x = self._check_one(x)
+        return float(self._raw_decision(x))
+
+    def learn_one(self, x):
+        x = self._check_one(x)
+        self._score_and_learn(x[None, :])
+        return self
+
+    def progressive_score(self, X) -> np.ndarray:
+        """Score each row of ``X`` (before learning it), then learn it; one numba loop."""
+        X = check_X(X, self.n_features_)
+        if self.n_features_ is None and len(X):
+            self.n_features_ = X.shape[1]
+        return self._score_and_learn(X)
+
+    def _score_and_learn(self, X):
+        if len(X) == 0:
+            return np.empty(0)
+        st = self._ensure_store(X.shape[1])
+        out = self._run(np.ascontiguousarray(X), st)
+        self._t += len(X)
+        return out
+
+    def _run(self, X, st):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+def reference_decision(SV: list, coef: list, x: np.ndarray, kernel) -> float | np.ndarray:
+    """Plain NumPy f(x) for the reference implementations: ``sum_j coef[j] k(SV[j], x)``."""
+    from silkvision.backends.kernels import kernel_matrix_reference
+
+    if not SV:
+        return 0.0
+    k = kernel_matrix_reference(np.asarray(SV), np.asarray(x)[None, :], kernel)[:, 0]
+    return k @ np.asarray(coef)

@@ -1,0 +1,72 @@
+"""Kernel Perceptron (Rosenblatt 1958; kernel form as in Freund & Schapire 1999 / Kivinen et al. 2001).
+
+The peer "Perceptron" of the JMLR DUOL paper (Zhao, Hoi & Jin 2011, section 5.1, Table 2):
+``f(x) = sum_j alpha_j k(x_j, x)``; predict ``+1`` if ``f(x) >= 0`` else ``-1``; on a mistake add
+``x_t`` with ``alpha_t = y_t``. The number of support vectors therefore equals the number of
+mistakes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from silkvision.backends._support import BinaryKernelClassifier, reference_decision, sv_append, sv_decision
+from silkvision.backends.kernels import make_kernel
+from silkvision.backends.registry import register
+
+__all__ = ["Perceptron", "perceptron_reference"]
+
+
+@njit(cache=True)
+def _perceptron_loop(X, y, SV, coef, stamp, n, t0, kind, sigma, degree, c0):
+    m = X.shape[0]
+    pred = np.empty(m)
+    for i in range(m):
+        x = X[i]
+        f = sv_decision(SV, coef, n, x, kind, sigma, degree, c0)
+        p = 1.0 if f >= 0.0 else -1.0
+        pred[i] = p
+        if p != y[i]:
+            SV, coef, stamp = sv_append(SV, coef, stamp, n, x, y[i], t0 + i)
+            n += 1
+    return pred, SV, coef, stamp, n
+
+
+@register("perceptron", "kernel Perceptron: add y_t k(x_t, .) on each mistake (Rosenblatt; DUOL paper peer)")
+class Perceptron(BinaryKernelClassifier):
+    """Kernel Perceptron.
+
+    Parameters
+    ----------
+    kernel : {"rbf", "poly", "linear"}
+    sigma, degree, coef : kernel parameters (see :func:`~silkvision.backends.kernels.make_kernel`).
+
+    Examples
+    --------
+    >>> from silkvision.backends import create
+    >>> clf = create("perceptron", sigma=8)
+    >>> clf.learn_one([0.0, 1.0], 1).predict_one([0.0, 1.0])
+    1
+    """
+
+    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0):
+        self._init_kernel(kernel, sigma, degree, coef)
+
+    def _run(self, X, y, st):
+        pred, st.X, st.coef, st.stamp, st.n = _perceptron_loop(X, y, st.X, st.coef, st.stamp, st.n, self._t,
+                                                               *self.kernel_.args)
+        return pred
+
+
+def perceptron_reference(X, y, kernel="rbf", sigma=1.0, degree=2, coef=1.0):
+    """Plain NumPy kernel Perceptron; returns ``(predictions, support vectors, coefficients)``."""
+    k = make_kernel(kernel, sigma, degree, coef)
+    SV, a, pred = [], [], []
+    for x, yt in zip(np.asarray(X, float), np.asarray(y, float)):
+        p = 1.0 if reference_decision(SV, a, x, k) >= 0 else -1.0
+        pred.append(p)
+        if p != yt:
+            SV.append(x)
+            a.append(yt)
+    return np.array(pred), np.array(SV).reshape(len(SV), -1), np.array(a)

@@ -1,0 +1,133 @@
+"""Kernel ROMMA and aggressive ROMMA (Li & Long, "The relaxed online maximum margin algorithm",
+Machine Learning 46, 2002 / NIPS 1999).
+
+The weight vector ``w = sum_j alpha_j k(x_j, .)`` is replaced, on an update, by the smallest-norm
+vector that satisfies both the old half-space ``w . w_old >= ||w_old||^2`` and the new constraint
+``y_t w . x_t >= 1``::
+
+    D   = k(x_t, x_t) ||w||^2 - f(x_t)^2
+    c_t = (k(x_t, x_t) ||w||^2 - y_t f(x_t)) / D
+    d_t = ||w||^2 (y_t - f(x_t)) / D
+    w  <- c_t w + d_t k(x_t, .)
+
+(the first update, from ``w = 0``, is ``w = y_t k(x_t, .) / k(x_t, x_t)``). ``||w||^2`` is carried
+along: ``||w_new||^2 = c^2 ||w||^2 + 2 c d f + d^2 k(x_t, x_t)``. ROMMA updates on mistakes only;
+agg-ROMMA whenever ``y_t f(x_t) < 1``. An update with ``D ~ 0`` (``x_t`` parallel to ``w``, which
+then already satisfies the constraint up to scale) is skipped. Peers "ROMMA" and "agg-ROMMA" of the
+JMLR DUOL paper (Table 2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from silkvision.backends._support import BinaryKernelClassifier, reference_decision, sv_append, sv_decision
+from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.registry import register
+
+__all__ = ["ROMMA", "AggressiveROMMA", "romma_reference"]
+
+_EPS = 1e-12
+
+
+@njit(cache=True)
+def _romma_loop(X, y, SV, coef, stamp, n, t0, state, aggressive, kind, sigma, degree, c0):
+    m = X.shape[0]
+    pred = np.empty(m)
+    W = state[0]  # ||w||^2
+    for i in range(m):
+        x = X[i]
+        yt = y[i]
+        f = sv_decision(SV, coef, n, x, kind, sigma, degree, c0)
+        p = 1.0 if f >= 0.0 else -1.0
+        pred[i] = p
+        if aggressive:
+            upd = yt * f < 1.0
+        else:
+            upd = p != yt
+        if not upd:
+            continue
+        kxx = kernel_eval(x, x, kind, sigma, degree, c0)
+        if kxx <= 0.0:
+            continue
+        if n == 0 or W <= 0.0:
+            n = 0
+            SV, coef, stamp = sv_append(SV, coef, stamp, n, x, yt / kxx, t0 + i)
+            n = 1
+            W = 1.0 / kxx
+            continue
+        D = kxx * W - f * f
+        if D <= _EPS * kxx * W:
+            continue
+        c = (kxx * W - yt * f) / D
+        d = W * (yt - f) / D
+        for j in range(n):
+            coef[j] *= c
+        SV, coef, stamp = sv_append(SV, coef, stamp, n, x, d, t0 + i)
+        n += 1
+        W = c * c * W + 2.0 * c * d * f + d * d * kxx
+    state[0] = W
+    return pred, SV, coef, stamp, n
+
+
+class _ROMMABase(BinaryKernelClassifier):
+    _aggressive = False
+
+    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0):
+        self._init_kernel(kernel, sigma, degree, coef)
+
+    @property
+    def w_norm2_(self) -> float:
+        """||w||^2 of the current hypothesis."""
+        return float(self._state[0])
+
+    def _run(self, X, y, st):
+        pred, st.X, st.coef, st.stamp, st.n = _romma_loop(X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state,
+                                                          self._aggressive, *self.kernel_.args)
+        return pred
+
+
+@register("romma", "kernel ROMMA (Li & Long 2002): relaxed max-margin update on mistakes; DUOL paper peer")
+class ROMMA(_ROMMABase):
+    """Kernel ROMMA (updates on mistakes). Parameters: the kernel only."""
+
+    _aggressive = False
+
+
+@register("aggromma", "kernel agg-ROMMA (Li & Long 2002): ROMMA update whenever y f(x) < 1; DUOL paper peer")
+class AggressiveROMMA(_ROMMABase):
+    """Kernel aggressive ROMMA (updates whenever the margin is below 1). Parameters: the kernel only."""
+
+    _aggressive = True
+
+
+def romma_reference(X, y, aggressive=False, kernel="rbf", sigma=1.0, degree=2, coef=1.0):
+    """Plain NumPy (agg-)ROMMA that recomputes ``||w||^2 = a^T K a`` from the Gram matrix each step.
+
+    Returns ``(predictions, support vectors, coefficients)``.
+    """
+    from silkvision.backends.kernels import kernel_matrix_reference
+
+    k = make_kernel(kernel, sigma, degree, coef)
+    SV, a, pred = [], [], []
+    for x, yt in zip(np.asarray(X, float), np.asarray(y, float)):
+        f = reference_decision(SV, a, x, k)
+        p = 1.0 if f >= 0 else -1.0
+        pred.append(p)
+        if not ((yt * f < 1) if aggressive else (p != yt)):
+            continue
+        kxx = k(x, x)
+        if not SV:
+            SV, a = [x], [yt / kxx]
+            continue
+        A = np.array(a)
+        W = A @ kernel_matrix_reference(np.array(SV), np.array(SV), k) @ A
+        D = kxx * W - f * f
+        if D <= _EPS * kxx * W:
+            continue
+        c = (kxx * W - yt * f) / D
+        d = W * (yt - f) / D
+        a = [c * v for v in a] + [d]
+        SV.append(x)
+    return np.array(pred), np.array(SV).reshape(len(SV), -1), np.array(a)
