@@ -120,6 +120,9 @@ SCHEMA: dict[str, Any] = {
                                      help="frames after a light switch that are scored"),
         "recovery_tolerance": Param(0.05, float, "a number in (0, 1)", lambda v: 0 < v < 1,
                                     help="F-measure gap that counts as recovered"),
+        "recovery_smoothing": Param(10, int, "an integer >= 1", lambda v: v >= 1,
+                                    help="frames whose per-frame F-measures are averaged when "
+                                         "testing recovery after a light switch (1 = single frame)"),
     },
     "gui": {
         "second_algorithm": choice("norma", ALGORITHMS, "algorithm shown beside SILK"),
