@@ -1,0 +1,335 @@
+"""Multiclass kernel learners: Perceptron with Max / Uniform / Prop updates, PA-I / PA-II, and SILK with
+the graph-structured loss.
+
+All share one set of support vectors with a coefficient per class, ``f(x, r) = sum_j A[j, r]
+k(x_j, x)``; the prediction is ``argmax_r f(x, r)`` over the classes seen so far (labels ``0..K-1``,
+``K`` = 1 + the largest label seen; class 0 before any label). ``s`` denotes the runner-up
+``argmax_{r != y_t} f(x_t, r)``.
+
+* **Perceptron Max / Uniform / Prop** (Crammer & Singer, "Ultraconservative online algorithms for
+  multiclass problems", JMLR 3, 2003, section 4; the "Max", "Uniform", "Prop" peers of the JMLR DUOL
+  paper Table 4). On a mistake, with the error set ``E = {r != y_t : f(x_t, r) >= f(x_t, y_t)}``,
+  add ``x_t`` with ``A[t, y_t] = 1`` and ``A[t, r] = -tau_r`` where Max: ``tau_s = 1``; Uniform:
+  ``tau_r = 1/|E|`` for ``r`` in ``E``; Prop: ``tau_r = (f_r - f_y) / sum_{q in E} (f_q - f_y)`` (uniform
+  when that sum is 0).
+* **Multiclass PA-I / PA-II** (Crammer et al., JMLR 7, 2006, section 7, max-loss variant): loss
+  ``l = max(0, 1 - f(x_t, y_t) + f(x_t, s))``; ``||Phi(x, y) - Phi(x, s)||^2 = 2 k(x, x)``, so
+  PA-I: ``tau = min(C, l / (2 k))``, PA-II: ``tau = l / (2 k + 1 / (2 C))``; add ``x_t`` with
+  ``A[t, y_t] = tau``, ``A[t, s] = -tau``.
+* **SILK multiclass** (Cheng et al., NIPS 2006, graph-structured loss, eqs. 17-18) with the kernel
+  ``k((x, y), (x', y')) = k(x, x') [y = y']`` and ``Delta(y, r) = rho`` for ``r != y``: old
+  coefficients decay by ``(1 - tau)``; ``alpha_hat = (rho - (1 - tau)(f_y - f_s)) / (2 k(x, x))``
+  clipped to ``[0, (1 - tau) C]``; ``A[t, y_t] = alpha``, ``A[t, s] = -alpha``; a buffer of ``omega``
+  vectors drops the one whose largest ``|A[j, r]|`` is smallest (``omega=None``: ILK).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from silkvision.backends._support import (MultiKernelClassifier, check_budget, check_positive, check_range,
+                                          reference_decision, sv_append_multi, sv_decision_multi, sv_remove_multi)
+from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.registry import register
+
+__all__ = ["MulticlassPerceptron", "PerceptronMax", "PerceptronUniform", "PerceptronProp", "MulticlassPA1",
+           "MulticlassPA2", "SILKMulticlass", "multiclass_reference"]
+
+MAX, UNIFORM, PROP = 0, 1, 2
+
+
+@njit(cache=True)
+def _argmax(F, K):
+    """First index of the largest of ``F[:K]`` (0 if K == 0), like ``np.argmax``."""
+    best = 0
+    for r in range(1, K):
+        if F[r] > F[best]:
+            best = r
+    return best
+
+
+@njit(cache=True)
+def _runner_up(F, K, y):
+    """``argmax_{r != y, r < K} F[r]`` (first index on ties), -1 if there is no other class."""
+    best = -1
+    for r in range(K):
+        if r != y and (best < 0 or F[r] > F[best]):
+            best = r
+    return best
+
+
+@njit(cache=True)
+def sv_argmin_rowmax(A, n):
+    """Row ``j < n`` whose largest ``|A[j, r]|`` is smallest (the weakest support vector)."""
+    best = 0
+    bv = np.inf
+    for j in range(n):
+        v = 0.0
+        for r in range(A.shape[1]):
+            a = abs(A[j, r])
+            if a > v:
+                v = a
+        if v < bv:
+            bv = v
+            best = j
+    return best
+
+
+@njit(cache=True)
+def _perceptron_loop(X, y, SV, A, stamp, n, t0, state, variant, kind, sigma, degree, c0):
+    m = X.shape[0]
+    Kc = A.shape[1]
+    pred = np.empty(m, dtype=np.int64)
+    F = np.zeros(Kc)
+    row = np.zeros(Kc)
+    Ks = int(state[0])
+    for i in range(m):
+        x = X[i]
+        yt = y[i]
+        sv_decision_multi(SV, A, n, x, kind, sigma, degree, c0, F)
+        p = _argmax(F, Ks)
+        pred[i] = p
+        if yt + 1 > Ks:
+            Ks = yt + 1
+        if p == yt:
+            continue
+        row[:] = 0.0
+        row[yt] = 1.0
+        fy = F[yt]
+        if variant == MAX:
+            row[_runner_up(F, Ks, yt)] = -1.0
+        else:
+            ne = 0
+            tot = 0.0
+            for r in range(Ks):
+                if r != yt and F[r] >= fy:
+                    ne += 1
+                    tot += F[r] - fy
+            for r in range(Ks):
+                if r != yt and F[r] >= fy:
+                    if variant == PROP and tot > 0.0:
+                        row[r] = -(F[r] - fy) / tot
+                    else:
+                        row[r] = -1.0 / ne
+        SV, A, stamp = sv_append_multi(SV, A, stamp, n, x, row, t0 + i)
+        n += 1
+    state[0] = Ks
+    return pred, SV, A, stamp, n
+
+
+@njit(cache=True)
+def _pa_silk_loop(X, y, SV, A, stamp, n, t0, state, variant, C, tau, rho, omega, kind, sigma, degree, c0):
+    """variant 1: PA-I, 2: PA-II (tau unused), 3: SILK (graph-structured loss)."""
+    m = X.shape[0]
+    Kc = A.shape[1]
+    pred = np.empty(m, dtype=np.int64)
+    F = np.zeros(Kc)
+    row = np.zeros(Kc)
+    Ks = int(state[0])
+    om = 1.0 - tau
+    for i in range(m):
+        x = X[i]
+        yt = y[i]
+        sv_decision_multi(SV, A, n, x, kind, sigma, degree, c0, F)
+        pred[i] = _argmax(F, Ks)
+        if yt + 1 > Ks:
+            Ks = yt + 1
+        s = _runner_up(F, Ks, yt)
+        a = 0.0
+        if s >= 0:
+            kxx = kernel_eval(x, x, kind, sigma, degree, c0)
+            if kxx > 0.0:
+                if variant == 3:
+                    a = (rho - om * (F[yt] - F[s])) / (2.0 * kxx)
+                    if a > om * C:
+                        a = om * C
+                else:
+                    loss = 1.0 - F[yt] + F[s]
+                    if loss > 0.0:
+                        if variant == 1:
+                            a = min(C, loss / (2.0 * kxx))
+                        else:
+                            a = loss / (2.0 * kxx + 1.0 / (2.0 * C))
+        if variant == 3:
+            for j in range(n):
+                for r in range(Kc):
+                    A[j, r] *= om
+        if a > 0.0:
+            row[:] = 0.0
+            row[yt] = a
+            row[s] = -a
+            SV, A, stamp = sv_append_multi(SV, A, stamp, n, x, row, t0 + i)
+            n += 1
+            if omega > 0 and n > omega:
+                n = sv_remove_multi(SV, A, stamp, n, sv_argmin_rowmax(A, n))
+    state[0] = Ks
+    return pred, SV, A, stamp, n
+
+
+class MulticlassPerceptron(MultiKernelClassifier):
+    """Multiclass kernel Perceptron (Crammer & Singer 2003).
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef : the kernel.
+    update : {"max", "uniform", "prop"}, default "max"
+        How the unit of negative weight is spread over the error set.
+    """
+
+    _updates = ("max", "uniform", "prop")
+
+    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
+                 update: str = "max"):
+        if update not in self._updates:
+            raise ValueError(f"update: {update!r} is unknown; expected 'max', 'uniform' or 'prop'")
+        self.update = update
+        self._variant = self._updates.index(update)
+        self._init_kernel(kernel, sigma, degree, coef)
+
+    def _run(self, X, y, st):
+        pred, st.X, st.coef, st.stamp, st.n = _perceptron_loop(X, y, st.X, st.coef, st.stamp, st.n, self._t,
+                                                               self._state, self._variant, *self.kernel_.args)
+        return pred
+
+
+@register("perceptron_max", "multiclass kernel Perceptron, max-score update (Crammer & Singer 2003)")
+class PerceptronMax(MulticlassPerceptron):
+    """Multiclass kernel Perceptron with the Max update (see :class:`MulticlassPerceptron`)."""
+
+    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0):
+        super().__init__(kernel, sigma, degree, coef, "max")
+
+
+@register("perceptron_uniform", "multiclass kernel Perceptron, uniform update (Crammer & Singer 2003)")
+class PerceptronUniform(MulticlassPerceptron):
+    """Multiclass kernel Perceptron with the Uniform update (see :class:`MulticlassPerceptron`)."""
+
+    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0):
+        super().__init__(kernel, sigma, degree, coef, "uniform")
+
+
+@register("perceptron_prop", "multiclass kernel Perceptron, proportional update (Crammer & Singer 2003)")
+class PerceptronProp(MulticlassPerceptron):
+    """Multiclass kernel Perceptron with the Prop update (see :class:`MulticlassPerceptron`)."""
+
+    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0):
+        super().__init__(kernel, sigma, degree, coef, "prop")
+
+
+class _MulticlassPABase(MultiKernelClassifier):
+    _variant = 1
+
+    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
+                 C: float = 1.0):
+        self.C = C
+        self._C = check_positive("C", C)
+        self._init_kernel(kernel, sigma, degree, coef)
+
+    def _run(self, X, y, st):
+        pred, st.X, st.coef, st.stamp, st.n = _pa_silk_loop(X, y, st.X, st.coef, st.stamp, st.n, self._t,
+                                                            self._state, self._variant, self._C, 0.0, 1.0, 0,
+                                                            *self.kernel_.args)
+        return pred
+
+
+@register("mpa1", "multiclass kernel PA-I (Crammer et al. 2006), max-loss runner-up update; DUOL paper peer")
+class MulticlassPA1(_MulticlassPABase):
+    """Multiclass kernel PA-I. Parameters: the kernel and ``C`` (default 1; the DUOL paper uses 10)."""
+
+    _variant = 1
+
+
+@register("mpa2", "multiclass kernel PA-II (Crammer et al. 2006), max-loss runner-up update; DUOL paper peer")
+class MulticlassPA2(_MulticlassPABase):
+    """Multiclass kernel PA-II. Parameters: the kernel and ``C``."""
+
+    _variant = 2
+
+
+@register("silk_multi", "multiclass SILK (Cheng et al. 2006): implicit update, graph-structured hinge loss")
+class SILKMulticlass(MultiKernelClassifier):
+    """Multiclass SILK with the graph-structured (0/rho) loss, eqs. (17)-(18).
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef : the kernel.
+    C : float, default 1.0
+        Box constraint: ``0 <= alpha_t <= (1 - tau) C``.
+    tau : float in [0, 1), default 0.01
+        Decay of old coefficients per example.
+    rho : float, default 1.0
+        Label margin ``Delta(y, r)`` for ``r != y``.
+    omega : int or None, default 100
+        Buffer size; ``None`` keeps every term (multiclass ILK).
+    """
+
+    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
+                 C: float = 1.0, tau: float = 0.01, rho: float = 1.0, omega: int | None = 100):
+        self.C, self.tau, self.rho, self.omega = C, tau, rho, omega
+        self._C = check_positive("C", C)
+        self._tau = check_range("tau", tau, 0.0, 1.0, hi_open=True)
+        self._rho = check_positive("rho", rho)
+        self._omega = check_budget("omega", omega)
+        self._init_kernel(kernel, sigma, degree, coef)
+
+    def _run(self, X, y, st):
+        pred, st.X, st.coef, st.stamp, st.n = _pa_silk_loop(X, y, st.X, st.coef, st.stamp, st.n, self._t,
+                                                            self._state, 3, self._C, self._tau, self._rho,
+                                                            self._omega or 0, *self.kernel_.args)
+        return pred
+
+
+def multiclass_reference(X, y, algorithm="max", C=1.0, tau=0.01, rho=1.0, omega=None, kernel="rbf", sigma=1.0,
+                         degree=2, coef=1.0):
+    """Plain NumPy version of every learner of this module.
+
+    ``algorithm`` is ``"max"``, ``"uniform"``, ``"prop"``, ``"pa1"``, ``"pa2"`` or ``"silk"``. Returns
+    ``(predictions, support vectors, coefficient matrix (n, K))`` with the vectors in insertion order
+    and ``K`` = 1 + the largest label.
+    """
+    k = make_kernel(kernel, sigma, degree, coef)
+    X = np.asarray(X, float)
+    y = np.asarray(y, int)
+    Kmax = int(y.max()) + 1
+    SV, A, pred = [], [], []
+    K = 0
+    for x, yt in zip(X, y):
+        F = reference_decision(SV, A, x, k) if SV else np.zeros(Kmax)
+        pred.append(int(np.argmax(F[:K])) if K else 0)
+        K = max(K, yt + 1)
+        others = [r for r in range(K) if r != yt]
+        s = max(others, key=lambda r: (F[r], -r)) if others else -1
+        row = np.zeros(Kmax)
+        kxx = k(x, x)
+        if algorithm in ("max", "uniform", "prop"):
+            if pred[-1] == yt:
+                continue
+            E = [r for r in others if F[r] >= F[yt]]
+            row[yt] = 1
+            if algorithm == "max":
+                row[s] = -1
+            else:
+                gaps = np.array([F[r] - F[yt] for r in E])
+                w = gaps / gaps.sum() if algorithm == "prop" and gaps.sum() > 0 else np.full(len(E), 1 / len(E))
+                row[E] = -w
+            SV.append(x)
+            A.append(row)
+            continue
+        a = 0.0
+        if s >= 0:
+            if algorithm == "silk":
+                a = float(np.clip((rho - (1 - tau) * (F[yt] - F[s])) / (2 * kxx), 0, (1 - tau) * C))
+            else:
+                loss = max(0.0, 1 - F[yt] + F[s])
+                a = min(C, loss / (2 * kxx)) if algorithm == "pa1" else loss / (2 * kxx + 1 / (2 * C))
+        if algorithm == "silk":
+            A = [(1 - tau) * r for r in A]
+        if a > 0:
+            row[yt], row[s] = a, -a
+            SV.append(x)
+            A.append(row)
+            if algorithm == "silk" and omega is not None and len(SV) > omega:
+                j = int(np.argmin([np.abs(r).max() for r in A]))
+                del SV[j], A[j]
+    return np.array(pred), np.array(SV).reshape(len(SV), -1), np.array(A).reshape(len(A), Kmax)
