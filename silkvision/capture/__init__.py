@@ -1,0 +1,92 @@
+"""Capture sources: cameras, video files, image folders and CDnet sequence folders behind one
+interface yielding ``(index, frame_bgr_uint8)``.
+
+>>> from silkvision.capture import open_source
+>>> with open_source(sv.samples.highway(), max_frames=10) as src:     # doctest: +SKIP
+...     for index, frame in src:
+...         mask = det.apply(frame)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from silkvision.capture.base import IMAGE_EXTENSIONS, GroundTruth, Source, read_image
+from silkvision.capture.camera import CameraSource
+from silkvision.capture.cdnet import CdnetSource, read_roi, read_temporal_roi
+from silkvision.capture.folder import FolderSource
+from silkvision.capture.video import VideoSource
+from silkvision.errors import SourceError
+
+__all__ = ["open_source", "Source", "CameraSource", "VideoSource", "FolderSource", "CdnetSource",
+           "GroundTruth", "IMAGE_EXTENSIONS", "read_image", "read_roi", "read_temporal_roi",
+           "source_kind"]
+
+
+def _camera_index(spec) -> int | None:
+    if isinstance(spec, bool):
+        return None
+    if isinstance(spec, int):
+        return spec
+    if isinstance(spec, str) and spec.strip().isdigit():
+        return int(spec.strip())
+    return None
+
+
+def source_kind(spec) -> str:
+    """``"camera"``, ``"cdnet"``, ``"folder"`` or ``"video"``: what :func:`open_source` would open
+    (without opening it; the path is not checked)."""
+    if _camera_index(spec) is not None:
+        return "camera"
+    p = Path(os.fspath(spec)).expanduser()
+    if p.is_dir():
+        return "cdnet" if (p / "input").is_dir() else "folder"
+    return "video"
+
+
+def open_source(spec, camera_timeout: float = 5.0, resize=None, max_frames=None,
+                groundtruth=None) -> Source:
+    """Open a capture source.
+
+    Parameters
+    ----------
+    spec : int, str or path
+        An int or a digit string: a camera index (``0``). A folder with an ``input/`` sub-folder: a
+        CDnet sequence. Another folder: its images, in natural name order. A file: a video.
+    camera_timeout : float
+        Seconds to wait for a camera to open and for each of its frames (config
+        ``capture.camera_timeout``).
+    resize : (width, height), optional
+        Resize every frame with ``cv2.INTER_AREA`` (ground truth and ROI with nearest neighbour);
+        config ``capture.resize``.
+    max_frames : int, optional
+        Use only the first ``max_frames`` frames (config ``capture.max_frames``).
+    groundtruth : path, optional
+        A folder of ground-truth masks (``gt%06d.png`` or any numbered/sorted images) paired with
+        the frames by number, e.g. beside a video file. CDnet folders use their ``groundtruth/``.
+
+    Returns
+    -------
+    Source
+        Iterate it for ``(index, frame)``; use it as a context manager to close it.
+
+    Raises
+    ------
+    SourceError
+        One line naming the path/camera and what was expected.
+    """
+    cam = _camera_index(spec)
+    if cam is not None:
+        return CameraSource(cam, camera_timeout=camera_timeout, resize=resize, max_frames=max_frames,
+                            groundtruth=groundtruth)
+    if not isinstance(spec, (str, os.PathLike)):
+        raise ValueError(f"spec: {spec!r} is not a path or a camera index")
+    path = Path(os.fspath(spec)).expanduser()
+    if not path.exists():
+        raise SourceError(f"{path}: no such file or folder; expected a video file, an image folder, "
+                          f"a CDnet sequence folder or a camera index")
+    if path.is_dir():
+        cls = CdnetSource if (path / "input").is_dir() else FolderSource
+        return cls(path, resize=resize, max_frames=max_frames, groundtruth=groundtruth)
+    return VideoSource(path, resize=resize, max_frames=max_frames, groundtruth=groundtruth)

@@ -1,0 +1,352 @@
+"""The capture-source interface shared by cameras, video files, image folders and CDnet sequences.
+
+Every source yields ``(index, frame)`` pairs: ``index`` is the 1-based frame number (for CDnet the
+number in the file name, ``in000123.jpg`` -> 123) and ``frame`` an HxWx3 BGR uint8 C-contiguous
+array. Iteration is file-like: it continues from the current position, and :meth:`Source.seek`
+moves that position (seekable sources only).
+
+Every problem a user can cause (missing path, corrupt file, frame size change, lost camera) raises
+:class:`silkvision.errors.SourceError` with a one-line message naming the file/frame/camera and what
+was expected.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from silkvision.errors import SourceError
+
+__all__ = ["Source", "GroundTruth", "IMAGE_EXTENSIONS", "read_image", "list_images",
+           "check_resize", "check_max_frames"]
+
+#: File extensions read as images (what OpenCV's imread decodes).
+IMAGE_EXTENSIONS = frozenset({
+    ".jpg", ".jpeg", ".jpe", ".png", ".bmp", ".dib", ".tif", ".tiff", ".webp", ".jp2", ".pbm",
+    ".pgm", ".ppm", ".pnm", ".pxm", ".sr", ".ras", ".exr", ".hdr", ".pic", ".avif",
+})
+_JPEG = frozenset({".jpg", ".jpeg", ".jpe"})
+#: Operating-system clutter that may sit in an image folder and is ignored (besides hidden files).
+IGNORED_FILES = frozenset({"thumbs.db", "desktop.ini"})
+_TRAILING_NUMBER = re.compile(r"(\d+)$")
+
+
+def check_resize(resize) -> tuple[int, int] | None:
+    """Validate ``resize`` (None or ``(width, height)`` positive ints) and return it as a tuple."""
+    if resize is None:
+        return None
+    try:
+        w, h = resize
+        ok = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v > 0 for v in (w, h))
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(f"resize: {resize!r} is not allowed; expected None or (width, height) "
+                         f"with positive integers")
+    return int(w), int(h)
+
+
+def check_max_frames(max_frames) -> int | None:
+    """Validate ``max_frames`` (None or an int >= 1)."""
+    if max_frames is None:
+        return None
+    if isinstance(max_frames, bool) or not isinstance(max_frames, (int, np.integer)) or max_frames < 1:
+        raise ValueError(f"max_frames: {max_frames!r} is not allowed; expected None or an integer >= 1")
+    return int(max_frames)
+
+
+def _jpeg_truncated(data: bytes) -> bool:
+    """True when the last start-of-scan marker (FFDA) has no end-of-image marker (FFD9) after it.
+
+    Entropy-coded data cannot contain FFD9 (0xFF bytes are stuffed), so a complete JPEG always ends
+    its last scan with FFD9; libjpeg silently pads a truncated file with grey instead of failing.
+    """
+    sos = data.rfind(b"\xff\xda")
+    return sos < 0 or data.find(b"\xff\xd9", sos + 2) < 0
+
+
+def read_image(path: Path, flags: int = cv2.IMREAD_COLOR, what: str = "image") -> np.ndarray:
+    """Read one image file with OpenCV, raising :class:`SourceError` for missing, empty, truncated
+    (JPEG without end marker) or undecodable files."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise SourceError(f"{path}: file not found; expected {what}") from None
+    except IsADirectoryError:
+        raise SourceError(f"{path}: is a folder; expected {what}") from None
+    except OSError as e:
+        raise SourceError(f"{path}: cannot read ({e.strerror}); expected {what}") from None
+    if not data:
+        raise SourceError(f"{path}: empty file; expected {what}")
+    if path.suffix.lower() in _JPEG and data[:2] == b"\xff\xd8" and _jpeg_truncated(data):
+        raise SourceError(f"{path}: truncated JPEG (no end-of-image marker); expected a complete {what}")
+    img = cv2.imdecode(np.frombuffer(data, np.uint8), flags)
+    if img is None:
+        raise SourceError(f"{path}: cannot decode (corrupt file or not an image); expected {what}")
+    return img
+
+
+def _natural_key(name: str):
+    return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", name)]
+
+
+def list_images(folder: Path, strict: bool = True, what: str = "image folder") -> list[Path]:
+    """Image files of ``folder`` in natural order (``f2`` before ``f10``).
+
+    Hidden files, sub-folders and OS clutter (``Thumbs.db``, ``desktop.ini``) are skipped. With
+    ``strict``, any other non-image file raises :class:`SourceError` naming it; an empty result
+    always does.
+    """
+    folder = Path(folder)
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        raise SourceError(f"{folder}: folder not found; expected {what}") from None
+    except NotADirectoryError:
+        raise SourceError(f"{folder}: is not a folder; expected {what}") from None
+    except OSError as e:
+        raise SourceError(f"{folder}: cannot list folder ({e.strerror})") from None
+    images = []
+    for e in entries:
+        if e.name.startswith(".") or e.name.lower() in IGNORED_FILES or e.is_dir():
+            continue
+        if Path(e.name).suffix.lower() in IMAGE_EXTENSIONS:
+            images.append(Path(e.path))
+        elif strict:
+            raise SourceError(f"{e.path}: not an image file in the {what} {folder}; expected only "
+                              f"images (.jpg, .png, .bmp, .tif, ...); move it elsewhere")
+    if not images:
+        raise SourceError(f"{folder}: no images in the {what}; expected .jpg, .png, .bmp, .tif, ... files")
+    images.sort(key=lambda p: _natural_key(p.name))
+    return images
+
+
+def number_images(images: list[Path]) -> list[int]:
+    """Frame numbers of ``images``: the trailing number of each file stem (``in000123.jpg`` -> 123)
+    when every file has one and they are all different, else the 1-based position."""
+    nums = []
+    for p in images:
+        m = _TRAILING_NUMBER.search(p.stem)
+        if m is None:
+            break
+        nums.append(int(m.group(1)))
+    if len(nums) == len(images) and len(set(nums)) == len(nums):
+        return nums
+    return list(range(1, len(images) + 1))
+
+
+class GroundTruth:
+    """Ground-truth masks in a folder, paired with frames by frame number.
+
+    Files are numbered as in :func:`number_images` (``gt000123.png`` -> frame 123, or by sorted
+    position when names carry no numbers). Labels are returned as stored (CDnet: 0 static, 50 hard
+    shadow, 85 outside ROI, 170 unknown, 255 moving).
+    """
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        if not self.folder.is_dir():
+            raise SourceError(f"{self.folder}: ground-truth folder not found; expected a folder of "
+                              f"gt%06d.png masks")
+        images = list_images(self.folder, strict=False, what="ground-truth folder")
+        self._paths = dict(zip(number_images(images), images))
+
+    def __contains__(self, index: int) -> bool:
+        return index in self._paths
+
+    def path(self, index: int) -> Path | None:
+        return self._paths.get(int(index))
+
+    def read(self, index: int, size: tuple[int, int] | None = None,
+             resize: tuple[int, int] | None = None) -> np.ndarray | None:
+        """HxW uint8 labels of frame ``index`` (None when there is no file for it).
+
+        ``size`` is the (width, height) the file must have (the source's native frame size);
+        ``resize`` rescales it with nearest-neighbour interpolation so labels stay labels.
+        """
+        path = self.path(index)
+        if path is None:
+            return None
+        gt = read_image(path, cv2.IMREAD_UNCHANGED, "a ground-truth mask")
+        gt = to_labels(gt, path)
+        if size is not None and (gt.shape[1], gt.shape[0]) != tuple(size):
+            raise SourceError(f"{path}: ground truth is {gt.shape[1]}x{gt.shape[0]} but the frames are "
+                              f"{size[0]}x{size[1]}; expected the frame size")
+        if resize is not None and (gt.shape[1], gt.shape[0]) != tuple(resize):
+            gt = cv2.resize(gt, resize, interpolation=cv2.INTER_NEAREST)
+        return gt
+
+
+def to_labels(img: np.ndarray, path: Path) -> np.ndarray:
+    """A single-channel uint8 image from a mask file (grey, or colour with equal channels)."""
+    if img.dtype != np.uint8:
+        raise SourceError(f"{path}: {img.dtype} mask; expected an 8-bit image")
+    if img.ndim == 3:
+        if img.shape[2] == 4:
+            img = img[..., :3]
+        first = img[..., 0]
+        if not (np.array_equal(first, img[..., 1]) and np.array_equal(first, img[..., 2])):
+            img = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        else:
+            img = first
+    return np.ascontiguousarray(img)
+
+
+def to_bgr(frame: np.ndarray) -> np.ndarray:
+    """HxWx3 uint8 BGR from grey, BGRA or 16-bit frames."""
+    if frame.dtype != np.uint8:
+        if frame.dtype == np.uint16:
+            frame = (frame >> 8).astype(np.uint8)
+        else:
+            frame = cv2.normalize(frame, None, 0, 255, cv2.NORM_MINMAX, cv2.CV_8U)
+    if frame.ndim == 2:
+        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    elif frame.shape[2] == 4:
+        frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
+    elif frame.shape[2] == 1:
+        frame = cv2.cvtColor(frame[..., 0], cv2.COLOR_GRAY2BGR)
+    return np.ascontiguousarray(frame)
+
+
+class Source:
+    """Base class of all capture sources (see :func:`silkvision.capture.open_source`).
+
+    Attributes
+    ----------
+    kind : str
+        ``"camera"``, ``"video"``, ``"folder"`` or ``"cdnet"``.
+    name : str
+        Short name (folder or file stem, ``"camera0"``).
+    fps : float or None
+        Frame rate when known.
+    first_index : int
+        Number of the first frame.
+    seekable : bool
+        Whether :meth:`seek` and :meth:`read` work.
+    """
+
+    kind = ""
+    seekable = False
+
+    def __init__(self, name: str, *, resize=None, max_frames=None, groundtruth=None):
+        self.name = name
+        self.resize = check_resize(resize)
+        self.max_frames = check_max_frames(max_frames)
+        self.fps: float | None = None
+        self.first_index = 1
+        self._native: tuple[int, int] | None = None  # (w, h) of the frames as stored
+        self._native_from = ""                        # which frame set _native (for messages)
+        self._gt = GroundTruth(groundtruth) if groundtruth is not None else None
+        self._closed = False
+
+    # -- description -------------------------------------------------------------------------
+    @property
+    def frame_size(self) -> tuple[int, int] | None:
+        """(width, height) of the frames this source yields (after ``resize``); None while unknown."""
+        return self.resize if self.resize is not None else self._native
+
+    @property
+    def native_size(self) -> tuple[int, int] | None:
+        """(width, height) of the frames as stored, before ``resize``."""
+        return self._native
+
+    @property
+    def frame_count(self) -> int | None:
+        """Number of frames (after ``max_frames``), None when unknown (camera, some videos)."""
+        return None
+
+    @property
+    def spec(self) -> str:
+        """The string that re-opens this source (path or camera index)."""
+        return self.name
+
+    @property
+    def has_groundtruth(self) -> bool:
+        return self._gt is not None
+
+    def groundtruth(self, index: int) -> np.ndarray | None:
+        """HxW uint8 ground-truth labels of frame ``index`` as stored (resized with nearest
+        neighbour when ``resize`` is set), or None when the frame has no ground truth."""
+        if self._gt is None:
+            return None
+        return self._gt.read(index, self._native, self.resize)
+
+    @property
+    def roi(self) -> np.ndarray | None:
+        """HxW bool region of interest (True = evaluated), None when the source has none."""
+        return None
+
+    @property
+    def temporal_roi(self) -> tuple[int, int] | None:
+        """(first, last) evaluated frame numbers, None when the source has none."""
+        return None
+
+    # -- reading -----------------------------------------------------------------------------
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> tuple[int, np.ndarray]:
+        if self._closed:
+            raise SourceError(f"{self.spec}: source is closed")
+        index, frame, where = self._next()
+        return index, self._prepare(frame, where)
+
+    def _next(self) -> tuple[int, np.ndarray, str]:  # pragma: no cover - abstract
+        """Return ``(index, raw frame, label for messages)`` or raise StopIteration."""
+        raise NotImplementedError
+
+    def seek(self, index: int) -> None:
+        """Make the next iteration yield frame ``index`` (seekable sources)."""
+        raise SourceError(f"{self.spec}: a {self.kind} cannot seek; only files and folders can")
+
+    def read(self, index: int) -> np.ndarray:
+        """Frame ``index`` (random access, seekable sources); the source is left positioned after it."""
+        self.seek(index)
+        try:
+            got, frame = next(self)
+        except StopIteration:
+            raise SourceError(f"{self.spec}: frame {index} could not be read") from None
+        return frame
+
+    def _prepare(self, frame: np.ndarray, where: str) -> np.ndarray:
+        frame = to_bgr(frame)
+        size = (frame.shape[1], frame.shape[0])
+        if self._native is None:
+            self._native, self._native_from = size, where
+        elif size != self._native:
+            raise SourceError(f"{where}: frame size {size[0]}x{size[1]} differs from "
+                              f"{self._native[0]}x{self._native[1]} of {self._native_from}; expected "
+                              f"all frames to have the same size")
+        if self.resize is not None and size != self.resize:
+            frame = cv2.resize(frame, self.resize, interpolation=cv2.INTER_AREA)
+        return frame
+
+    def _check_roi_size(self, mask: np.ndarray, path: Path) -> np.ndarray:
+        if self._native is not None and (mask.shape[1], mask.shape[0]) != self._native:
+            raise SourceError(f"{path}: ROI is {mask.shape[1]}x{mask.shape[0]} but the frames are "
+                              f"{self._native[0]}x{self._native[1]}; expected the frame size")
+        if self.resize is not None and (mask.shape[1], mask.shape[0]) != self.resize:
+            mask = cv2.resize(mask.astype(np.uint8), self.resize, interpolation=cv2.INTER_NEAREST) > 0
+        return mask
+
+    # -- life cycle --------------------------------------------------------------------------
+    def close(self) -> None:
+        """Release the file/camera; further reads raise :class:`SourceError`."""
+        self._closed = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        size = "x".join(map(str, self.frame_size)) if self.frame_size else "?"
+        return (f"<{type(self).__name__} {self.spec!r} {size} frames={self.frame_count} "
+                f"fps={self.fps}>")

@@ -1,0 +1,113 @@
+"""Video-file sources (anything OpenCV's FFmpeg back end decodes)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import cv2
+
+from silkvision.capture.base import IMAGE_EXTENSIONS, Source
+from silkvision.errors import SourceError
+
+__all__ = ["VideoSource"]
+
+
+class VideoSource(Source):
+    """Frames of a video file, numbered 1, 2, ... in decoding order.
+
+    When the container reports a frame count and decoding stops before it (truncated file, or a
+    frame that fails to decode), iteration raises :class:`SourceError` saying so instead of ending
+    quietly.
+
+    Parameters
+    ----------
+    path : path
+        The video file.
+    resize, max_frames, groundtruth
+        See :func:`silkvision.capture.open_source`.
+    """
+
+    kind = "video"
+    seekable = True
+
+    def __init__(self, path, *, resize=None, max_frames=None, groundtruth=None):
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise SourceError(f"{self.path}: file not found; expected a video file")
+        if self.path.suffix.lower() in IMAGE_EXTENSIONS:
+            raise SourceError(f"{self.path}: is a single image; expected a video file or a folder of images")
+        super().__init__(self.path.stem, resize=resize, max_frames=max_frames, groundtruth=groundtruth)
+        self._cap = cv2.VideoCapture(str(self.path), cv2.CAP_FFMPEG)
+        if not self._cap.isOpened():
+            self._cap.release()
+            raise SourceError(f"{self.path}: cannot open as a video (corrupt file or unsupported "
+                              f"format); expected a video file OpenCV/FFmpeg can decode")
+        n = self._cap.get(cv2.CAP_PROP_FRAME_COUNT)
+        self.reported_frames = int(n) if n and n > 0 and math.isfinite(n) else None
+        fps = self._cap.get(cv2.CAP_PROP_FPS)
+        self.fps = float(fps) if fps and fps > 0 and math.isfinite(fps) else None
+        w = int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH))
+        h = int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT))
+        self._header_size = (w, h) if w > 0 and h > 0 else None
+        self._pos = 1  # number of the next frame
+        self._ended = False
+
+    @property
+    def spec(self) -> str:
+        return str(self.path)
+
+    @property
+    def native_size(self) -> tuple[int, int] | None:
+        # the first decoded frame decides; until then the container header's size
+        return self._native or self._header_size
+
+    @property
+    def frame_size(self) -> tuple[int, int] | None:
+        return self.resize if self.resize is not None else self.native_size
+
+    def groundtruth(self, index: int):
+        if self._gt is None:
+            return None
+        return self._gt.read(index, self.native_size, self.resize)
+
+    @property
+    def frame_count(self) -> int | None:
+        n = self.reported_frames
+        if self.max_frames is not None:
+            return self.max_frames if n is None else min(n, self.max_frames)
+        return n
+
+    def seek(self, index: int) -> None:
+        if self._closed:
+            raise SourceError(f"{self.spec}: source is closed")
+        index = int(index)
+        last = self.frame_count
+        if index < 1 or (last is not None and index > last + 1):
+            raise SourceError(f"{self.spec}: there is no frame {index}; expected a frame number in "
+                              f"1..{last if last is not None else '?'}")
+        if index != self._pos:
+            if not self._cap.set(cv2.CAP_PROP_POS_FRAMES, index - 1):
+                raise SourceError(f"{self.spec}: cannot seek to frame {index}")
+            self._pos = index
+        self._ended = False
+
+    def _next(self):
+        if self._ended or (self.max_frames is not None and self._pos > self.max_frames):
+            raise StopIteration
+        ok, frame = self._cap.read()
+        if not ok or frame is None:
+            self._ended = True
+            n = self.reported_frames
+            if n is not None and self._pos <= n:
+                raise SourceError(f"{self.spec}: could not decode frame {self._pos} of the {n} the "
+                                  f"container reports; the file is truncated or corrupt")
+            raise StopIteration
+        index = self._pos
+        self._pos += 1
+        return index, frame, f"{self.spec} frame {index}"
+
+    def close(self) -> None:
+        if not self._closed:
+            self._cap.release()
+        super().close()
