@@ -1,0 +1,229 @@
+"""Generic checks that EVERY registered online learner must pass (river style).
+
+Each test is parametrised over :func:`silkvision.backends.available`; the data (binary, multiclass or
+novelty) is picked from the learner's base class. Algorithm-specific maths is tested in the
+``test_<module>.py`` files.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+from silkvision.backends import BinaryClassifier, MultiClassifier, NoveltyDetector, available, create, get_class
+
+NAMES = sorted(available())
+
+
+def _params(name) -> set:
+    return set(inspect.signature(get_class(name).__init__).parameters) - {"self"}
+
+
+def _make(name, **kw):
+    if "seed" in _params(name):
+        kw.setdefault("seed", 0)
+    return create(name, **kw)
+
+
+def _kind(name) -> str:
+    cls = get_class(name)
+    if issubclass(cls, BinaryClassifier):
+        return "binary"
+    if issubclass(cls, MultiClassifier):
+        return "multi"
+    assert issubclass(cls, NoveltyDetector), f"{name}: unknown base class"
+    return "novelty"
+
+
+def _data(kind, n=200, seed=1):
+    """Well-separated blobs (binary: 2 classes, multi: 3 classes); novelty: a single blob."""
+    rng = np.random.default_rng(seed)
+    if kind == "binary":
+        y = rng.choice([-1.0, 1.0], n)
+        X = y[:, None] * np.array([2.0, 2.0]) + 0.7 * rng.normal(size=(n, 2))
+        return X, y
+    if kind == "multi":
+        centres = np.array([[3.0, 0.0], [-1.5, 2.6], [-1.5, -2.6]])
+        y = rng.integers(0, 3, n)
+        return centres[y] + 0.7 * rng.normal(size=(n, 2)), y
+    return rng.normal(size=(n, 2)), None
+
+
+def _stream(est, X, y):
+    if isinstance(est, NoveltyDetector):
+        return est.progressive_score(X)
+    return est.progressive_predict(X, y)
+
+
+def _python_loop(est, X, y):
+    out = []
+    for i in range(len(X)):
+        if isinstance(est, NoveltyDetector):
+            out.append(est.score_one(X[i]))
+            est.learn_one(X[i])
+        else:
+            out.append(est.predict_one(X[i]))
+            est.learn_one(X[i], y[i])
+    return np.array(out)
+
+
+def test_registry_lists_the_first_order_learners():
+    for name in ["perceptron", "pa", "pa1", "pa2", "romma", "aggromma", "alma", "norma", "tnorma", "ilk", "silk",
+                 "perceptron_max", "perceptron_uniform", "perceptron_prop", "mpa1", "mpa2", "silk_multi",
+                 "silk_novelty", "norma_novelty"]:
+        assert name in NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_defaults_kernel_params_and_clone(name):
+    est = _make(name)
+    assert repr(est).startswith(type(est).__name__)
+    for p in ("kernel", "sigma", "degree", "coef"):
+        assert p in _params(name), f"{name} must accept {p}"
+    X, y = _data(_kind(name), 30)
+    _stream(est, X, y)
+    twin = est.clone()
+    assert type(twin) is type(est) and twin._get_params() == est._get_params()
+    assert twin.n_support_ == 0 and twin.n_features_ is None
+    other = est.clone(sigma=2.5)
+    assert other.sigma == 2.5 and other.kernel == est.kernel
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_bad_parameters_raise_value_error_naming_them(name):
+    with pytest.raises(ValueError, match="sigma"):
+        _make(name, sigma=-1.0)
+    with pytest.raises(ValueError, match="kernel"):
+        _make(name, kernel="bogus")
+    with pytest.raises(ValueError, match="nonsense"):
+        _make(name, nonsense=1)
+    for p in ("C", "eta", "tau", "omega", "lam"):
+        if p in _params(name):
+            with pytest.raises(ValueError, match=p):
+                _make(name, **{p: -1})
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly"])
+@pytest.mark.parametrize("name", NAMES)
+def test_other_kernels_run(name, kernel):
+    est = _make(name, kernel=kernel)
+    X, y = _data(_kind(name), 40)
+    out = _stream(est, X, y)
+    assert out.shape == (40,) and np.all(np.isfinite(out))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_learns_a_small_stream(name):
+    kind = _kind(name)
+    X, y = _data(kind)
+    est = _make(name)
+    out = _stream(est, X, y)
+    if kind == "binary":
+        assert set(np.unique(out)) <= {-1, 1}
+        assert np.mean(out != y) < 0.2            # chance: 0.5
+        est_pred = est.predict(X)
+        assert np.mean(est_pred != y) < 0.15
+    elif kind == "multi":
+        assert out.dtype.kind == "i" and set(np.unique(out)) <= {0, 1, 2}
+        assert np.mean(out != y) < 0.3            # chance: 0.67
+        assert np.mean(est.predict(X) != y) < 0.2
+    else:
+        rng = np.random.default_rng(5)
+        inl = np.array([est.score_one(x) for x in 0.5 * rng.normal(size=(50, 2))])
+        outl = np.array([est.score_one(x) for x in 6.0 + rng.normal(size=(50, 2))])
+        auc = np.mean(inl[:, None] > outl[None, :]) + 0.5 * np.mean(inl[:, None] == outl[None, :])
+        assert auc > 0.9                         # lower score = more novel
+        assert est.n_support_ > 0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_deterministic(name):
+    X, y = _data(_kind(name), 120, seed=3)
+    a = _stream(_make(name), X, y)
+    b = _stream(_make(name), X, y)
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_progressive_loop_matches_python_loop(name):
+    """The numba stream loop and a Python loop of predict_one/learn_one give the same answers."""
+    X, y = _data(_kind(name), 120, seed=4)
+    fast = _make(name)
+    a = _stream(fast, X[:70], None if y is None else y[:70])
+    # continue the same model in a second call: state must carry over between calls
+    a = np.concatenate([a, _stream(fast, X[70:], None if y is None else y[70:])])
+    slow = _make(name)
+    b = _python_loop(slow, X, y)
+    if _kind(name) == "novelty":
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(a, b)
+    assert fast.n_support_ == slow.n_support_
+    x = X[0] + 0.1
+    if _kind(name) == "novelty":
+        assert fast.score_one(x) == pytest.approx(slow.score_one(x), rel=1e-10, abs=1e-12)
+    else:
+        np.testing.assert_allclose(fast.decision_function_one(x), slow.decision_function_one(x), rtol=1e-10,
+                                   atol=1e-12)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_single_class_stream(name):
+    kind = _kind(name)
+    if kind == "novelty":
+        pytest.skip("a novelty detector always sees a single class")
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(100, 2))
+    for label in ([-1.0, 1.0] if kind == "binary" else [0, 2]):
+        y = np.full(100, label, dtype=float if kind == "binary" else int)
+        est = _make(name)
+        out = est.progressive_predict(X, y)
+        assert out.shape == (100,)
+        assert np.mean(out[50:] != label) <= 0.1, f"{name} does not settle on the only class {label}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_rejects_nan_inf_and_bad_shapes(name):
+    kind = _kind(name)
+    X, y = _data(kind, 20)
+    est = _make(name)
+    label = None if y is None else y[0]
+
+    def learn(x):
+        return est.learn_one(x) if kind == "novelty" else est.learn_one(x, label)
+
+    for bad in ([np.nan, 0.0], [np.inf, 0.0], [[1.0, 2.0]], 3.0):
+        with pytest.raises(ValueError):
+            learn(bad)
+    _stream(est, X, y)
+    with pytest.raises(ValueError):
+        learn([1.0, 2.0, 3.0])          # wrong number of features once fitted
+    with pytest.raises(ValueError):
+        (est.score_one if kind == "novelty" else est.predict_one)([np.nan, 1.0])
+    bad_X = X.copy()
+    bad_X[3, 1] = np.nan
+    with pytest.raises(ValueError):
+        _stream(est.clone(), bad_X, y)
+    with pytest.raises(ValueError):
+        _stream(est.clone(), X[:, :1].ravel(), y)   # 1-D batch
+    if kind == "binary":
+        with pytest.raises(ValueError):
+            est.clone().progressive_predict(X, np.where(y > 0, 1, 0))
+    elif kind == "multi":
+        with pytest.raises(ValueError):
+            est.clone().progressive_predict(X, y - 1)
+    if kind != "novelty":
+        with pytest.raises(ValueError):
+            est.clone().progressive_predict(X, y[:-1])
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if "omega" in _params(n)])
+def test_budget_bounds_support_size(name):
+    X, y = _data(_kind(name), 150, seed=7)
+    est = _make(name, omega=7)
+    for i in range(0, 150, 30):
+        _stream(est, X[i:i + 30], None if y is None else y[i:i + 30])
+        assert est.n_support_ <= 7
+    assert est.n_support_ > 0
