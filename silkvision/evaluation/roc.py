@@ -1,0 +1,260 @@
+"""ROC and precision-recall curves from a detector's real per-pixel scores.
+
+A scored detector marks a pixel foreground iff ``score < threshold`` (lower = more novel). Instead of
+re-running the detector once per threshold, :class:`RocAccumulator` keeps two histograms of the
+scores over fixed bins -- one of the positive pixels (ground truth 255), one of the negative pixels
+(0, 50) -- with exact integer counts, under the same CDnet rules as
+:func:`~silkvision.evaluation.cdnet.confusion_counts` (ROI, ignored labels 85/170). For a threshold
+``t`` that is a bin edge, the pixels with ``score < t`` are exactly the bins below the edge, so::
+
+    TP(t) = #positives below t     FN(t) = #positives - TP(t)
+    FP(t) = #negatives below t     TN(t) = #negatives - FP(t)
+
+Bins
+----
+``bins`` uniform bins cover ``[lo, hi)``, plus one bin for scores below ``lo`` and one for scores at or
+above ``hi`` (and ``+inf``/``nan``: a ``nan`` score is never ``< t``, so it is never foreground).
+Each threshold listed at construction is inserted as an extra, *exact* edge: the bin index of a score
+``s`` is ``u(s) + #{listed t : t <= s}`` where ``u`` is the (monotone) uniform-bin index, hence
+``s < t`` <=> the bin of ``s`` is below the edge of ``t``, bit-exactly, whatever the rounding of ``u``.
+The curves therefore pass exactly through the operating point of every listed threshold. The other
+edges are exact up to float rounding of the uniform grid (the reported edge value may differ from the
+true cut by one float32 ulp).
+
+Scores and thresholds are compared in float32, as the detectors do (``scores < threshold`` with
+float32 scores): listed thresholds are rounded to float32 once.
+
+Mask post-processing
+--------------------
+The ROC is over the *raw* per-pixel decision ``score < t``. Detectors apply a median filter to their
+masks after thresholding (``detector.median``), so with a median filter the masks' counts differ
+from the curve's point at the same threshold; with ``median = 0`` they are identical (tested).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+import numpy as np
+
+from silkvision.evaluation.cdnet import CLASS_IGNORE, Counts, label_classes
+from silkvision.errors import DataError
+
+__all__ = ["RocAccumulator"]
+
+
+class RocAccumulator:
+    """Histograms of positive/negative pixel scores on fixed bins; ROC, AUC, PR, best F.
+
+    Parameters
+    ----------
+    lo, hi : float
+        Range of the uniform bins (e.g. the detector's ``score_range``); scores outside are still
+        counted exactly (in an under/overflow bin).
+    bins : int
+        Number of uniform bins in ``[lo, hi)`` (>= 1).
+    thresholds : iterable of float
+        Thresholds inserted as exact edges (e.g. ``(det.threshold,)``): :meth:`counts_at` at them is
+        exact.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> roc = RocAccumulator(0.0, 1.0, bins=10, thresholds=(0.35,))
+    >>> roc.update(np.array([[0.1, 0.5, 0.3, 0.9]], np.float32), np.array([[255, 255, 0, 0]], np.uint8))
+    >>> roc.counts_at(0.35)
+    Counts(tp=1, fp=1, fn=1, tn=1)
+    """
+
+    def __init__(self, lo: float, hi: float, bins: int = 4096, thresholds: Iterable[float] = ()):
+        lo, hi = float(lo), float(hi)
+        if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
+            raise ValueError(f"lo, hi: ({lo!r}, {hi!r}) must be finite with lo < hi")
+        bins = int(bins)
+        if bins < 1:
+            raise ValueError(f"bins: {bins!r} must be >= 1")
+        thr = sorted({float(np.float32(t)) for t in thresholds})
+        if any(not math.isfinite(t) for t in thr):
+            raise ValueError(f"thresholds: {list(thresholds)!r} must be finite")
+        self.lo, self.hi, self.bins = lo, hi, bins
+        self.thresholds = tuple(thr)
+        self._thr32 = np.array(thr, np.float32)
+        self._lo32 = np.float32(lo)
+        self._scale32 = np.float32(bins / (hi - lo))
+        self.n_bins = bins + 2 + len(thr)  # underflow, uniform bins, overflow, one per threshold
+        # Edge j separates bin j and bin j + 1: "score < edge j" <=> bin <= j. A listed threshold t
+        # sits at position bin_index(t) - 1 (computed with the very float32 arithmetic used for the
+        # scores, which makes it exact); the other positions are the uniform edges
+        # lo + k (hi - lo) / bins, k = 0..bins, in increasing order.
+        self._thr_pos = {}
+        free = np.ones(self.n_bins - 1, bool)
+        for t in thr:
+            j = int(self.bin_index(np.array([[t]], np.float32))[0, 0]) - 1
+            self._thr_pos[t] = j
+            free[j] = False
+        edges = np.empty(self.n_bins - 1, float)
+        edges[free] = lo + np.arange(bins + 1) * ((hi - lo) / bins)
+        for t, j in self._thr_pos.items():
+            edges[j] = t
+        self.edges = edges
+        self._sorted_edges = np.maximum.accumulate(edges)
+        self._hist = np.zeros((2, self.n_bins), np.int64)  # [negatives, positives]
+        self.frames = 0
+
+    # -- accumulation --------------------------------------------------------------------------
+    def bin_index(self, scores: np.ndarray) -> np.ndarray:
+        """Bin index (intp) of every score (see the module docstring)."""
+        s = np.asarray(scores, dtype=np.float32)
+        x = np.subtract(s, self._lo32, dtype=np.float32)
+        np.multiply(x, self._scale32, out=x)
+        np.floor(x, out=x)
+        x += np.float32(1.0)
+        # fmin/fmax map nan to the overflow bin and clip +-inf before the integer cast
+        np.fmin(x, np.float32(self.bins + 1), out=x)
+        np.fmax(x, np.float32(0.0), out=x)
+        idx = x.astype(np.intp)
+        for t in self._thr32:
+            idx += s >= t
+        if np.isnan(s).any():  # nan is never < t: it belongs above every edge
+            idx[np.isnan(s)] = self.n_bins - 1
+        return idx
+
+    def update(self, scores: np.ndarray, gt: np.ndarray, roi: np.ndarray | None = None, *,
+               classes: np.ndarray | None = None) -> None:
+        """Add one frame.
+
+        Parameters
+        ----------
+        scores : ndarray
+            HxW scores (float32; lower = more novel).
+        gt : ndarray
+            HxW uint8 CDnet labels (255 positive, 0/50 negative, 85/170 ignored).
+        roi : ndarray, optional
+            HxW bool region of interest.
+        classes : ndarray, optional
+            Precomputed :func:`~silkvision.evaluation.cdnet.label_classes` of ``gt`` and ``roi``
+            (then ``gt`` and ``roi`` are not read again).
+        """
+        scores = np.asarray(scores)
+        if scores.ndim != 2:
+            raise DataError(f"scores: expected an HxW array, got shape {scores.shape}")
+        if classes is None:
+            gt = np.asarray(gt)
+            if gt.shape[:2] != scores.shape:
+                raise DataError(f"scores are {scores.shape[1]}x{scores.shape[0]} but the ground truth is "
+                                f"{gt.shape[1]}x{gt.shape[0]}; expected the same size")
+            classes = label_classes(gt, roi)
+        elif classes.shape != scores.shape:
+            raise DataError(f"classes: shape {classes.shape} differs from scores {scores.shape}")
+        idx = self.bin_index(scores)
+        # one bincount over (class, bin): the ignored class lands in a third block that is dropped
+        key = classes.astype(np.intp)
+        key *= self.n_bins
+        key += idx
+        h = np.bincount(key.ravel(), minlength=(CLASS_IGNORE + 1) * self.n_bins)
+        self._hist += h[: 2 * self.n_bins].reshape(2, self.n_bins)
+        self.frames += 1
+
+    def merge(self, other: "RocAccumulator") -> "RocAccumulator":
+        """Add another accumulator with the same bins (e.g. to pool several sequences)."""
+        if (other.lo, other.hi, other.bins, other.thresholds) != (self.lo, self.hi, self.bins, self.thresholds):
+            raise ValueError("other: accumulators have different bins")
+        self._hist += other._hist
+        self.frames += other.frames
+        return self
+
+    def reset(self) -> None:
+        """Forget all counts."""
+        self._hist[:] = 0
+        self.frames = 0
+
+    # -- results -------------------------------------------------------------------------------
+    @property
+    def positives(self) -> int:
+        return int(self._hist[1].sum())
+
+    @property
+    def negatives(self) -> int:
+        return int(self._hist[0].sum())
+
+    @property
+    def histograms(self) -> tuple[np.ndarray, np.ndarray]:
+        """Copies of the (negative, positive) histograms, in bin order."""
+        return self._hist[0].copy(), self._hist[1].copy()
+
+    def _below(self) -> tuple[np.ndarray, np.ndarray]:
+        """Negatives and positives strictly below each edge (arrays of len(edges))."""
+        c = np.cumsum(self._hist, axis=1)
+        return c[0, :-1], c[1, :-1]
+
+    def counts_at(self, threshold: float) -> Counts:
+        """Confusion counts of ``score < threshold``.
+
+        Exact for the thresholds listed at construction (and for any value below/above every
+        score). For another threshold the counts are those of the largest edge <= threshold (at most
+        one bin away).
+        """
+        t = float(np.float32(threshold))
+        fneg, fpos = self._below()
+        if t in self._thr_pos:
+            j = self._thr_pos[t]
+        else:
+            j = int(np.searchsorted(self._sorted_edges, t, side="right")) - 1
+        fp = 0 if j < 0 else int(fneg[j])
+        tp = 0 if j < 0 else int(fpos[j])
+        return Counts(tp=tp, fp=fp, fn=self.positives - tp, tn=self.negatives - fp)
+
+    def curve(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The ROC: ``(fpr, tpr, thresholds)`` with increasing threshold (so non-decreasing FPR and
+        TPR), starting at ``(0, 0, -inf)`` and ending at ``(1, 1, +inf)``.
+
+        Raises
+        ------
+        DataError
+            No positive or no negative pixel was seen (the ROC is undefined).
+        """
+        P, N = self.positives, self.negatives
+        if P == 0 or N == 0:
+            raise DataError(f"ROC undefined: {P} positive and {N} negative pixels seen; "
+                            f"need ground truth with both")
+        fneg, fpos = self._below()
+        fpr = np.concatenate([[0.0], fneg / N, [1.0]])
+        tpr = np.concatenate([[0.0], fpos / P, [1.0]])
+        thr = np.concatenate([[-np.inf], self.edges, [np.inf]])
+        return fpr, tpr, thr
+
+    def auc(self) -> float:
+        """Area under the ROC (trapezoids through every edge; ties inside a bin are linear)."""
+        fpr, tpr, _ = self.curve()
+        return float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) * 0.5))
+
+    def pr_curve(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Precision-recall curve ``(precision, recall, thresholds)`` at every edge where something
+        is detected (precision is undefined where TP + FP = 0), increasing threshold."""
+        P = self.positives
+        if P == 0:
+            raise DataError("precision-recall undefined: no positive pixel seen")
+        fneg, fpos = self._below()
+        det = fneg + fpos
+        ok = det > 0
+        precision = fpos[ok] / det[ok]
+        recall = fpos[ok] / P
+        return precision, recall, self.edges[ok].copy()
+
+    def f_curve(self) -> tuple[np.ndarray, np.ndarray]:
+        """F-measure at every edge ``(f, thresholds)`` (0 where TP = 0)."""
+        P = self.positives
+        fneg, fpos = self._below()
+        denom = P + fneg + fpos  # 2TP + FP + FN = TP + FP + P
+        f = np.where(denom > 0, 2.0 * fpos / np.maximum(denom, 1), np.nan)
+        return f, self.edges.copy()
+
+    def best_f(self) -> tuple[float, float]:
+        """``(threshold, f)`` of the edge with the largest F-measure (the lowest such threshold on
+        ties)."""
+        f, thr = self.f_curve()
+        if not np.isfinite(f).any():
+            raise DataError("F-measure undefined: no positive pixel seen")
+        j = int(np.nanargmax(f))
+        return float(thr[j]), float(f[j])
