@@ -1,0 +1,98 @@
+"""Multiclass Perceptron Max/Uniform/Prop, PA-I/PA-II and SILK: updates by hand, reference agreement."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from silkvision.backends import create
+from silkvision.backends.multiclass import multiclass_reference
+
+ONE = [1.0]
+
+
+@pytest.mark.parametrize("name,second_row", [
+    ("perceptron_max", [1.0, 0.0, -1.0]),
+    ("perceptron_uniform", [1.0, -0.5, -0.5]),
+    ("perceptron_prop", [1.0, 0.0, -1.0]),
+])
+def test_perceptron_updates_by_hand(name, second_row):
+    clf = create(name, kernel="linear")
+    assert clf.predict_one(ONE) == 0                 # no class seen yet
+    clf.learn_one(ONE, 2)                            # predicted 0: mistake; classes 0,1 tie at 0
+    first = {"perceptron_max": [-1.0, 0.0, 1.0]}.get(name, [-0.5, -0.5, 1.0])
+    np.testing.assert_allclose(clf.dual_coef_, [first])
+    assert clf.n_classes_ == 3
+    # scores now first-row values; label 0 -> Max: runner-up 2; Uniform/Prop: error set
+    # {1 (gap 0), 2 (gap 1.5)} -> (-0.5, -0.5) / (0, -1)
+    np.testing.assert_allclose(clf.decision_function_one(ONE), first)
+    clf.learn_one(ONE, 0)
+    np.testing.assert_allclose(clf.dual_coef_[1], second_row)
+
+
+def test_pa_and_silk_steps_by_hand():
+    x = [1.0, 0.0]
+    pa = create("mpa1", kernel="linear", C=1.0)
+    pa.learn_one(x, 1)              # runner-up class 0, loss 1, tau = min(1, 1/(2*1)) = 0.5
+    np.testing.assert_allclose(pa.dual_coef_, [[-0.5, 0.5]])
+    pa2 = create("mpa2", kernel="linear", C=0.5)
+    pa2.learn_one(x, 1)             # tau = 1 / (2 + 1/(2*0.5)) = 1/3
+    np.testing.assert_allclose(pa2.dual_coef_, [[-1 / 3, 1 / 3]])
+    silk = create("silk_multi", kernel="linear", C=10.0, tau=0.5, rho=1.0)
+    silk.learn_one(x, 1)            # alpha_hat = (1 - 0.5 * 0) / 2 = 0.5
+    np.testing.assert_allclose(silk.dual_coef_, [[-0.5, 0.5]])
+    silk.learn_one(x, 1)            # f_1 - f_0 = 1: alpha_hat = (1 - 0.5) / 2 = 0.25; old row halves
+    np.testing.assert_allclose(silk.dual_coef_, [[-0.25, 0.25], [-0.25, 0.25]])
+    # a first example of class 0 alone has no runner-up: nothing to learn
+    lone = create("mpa1")
+    lone.learn_one(x, 0)
+    assert lone.n_support_ == 0 and lone.predict_one(x) == 0
+
+
+def test_silk_multi_buffer_evicts_the_weakest_row():
+    clf = create("silk_multi", sigma=1.0, C=10.0, tau=0.1, omega=2)
+    clf.learn_one([0.0, 0.0], 1)            # row alpha 0.5
+    clf.learn_one([100.0, 0.0], 0)          # first row decays to 0.45; new 0.5
+    clf.learn_one([-100.0, 0.0], 1)         # rows 0.405, 0.45, new 0.5 -> drop the first
+    assert clf.n_support_ == 2
+    assert sorted(np.abs(clf.dual_coef_).max(axis=1)) == pytest.approx([0.45, 0.5])
+
+
+DATA = np.random.default_rng(7)
+
+
+@pytest.mark.parametrize("name,alg,kw", [
+    ("perceptron_max", "max", {}), ("perceptron_uniform", "uniform", {}), ("perceptron_prop", "prop", {}),
+    ("mpa1", "pa1", {"C": 0.4}), ("mpa2", "pa2", {"C": 0.4}),
+    ("silk_multi", "silk", {"C": 2.0, "tau": 0.02, "omega": None}),
+    ("silk_multi", "silk", {"C": 2.0, "tau": 0.02, "omega": 25}),
+])
+def test_matches_reference(name, alg, kw):
+    rng = np.random.default_rng(8)
+    centres = rng.normal(size=(4, 3)) * 1.5
+    y = rng.integers(0, 4, 150)
+    X = centres[y] + rng.normal(size=(150, 3))
+    clf = create(name, sigma=1.3, **kw)
+    pred = clf.progressive_predict(X, y)
+    rp, SV, A = multiclass_reference(X, y, alg, sigma=1.3, **kw)
+    order = np.argsort(clf._store.stamp[:clf.n_support_])
+    np.testing.assert_array_equal(pred, rp)
+    np.testing.assert_allclose(clf.support_vectors_[order], SV)
+    np.testing.assert_allclose(clf.dual_coef_[order], A, rtol=1e-9, atol=1e-12)
+
+
+def test_new_labels_extend_the_scores():
+    clf = create("perceptron_max")
+    clf.learn_one([0.0, 0.0], 0)
+    assert clf.decision_function_one([0.0, 0.0]).shape == (1,)
+    clf.learn_one([3.0, 3.0], 4)
+    assert clf.n_classes_ == 5 and clf.decision_function_one([0.0, 0.0]).shape == (5,)
+    assert clf.predict_one([3.0, 3.0]) == 4
+
+
+def test_parameters():
+    from silkvision.backends.multiclass import MulticlassPerceptron
+    with pytest.raises(ValueError, match="update"):
+        MulticlassPerceptron(update="softmax")
+    with pytest.raises(ValueError, match="rho"):
+        create("silk_multi", rho=0)

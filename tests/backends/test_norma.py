@@ -1,0 +1,52 @@
+"""NORMA and truncated NORMA: hand-worked steps, LRU truncation, agreement with the reference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from silkvision.backends import create
+from silkvision.backends.norma import norma_reference
+
+
+def test_steps_by_hand():
+    clf = create("norma", kernel="linear", eta=0.5, lam=0.2, rho=1.0)
+    clf.learn_one([1.0, 0.0], 1)           # f = 0 < 1: alpha_1 = eta y = 0.5
+    clf.learn_one([1.0, 0.0], 1)           # f = 0.5 < 1: alpha_1 *= 0.9, alpha_2 = 0.5
+    np.testing.assert_allclose(clf.dual_coef_, [0.45, 0.5])
+    assert clf.decision_function_one([1.0, 0.0]) == pytest.approx(0.95)
+    clf.learn_one([3.0, 0.0], 1)           # f = 2.85 >= 1: only the decay
+    np.testing.assert_allclose(clf.dual_coef_, [0.405, 0.45])
+
+
+def test_truncation_drops_the_oldest_term():
+    clf = create("tnorma", kernel="linear", eta=0.5, lam=0.2, omega=2)
+    for x in ([1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]):
+        clf.learn_one(x, 1)
+    order = np.argsort(clf._store.stamp[:clf.n_support_])
+    np.testing.assert_allclose(clf.support_vectors_[order], [[0.0, 1.0], [-1.0, 0.0]])
+    np.testing.assert_allclose(clf.dual_coef_[order], [0.45, 0.5])
+
+
+@pytest.mark.parametrize("omega", [None, 15])
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+def test_matches_reference(omega, kernel):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(150, 2))
+    y = np.where(X[:, 0] > 0.2 * X[:, 1], 1.0, -1.0)
+    clf = create("norma", kernel=kernel, eta=0.3, lam=0.1, rho=0.5, omega=omega)
+    pred = clf.progressive_predict(X, y)
+    rp, SV, a = norma_reference(X, y, eta=0.3, lam=0.1, rho=0.5, omega=omega, kernel=kernel)
+    order = np.argsort(clf._store.stamp[:clf.n_support_])
+    np.testing.assert_array_equal(pred, rp)
+    np.testing.assert_allclose(clf.support_vectors_[order], SV)
+    np.testing.assert_allclose(clf.dual_coef_[order], a, rtol=1e-10)
+
+
+def test_parameters():
+    with pytest.raises(ValueError, match="eta\\*lam"):
+        create("norma", eta=2.0, lam=0.5)
+    with pytest.raises(ValueError, match="omega"):
+        create("tnorma", omega=None)
+    with pytest.raises(ValueError, match="rho"):
+        create("norma", rho=-1)
