@@ -1,0 +1,218 @@
+"""``silkvision evaluate``: CDnet metrics and ROC of detectors (or of existing masks) against ground
+truth, side by side.
+
+Examples
+--------
+::
+
+    silkvision evaluate samples/highway
+    silkvision evaluate data/highway data/office --algorithms silk,mog2 --out eval/
+    silkvision evaluate data/highway --results other_tool=results/ --json
+    silkvision evaluate data/highway --light-switch 900:1000:0.4
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from silkvision.errors import ConfigError, DataError
+
+DEFAULT_OUT = "evaluation_results"
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    from silkvision.cli.main import add_config_arguments
+
+    p = subparsers.add_parser(
+        "evaluate", help="CDnet metrics and ROC of detectors against ground truth",
+        description="Run detectors over CDnet-layout sequences (all frames, warm-up included) and "
+                    "score the evaluated frames like the CDnet2014 comparator (ROI, temporalROI, "
+                    "label 255 positive, 0/50 negative, 85/170 ignored; counts pooled per sequence). "
+                    "ROC/PR curves come from the detectors' real per-pixel scores. Writes "
+                    "metrics.json, metrics.csv and PNG figures to --out.")
+    p.add_argument("sequences", nargs="+", metavar="SEQUENCE",
+                   help="CDnet folder (input/, groundtruth/, optional ROI.bmp, temporalROI.txt), "
+                        "image folder or video file with ground truth")
+    p.add_argument("--algorithms", metavar="LIST", default=None,
+                   help="comma-separated detectors (default: silk,norma,mog2,knn; none when only "
+                        "--results is given)")
+    p.add_argument("--results", metavar="[NAME=]DIR", action="append", default=[],
+                   help="score existing bin%%06d.png masks from DIR (or DIR/SEQUENCE, "
+                        "DIR/CATEGORY/SEQUENCE) instead of/in addition to running detectors; "
+                        "repeatable")
+    p.add_argument("--groundtruth", metavar="DIR", default=None,
+                   help="ground-truth folder (for a video file or image folder; one SEQUENCE only)")
+    p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
+                   help=f"folder for metrics.json, metrics.csv and figures (default: {DEFAULT_OUT})")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object on stdout (nothing else there)")
+    p.add_argument("--light-switch", metavar="START:END:GAIN", action="append", default=[],
+                   dest="light_switch",
+                   help="multiply the brightness of frames START..END by GAIN (ground truth "
+                        "unchanged) and report recovery; repeatable")
+    p.add_argument("--mask-rule", choices=("strict", "cdnet", "half", "nonzero"), default="strict",
+                   help="how --results masks are read: strict = only 0/255 allowed (default), "
+                        "cdnet = only 255 is foreground, half = >= 128, nonzero = > 0")
+    p.add_argument("--fpr-scale", choices=("log", "linear", "both"), default="both",
+                   help="ROC figure FPR axis (default: both, two figures)")
+    p.add_argument("--no-figures", action="store_true", help="do not write PNG figures")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_config_arguments(p)
+    return p
+
+
+def _parse_results(items: list[str]) -> list[tuple[str | None, Path]]:
+    out = []
+    for item in items:
+        name, sep, d = item.partition("=")
+        if not sep:
+            name, d = None, item
+        elif not name:
+            raise ConfigError(f"--results {item!r}: empty NAME; expected [NAME=]DIR")
+        path = Path(d)
+        if not path.is_dir():
+            raise DataError(f"--results {d}: folder not found; expected a folder of bin%06d.png masks")
+        out.append((name, path))
+    return out
+
+
+def _unique(name: str, seen: set) -> str:
+    n, k = name, 2
+    while n in seen:
+        n, k = f"{name}-{k}", k + 1
+    seen.add(n)
+    return n
+
+
+def run(args) -> int:
+    from tqdm import tqdm
+
+    from silkvision.config import load_config
+    from silkvision.evaluation.light_switch import LightSwitch, recovery_report, switch_events
+    from silkvision.evaluation.report import build_report, format_table, write_csv, write_json
+    from silkvision.evaluation.runner import DEFAULT_ALGORITHMS, evaluate_sequence, score_results
+
+    cfg = load_config(args.config, args.overrides)
+    ev = cfg["evaluation"]
+    results_dirs = _parse_results(args.results)
+    if args.algorithms is None:
+        algorithms = [] if results_dirs else list(DEFAULT_ALGORITHMS)
+    else:
+        algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()]
+        if not algorithms and not results_dirs:
+            raise ConfigError(f"--algorithms {args.algorithms!r}: no algorithm named")
+    from silkvision.config import ALGORITHMS
+
+    for a in algorithms:
+        if a not in ALGORITHMS:
+            raise ConfigError(f"--algorithms: {a!r} is unknown; expected some of {', '.join(ALGORITHMS)}")
+    if args.groundtruth is not None and len(args.sequences) > 1:
+        raise ConfigError("--groundtruth: only with a single SEQUENCE")
+    switches = tuple(LightSwitch.parse(s) for s in args.light_switch)
+    if switches and not algorithms:
+        raise ConfigError("--light-switch: needs detectors to run (--algorithms)")
+    for s in args.sequences:
+        if not Path(s).exists():
+            raise DataError(f"{s}: not found; expected a CDnet sequence folder or a video file")
+
+    progress = not args.no_progress
+    seen: set = set()
+    results, light = [], {}
+    outer = tqdm(args.sequences, desc="sequences", unit="seq", file=sys.stderr, disable=not progress,
+                 position=0, dynamic_ncols=True)
+    try:
+        for seq in outer:
+            outer.set_postfix_str(Path(seq).name)
+            r = evaluate_sequence(seq, algorithms, cfg, groundtruth=args.groundtruth,
+                                  light_switches=switches, progress=progress) if algorithms else None
+            for name, d in results_dirs:
+                ar = score_results(seq, d, groundtruth=args.groundtruth, rule=args.mask_rule, name=name,
+                                   progress=progress)
+                if r is None:
+                    r = _empty_sequence(seq, args.groundtruth, ar)
+                r.algorithms[_unique(ar.algorithm, set(r.algorithms))] = ar
+            r.name = _unique(r.name, seen)
+            results.append(r)
+            if switches:
+                light[r.name] = {
+                    a: recovery_report(ar.frame_indices, ar.frame_counts, switches,
+                                       window=ev["light_switch_window"],
+                                       tolerance=ev["recovery_tolerance"],
+                                       smoothing=ev["recovery_smoothing"], last_frame=r.last)
+                    for a, ar in r.algorithms.items()}
+    finally:
+        outer.close()
+
+    report = build_report(results, light or None)
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise DataError(f"--out {out}: cannot create the folder ({e.strerror})") from None
+    written = [write_json(report, out / "metrics.json"), write_csv(report, out / "metrics.csv")]
+    if not args.no_figures:
+        written += _figures(results, out, args.fpr_scale, switches)
+
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(format_table(report))
+        if light:
+            print()
+            print(_format_light(light, ev))
+        print()
+        for w in written:
+            print(f"wrote {w}")
+    return 0
+
+
+def _empty_sequence(seq, groundtruth, ar):
+    from silkvision.evaluation.runner import SequenceResult, _category, open_evaluation_source
+
+    src, _, _ = open_evaluation_source(seq, groundtruth)
+    with src:
+        name = src.name
+    return SequenceResult(name=name, path=str(seq), category=_category(Path(seq)),
+                          first=int(ar.frame_indices[0]), last=int(ar.frame_indices[-1]),
+                          frames=0, evaluated=ar.frame_indices)
+
+
+def _figures(results, out: Path, scale: str, switches) -> list[Path]:
+    from silkvision.evaluation.light_switch import switch_events
+    from silkvision.evaluation.plots import plot_per_frame_f, plot_pr, plot_roc, save_figure
+
+    written = []
+    for r in results:
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in r.name)
+        if scale in ("log", "both"):
+            written.append(save_figure(plot_roc(r, log_fpr=True), out / f"roc_{safe}.png"))
+        if scale in ("linear", "both"):
+            written.append(save_figure(plot_roc(r, log_fpr=False), out / f"roc_{safe}_linear.png"))
+        written.append(save_figure(plot_pr(r), out / f"pr_{safe}.png"))
+        events = switch_events(switches, r.last) if switches else None
+        written.append(save_figure(plot_per_frame_f(r, events=events, smooth=5), out / f"f_per_frame_{safe}.png"))
+    return written
+
+
+def _format_light(light: dict, ev: dict) -> str:
+    lines = [f"light switches: F over {ev['light_switch_window']} evaluated frames before/after each "
+             f"event; recovery = frames until the {ev['recovery_smoothing']}-frame mean per-frame F is "
+             f"within {ev['recovery_tolerance']} of the mean before"]
+    head = ("sequence", "algorithm", "frame", "event", "F before", "F after", "recovery")
+    rows = [head]
+    for seq, algos in light.items():
+        for a, events in algos.items():
+            for e in events:
+                rec = e["recovery_frames"]
+                rows.append((seq, a, str(e["frame"]), e["event"],
+                             "-" if e["f_before"] is None else f"{e['f_before']:.4f}",
+                             "-" if e["f_after"] is None else f"{e['f_after']:.4f}",
+                             "-" if e["f_reference"] is None else
+                             f">{e['searched_frames']}" if rec is None else str(rec)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    for r in rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+    return "\n".join(lines)

@@ -1,0 +1,174 @@
+"""Simulated light switches (the SILK paper's illumination experiment, NIPS 2006 Sec. 4, Fig. 2
+right) and how fast each detector recovers from them.
+
+A light switch ``START:END:GAIN`` multiplies the brightness of frames ``START..END`` (inclusive,
+frame numbers) by ``GAIN`` (``cv2.convertScaleAbs``: rounded, saturated to 0..255) before the
+detectors see them; the ground truth is unchanged. Overlapping switches multiply their gains.
+
+Events and measures
+-------------------
+Each switch makes two *events*: at frame ``START`` the light changes to ``GAIN``, and at frame
+``END + 1`` it comes back (when that frame exists). For every event at frame ``s``, with
+``W = evaluation.light_switch_window``, ``tol = evaluation.recovery_tolerance`` and
+``R = evaluation.recovery_smoothing``, on the evaluated frames only (temporalROI with ground truth):
+
+``f_before``
+    F-measure of the confusion counts pooled over frames ``s-W .. s-1``;
+``f_after``
+    F-measure of the counts pooled over frames ``s .. s+W-1`` (CDnet pooling, like the tables);
+``f_reference``
+    mean per-frame F-measure over frames ``s-W .. s-1`` (the "value before the switch"; frames
+    whose F is undefined -- no ground-truth foreground and no detection -- are left out of every
+    mean);
+``recovery_frames``
+    the smallest ``k >= 0`` such that the mean per-frame F-measure over frames ``s+k .. s+k+R-1``
+    is at least ``f_reference - tol``; searched until the next event (or the last evaluated frame).
+    ``None`` means not recovered in that span. ``R = 1`` is the literal per-frame criterion; the
+    default ``R`` averages a few frames so that one lucky frame does not count as recovery.
+    Being *better* than before counts as recovered (the tolerance is one-sided).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import cv2
+import numpy as np
+
+from silkvision.errors import ConfigError
+from silkvision.evaluation.cdnet import Counts, metrics
+
+__all__ = ["LightSwitch", "apply_light_switches", "switch_events", "recovery_report"]
+
+_SPEC = re.compile(r"^\s*(\d+)\s*:\s*(\d+)\s*:\s*([0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?)\s*$")
+
+
+@dataclass(frozen=True)
+class LightSwitch:
+    """Frames ``start..end`` (inclusive) get their brightness multiplied by ``gain``."""
+
+    start: int
+    end: int
+    gain: float
+
+    def __post_init__(self):
+        if not (isinstance(self.start, (int, np.integer)) and self.start >= 1):
+            raise ValueError(f"start: {self.start!r} must be an integer >= 1")
+        if not (isinstance(self.end, (int, np.integer)) and self.end >= self.start):
+            raise ValueError(f"end: {self.end!r} must be an integer >= start ({self.start})")
+        if not (math.isfinite(self.gain) and self.gain > 0):
+            raise ValueError(f"gain: {self.gain!r} must be a number > 0")
+
+    @classmethod
+    def parse(cls, text: str) -> "LightSwitch":
+        """Parse ``"START:END:GAIN"`` (e.g. ``"900:1000:0.4"``); raises ConfigError."""
+        m = _SPEC.match(str(text))
+        if m is None:
+            raise ConfigError(f"--light-switch {text!r}: expected START:END:GAIN, e.g. 900:1000:0.4")
+        start, end, gain = int(m.group(1)), int(m.group(2)), float(m.group(3))
+        try:
+            return cls(start, end, gain)
+        except ValueError as e:
+            raise ConfigError(f"--light-switch {text!r}: {e}") from None
+
+    def __str__(self) -> str:
+        return f"{self.start}:{self.end}:{self.gain:g}"
+
+
+def apply_light_switches(frame: np.ndarray, index: int, switches: Sequence[LightSwitch]) -> np.ndarray:
+    """``frame`` with the brightness of the switches covering frame ``index`` applied (a new array
+    when changed, else ``frame`` itself)."""
+    gain = 1.0
+    for s in switches:
+        if s.start <= index <= s.end:
+            gain *= s.gain
+    if gain == 1.0:
+        return frame
+    return cv2.convertScaleAbs(frame, alpha=gain)
+
+
+def switch_events(switches: Iterable[LightSwitch], last_frame: int | None = None) -> list[dict]:
+    """Sorted events ``{"frame", "event", "gain"}``: ``"switch"`` at ``start`` and ``"restore"`` at
+    ``end + 1`` (dropped when after ``last_frame``)."""
+    ev = []
+    for s in switches:
+        ev.append({"frame": int(s.start), "event": "switch", "gain": float(s.gain), "switch": str(s)})
+        if last_frame is None or s.end + 1 <= last_frame:
+            ev.append({"frame": int(s.end + 1), "event": "restore", "gain": 1.0 / float(s.gain),
+                       "switch": str(s)})
+    return sorted(ev, key=lambda e: e["frame"])
+
+
+def _pooled_f(frame_counts: np.ndarray, sel: np.ndarray) -> float | None:
+    if not sel.any():
+        return None
+    f = metrics(Counts.from_array(frame_counts[sel].sum(axis=0)))["f_measure"]
+    return None if math.isnan(f) else float(f)
+
+
+def _mean(values: np.ndarray) -> float | None:
+    v = values[np.isfinite(values)]
+    return float(v.mean()) if v.size else None
+
+
+def recovery_report(frame_indices: np.ndarray, frame_counts: np.ndarray,
+                    switches: Sequence[LightSwitch], *, window: int = 100, tolerance: float = 0.05,
+                    smoothing: int = 10, last_frame: int | None = None) -> list[dict]:
+    """Per-event F-measures before/after and recovery time (see the module docstring).
+
+    Parameters
+    ----------
+    frame_indices : ndarray
+        Evaluated frame numbers (increasing).
+    frame_counts : ndarray
+        ``(n, 4)`` per-frame ``tp, fp, fn, tn`` of those frames.
+    switches : sequence of LightSwitch
+    window, tolerance, smoothing : int, float, int
+        ``W``, ``tol`` and ``R`` of the module docstring.
+    last_frame : int, optional
+        Last frame of the sequence (a restore event after it is dropped).
+
+    Returns
+    -------
+    list of dict
+        One per event: ``frame, event, gain, switch, f_before, f_after, f_reference,
+        recovery_frames`` (``None`` where undefined / not recovered) and ``searched_frames`` (the
+        span in which recovery was looked for).
+    """
+    if window < 1:
+        raise ValueError(f"window: {window!r} must be >= 1")
+    if not 0 < tolerance < 1:
+        raise ValueError(f"tolerance: {tolerance!r} must be in (0, 1)")
+    if smoothing < 1:
+        raise ValueError(f"smoothing: {smoothing!r} must be >= 1")
+    idx = np.asarray(frame_indices)
+    fc = np.asarray(frame_counts)
+    tp, fp, fn = (fc[:, k].astype(float) for k in range(3))
+    denom = 2 * tp + fp + fn
+    per_f = np.full(len(idx), np.nan)
+    np.divide(2 * tp, denom, out=per_f, where=denom > 0)
+    events = switch_events(switches, last_frame)
+    last_eval = int(idx[-1]) if len(idx) else 0
+    out = []
+    for j, e in enumerate(events):
+        s = e["frame"]
+        before = (idx >= s - window) & (idx < s)
+        after = (idx >= s) & (idx < s + window)
+        ref = _mean(per_f[before])
+        stop = events[j + 1]["frame"] - 1 if j + 1 < len(events) else last_eval
+        stop = min(stop, last_eval)
+        rec = None
+        if ref is not None:
+            for k in range(0, max(stop - s - smoothing + 2, 0)):
+                sel = (idx >= s + k) & (idx < s + k + smoothing)
+                m = _mean(per_f[sel])
+                if m is not None and m >= ref - tolerance:
+                    rec = k
+                    break
+        out.append({**e, "f_before": _pooled_f(fc, before), "f_after": _pooled_f(fc, after),
+                    "f_reference": ref, "recovery_frames": rec,
+                    "searched_frames": max(stop - s + 1, 0)})
+    return out

@@ -1,0 +1,480 @@
+"""Run detectors over sequences with ground truth, or score existing masks, under CDnet rules.
+
+:func:`evaluate_sequence` runs every requested detector over the *whole* sequence (warm-up frames
+included, each detector learning from every frame) and scores the evaluated frames;
+:func:`score_results` scores masks some tool already wrote (``bin%06d.png``).
+
+Which frames are evaluated
+--------------------------
+* With a ``temporalROI.txt`` ("first last"): exactly the frames ``first..last``. The range must lie
+  inside the sequence's frames and every frame in it must have a ground-truth file; otherwise a
+  :class:`~silkvision.errors.DataError` names the problem (no silent shortening).
+* Without one: every frame that has a ground-truth file (at least one is required).
+
+Sources
+-------
+``path`` is a CDnet folder (``input/``, ``groundtruth/gt%06d.png``, optional ``ROI.bmp``, optional
+``temporalROI.txt``), an image folder or a video file plus ``groundtruth=DIR``. For a video file
+without ``groundtruth``, ``<stem>_groundtruth/`` or ``groundtruth/`` beside it is used; then
+``temporalROI.txt`` and ``ROI.bmp`` are read from the folder holding the ground-truth folder (the
+CDnet layout with the video in place of ``input/``).
+
+Ground truth and ROI must have the frames' size (a clear error otherwise; nothing is resized
+unless the source itself was opened with ``resize``, which rescales labels with nearest neighbour).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import cv2
+import numpy as np
+
+from silkvision.config import validate
+from silkvision.errors import DataError, SourceError
+from silkvision.evaluation.cdnet import (CLASS_IGNORE, Counts, label_classes, mask_foreground,
+                                         metrics)
+from silkvision.evaluation.light_switch import LightSwitch, apply_light_switches
+from silkvision.evaluation.roc import RocAccumulator
+
+__all__ = ["AlgorithmResult", "SequenceResult", "evaluate_sequence", "score_results",
+           "open_evaluation_source", "evaluated_frames", "DEFAULT_ALGORITHMS"]
+
+DEFAULT_ALGORITHMS = ("silk", "norma", "mog2", "knn")
+
+
+@dataclass
+class AlgorithmResult:
+    """Scores of one algorithm (or one folder of result masks) on one sequence.
+
+    Attributes
+    ----------
+    algorithm : str
+        Detector name, or the results folder's name.
+    counts : Counts
+        Confusion counts of the masks (as exported: after the detector's median filter), pooled
+        over the evaluated frames.
+    frame_indices : ndarray
+        Frame numbers of the evaluated frames.
+    frame_counts : ndarray
+        ``(n_frames, 4)`` int64 per-frame ``tp, fp, fn, tn`` (same order as ``frame_indices``).
+    threshold : float or None
+        The detector's threshold (scored detectors).
+    roc : RocAccumulator or None
+        Score histograms (scored detectors only): ROC/PR/AUC of the raw decision ``score < t``.
+    median : int or None
+        Median filter size applied to the masks.
+    seconds : float
+        Wall time spent in the detector (``apply``), for information.
+    """
+
+    algorithm: str
+    counts: Counts
+    frame_indices: np.ndarray
+    frame_counts: np.ndarray
+    threshold: float | None = None
+    roc: RocAccumulator | None = None
+    median: int | None = None
+    seconds: float = 0.0
+
+    @property
+    def metrics(self) -> dict:
+        return metrics(self.counts)
+
+    @property
+    def auc(self) -> float | None:
+        if self.roc is None:
+            return None
+        try:
+            return self.roc.auc()
+        except DataError:
+            return None
+
+    @property
+    def roc_counts(self) -> Counts | None:
+        """Counts of the raw ``score < threshold`` decision (the ROC's operating point)."""
+        if self.roc is None or self.threshold is None:
+            return None
+        return self.roc.counts_at(self.threshold)
+
+    def best_f(self) -> tuple[float, float] | tuple[None, None]:
+        if self.roc is None:
+            return None, None
+        try:
+            return self.roc.best_f()
+        except DataError:
+            return None, None
+
+    def per_frame_f(self) -> np.ndarray:
+        """Per-frame F-measure (``nan`` where a frame has no positive and no detection)."""
+        tp, fp, fn = (self.frame_counts[:, k].astype(float) for k in range(3))
+        denom = 2 * tp + fp + fn
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(denom > 0, 2 * tp / np.where(denom > 0, denom, 1), np.nan)
+
+    def row(self) -> dict:
+        """One JSON-ready row: counts, the seven metrics, ``auc`` and ``threshold``, plus
+        ``best_f``/``best_f_threshold`` from the ROC, ``median`` and ``frames``."""
+        out: dict[str, Any] = self.counts.as_dict()
+        out.update(self.metrics)
+        out["auc"] = self.auc
+        out["threshold"] = self.threshold
+        thr, f = self.best_f()
+        out["best_f"] = f
+        out["best_f_threshold"] = thr
+        out["median"] = self.median
+        out["frames"] = int(len(self.frame_indices))
+        return out
+
+
+@dataclass
+class SequenceResult:
+    """Everything measured on one sequence."""
+
+    name: str
+    path: str
+    category: str
+    first: int
+    last: int
+    frames: int
+    evaluated: np.ndarray
+    algorithms: dict = field(default_factory=dict)  # name -> AlgorithmResult
+    brightness: np.ndarray | None = None  # mean grey level of every processed frame (after switches)
+    brightness_indices: np.ndarray | None = None
+    light_switches: tuple = ()
+
+
+# -- sources -------------------------------------------------------------------------------------
+
+class _Extras:
+    """temporalROI / ROI for a video file read from the folder holding its ground truth."""
+
+    def __init__(self, folder: Path | None):
+        self.temporal_roi = self.roi = None
+        if folder is None:
+            return
+        from silkvision.capture.cdnet import read_roi, read_temporal_roi
+
+        if (folder / "temporalROI.txt").is_file():
+            self.temporal_roi = read_temporal_roi(folder / "temporalROI.txt")
+        if (folder / "ROI.bmp").is_file():
+            self.roi = read_roi(folder / "ROI.bmp")
+
+
+def open_evaluation_source(path, groundtruth=None, **kwargs):
+    """Open ``path`` with :func:`silkvision.capture.open_source`, finding the ground truth of a video
+    file beside it (see the module docstring). Returns ``(source, temporal_roi, roi_or_None)``."""
+    from silkvision.capture import open_source
+
+    p = Path(path)
+    extras = _Extras(None)
+    if p.is_file():
+        if groundtruth is None:
+            for cand in (p.with_name(p.stem + "_groundtruth"), p.parent / "groundtruth"):
+                if cand.is_dir():
+                    groundtruth = cand
+                    break
+        if groundtruth is not None:
+            extras = _Extras(Path(groundtruth).resolve().parent)
+    src = open_source(str(p), groundtruth=groundtruth, **kwargs)
+    if not src.has_groundtruth:
+        raise DataError(f"{path}: no ground truth; expected a groundtruth/ folder of gt%06d.png "
+                        f"(or pass --groundtruth DIR)")
+    troi = src.temporal_roi if src.temporal_roi is not None else extras.temporal_roi
+    roi = src.roi if src.roi is not None else extras.roi
+    return src, troi, roi
+
+
+def _frame_numbers(src) -> list[int] | None:
+    idx = getattr(src, "indices", None)
+    if idx is not None:
+        return list(idx)
+    n = src.frame_count
+    if n is None:
+        return None
+    return list(range(src.first_index, src.first_index + n))
+
+
+def evaluated_frames(src, temporal_roi) -> list[int]:
+    """Frame numbers to score (see the module docstring); raises DataError when inconsistent."""
+    frames = _frame_numbers(src)
+    where = getattr(src, "spec", src.name)
+    if temporal_roi is not None:
+        first, last = temporal_roi
+        if frames is not None:
+            if not frames:
+                raise DataError(f"{where}: no frames")
+            if first < frames[0] or last > frames[-1]:
+                raise DataError(f"{where}: temporalROI {first} {last} is outside the frames "
+                                f"{frames[0]}..{frames[-1]}; expected a range inside them")
+            have = set(frames)
+            missing = [i for i in range(first, last + 1) if i not in have]
+            if missing:
+                raise DataError(f"{where}: frame {missing[0]} is missing inside temporalROI {first} "
+                                f"{last} ({len(missing)} missing); expected every frame of the range")
+        wanted = list(range(first, last + 1))
+    else:
+        if frames is None:
+            raise DataError(f"{where}: frame count unknown and no temporalROI.txt; expected a "
+                            f"temporalROI.txt naming the evaluated frames")
+        wanted = [i for i in frames if _has_gt(src, i)]
+    if temporal_roi is not None:
+        missing = [i for i in wanted if not _has_gt(src, i)]
+        if missing:
+            raise DataError(f"{where}: ground truth of frame {missing[0]} is missing inside temporalROI "
+                            f"{temporal_roi[0]} {temporal_roi[1]} ({len(missing)} frames without "
+                            f"ground truth); expected a gt%06d.png for every evaluated frame")
+    if not wanted:
+        raise DataError(f"{where}: no frame with ground truth to evaluate")
+    return wanted
+
+
+def _has_gt(src, index: int) -> bool:
+    """Whether frame ``index`` has a ground-truth file (without decoding it when the source can
+    tell; otherwise by reading it)."""
+    gt = getattr(src, "_gt", None)
+    if gt is not None and hasattr(gt, "path"):
+        return gt.path(index) is not None
+    return src.groundtruth(index) is not None
+
+
+def _read_gt(src, index: int, where: str) -> np.ndarray:
+    gt = src.groundtruth(index)
+    if gt is None:
+        raise DataError(f"{where}: ground truth of frame {index} is missing; expected a gt%06d.png "
+                        f"for every evaluated frame")
+    return gt
+
+
+def _category(path: Path) -> str:
+    """CDnet layout dataset/CATEGORY/VIDEO: the parent folder's name."""
+    return path.resolve().parent.name or "all"
+
+
+# -- running detectors ---------------------------------------------------------------------------
+
+def _make_detector(name: str, cfg: dict):
+    from silkvision.detector import create_subtractor
+
+    return create_subtractor(name, config=cfg)
+
+
+def _progress(total: int, desc: str, enabled: bool, position: int = 1):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="frame", file=sys.stderr, disable=not enabled,
+                leave=False, position=position, dynamic_ncols=True)
+
+
+def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, config: Mapping | None = None,
+                      *, groundtruth=None, light_switches: Iterable[LightSwitch] = (),
+                      detectors: Mapping[str, Any] | None = None, progress: bool = False,
+                      name: str | None = None) -> SequenceResult:
+    """Run detectors over a sequence and score them against its ground truth.
+
+    Parameters
+    ----------
+    path : path-like
+        Sequence (see the module docstring).
+    algorithms : sequence of str
+        Detector names for :func:`silkvision.create_subtractor`.
+    config : mapping, optional
+        Configuration (detector parameters, ``evaluation.bins``); defaults when omitted.
+    groundtruth : path-like, optional
+        Ground-truth folder (video files, image folders).
+    light_switches : iterable of LightSwitch
+        Brightness changes applied to the frames before the detectors see them (the ground truth is
+        unchanged).
+    detectors : mapping, optional
+        Ready detector objects by name (instead of creating ``algorithms`` from the config).
+    progress : bool
+        Show a progress bar on stderr.
+    name : str, optional
+        Sequence name (default: the source's name).
+
+    Returns
+    -------
+    SequenceResult
+    """
+    cfg = validate(config or {}, "config")
+    bins = cfg["evaluation"]["bins"]
+    switches = tuple(light_switches)
+    src, troi, roi = open_evaluation_source(path, groundtruth)
+    with src:
+        where = src.spec
+        wanted = evaluated_frames(src, troi)
+        wanted_set = set(wanted)
+        if detectors is None:
+            detectors = {a: _make_detector(a, cfg) for a in algorithms}
+        dets = dict(detectors)
+        state = {}
+        for a, det in dets.items():
+            det.reset()
+            roc = None
+            if getattr(det, "has_scores", False):
+                lo, hi = det.score_range
+                roc = RocAccumulator(lo, hi, bins=bins, thresholds=(det.threshold,))
+            state[a] = {"det": det, "roc": roc, "counts": np.zeros((len(wanted), 4), np.int64),
+                        "seconds": 0.0}
+        frames_all = _frame_numbers(src)
+        total = len(frames_all) if frames_all is not None else 0
+        brightness, b_idx = [], []
+        k = 0  # position in wanted
+        n_frames = 0
+        last_index = None
+        bar = _progress(total, src.name, progress)
+        try:
+            for index, frame in src:
+                n_frames += 1
+                last_index = index
+                frame = apply_light_switches(frame, index, switches)
+                brightness.append(float(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).mean()))
+                b_idx.append(index)
+                scored = index in wanted_set
+                cls = None
+                if scored:
+                    gt = _read_gt(src, index, where)
+                    if gt.shape != frame.shape[:2]:
+                        raise DataError(f"{where}: ground truth of frame {index} is {gt.shape[1]}x"
+                                        f"{gt.shape[0]} but the frame is {frame.shape[1]}x"
+                                        f"{frame.shape[0]}; expected the same size")
+                    if roi is not None and roi.shape != gt.shape:
+                        raise DataError(f"{where}: ROI is {roi.shape[1]}x{roi.shape[0]} but the frames "
+                                        f"are {frame.shape[1]}x{frame.shape[0]}; expected the same size")
+                    cls = label_classes(gt, roi, name=f"ground truth of frame {index}")
+                    key_base = (cls.astype(np.intp) << 1).ravel()
+                for a, st in state.items():
+                    det = st["det"]
+                    t0 = time.perf_counter()
+                    mask = det.apply(frame)
+                    st["seconds"] += time.perf_counter() - t0
+                    if scored:
+                        fg = mask_foreground(mask, "strict", name=f"{a} mask of frame {index}")
+                        h = np.bincount(key_base | fg.ravel(), minlength=6)
+                        st["counts"][k] = (h[3], h[1], h[2], h[0])  # tp fp fn tn
+                        if st["roc"] is not None:
+                            st["roc"].update(det.scores, None, classes=cls)
+                if scored:
+                    k += 1
+                bar.update(1)
+        finally:
+            bar.close()
+        if k != len(wanted):
+            missing = wanted[k] if k < len(wanted) else None
+            raise DataError(f"{where}: the sequence ended at frame {last_index} before evaluated frame "
+                            f"{missing}; expected frames up to {wanted[-1]}")
+        seq_name = name or src.name
+        result = SequenceResult(
+            name=seq_name, path=str(path), category=_category(Path(path)), first=wanted[0],
+            last=wanted[-1], frames=n_frames, evaluated=np.asarray(wanted),
+            brightness=np.asarray(brightness), brightness_indices=np.asarray(b_idx),
+            light_switches=switches)
+        for a, st in state.items():
+            det = st["det"]
+            fc = st["counts"]
+            result.algorithms[a] = AlgorithmResult(
+                algorithm=a, counts=Counts.from_array(fc.sum(axis=0)), frame_indices=np.asarray(wanted),
+                frame_counts=fc, threshold=float(det.threshold) if st["roc"] is not None else None,
+                roc=st["roc"], median=_median_of(det), seconds=st["seconds"])
+    return result
+
+
+def _median_of(det) -> int | None:
+    try:
+        params = det.get_params()
+    except Exception:  # noqa: BLE001 - optional information
+        return getattr(det, "median", None)
+    m = params.get("median", getattr(det, "median", None))
+    return None if m is None else int(m)
+
+
+# -- scoring existing masks ----------------------------------------------------------------------
+
+def find_result_masks(results_dir, seq_name: str, category: str | None = None) -> Path:
+    """The folder of ``bin%06d.png`` for a sequence: ``DIR`` itself when it holds ``bin*`` files,
+    else ``DIR/SEQ`` or ``DIR/CATEGORY/SEQ`` (the CDnet results layout)."""
+    d = Path(results_dir)
+    if not d.is_dir():
+        raise DataError(f"{d}: results folder not found; expected a folder of bin%06d.png masks")
+    if any(d.glob("bin*.*")):
+        return d
+    for cand in ([d / category / seq_name] if category else []) + [d / seq_name, *d.glob(f"*/{seq_name}")]:
+        if cand.is_dir():
+            return cand
+    raise DataError(f"{d}: no bin%06d.png masks in it, nor in {d / seq_name}; expected the masks of "
+                    f"sequence {seq_name}")
+
+
+def _read_mask(folder: Path, index: int) -> tuple[np.ndarray, Path]:
+    from silkvision.capture.base import read_image
+
+    for ext in (".png", ".bmp", ".jpg", ".tif"):
+        p = folder / f"bin{index:06d}{ext}"
+        if p.is_file():
+            try:
+                img = read_image(p, cv2.IMREAD_UNCHANGED, "a mask image")
+            except SourceError as e:
+                raise DataError(str(e)) from None
+            return img, p
+    raise DataError(f"{folder}: mask bin{index:06d}.png of evaluated frame {index} is missing; "
+                    f"expected a mask for every evaluated frame")
+
+
+def score_results(path, results_dir, *, groundtruth=None, rule: str = "strict", name: str | None = None,
+                  progress: bool = False) -> AlgorithmResult:
+    """Score existing masks ``bin%06d.png`` (any tool's output) against a sequence's ground truth.
+
+    Parameters
+    ----------
+    path : path-like
+        The sequence (for its ground truth, ROI and temporalROI).
+    results_dir : path-like
+        Folder of masks (see :func:`find_result_masks`).
+    groundtruth : path-like, optional
+        Ground-truth folder (video files, image folders).
+    rule : str
+        Mask rule (see :mod:`silkvision.evaluation.cdnet`): ``"strict"`` (0/255 only),
+        ``"cdnet"`` (255 only is foreground), ``"half"`` (>= 128), ``"nonzero"``.
+    name : str, optional
+        Algorithm name in the results (default: the results folder's name).
+    progress : bool
+        Show a progress bar on stderr.
+
+    Returns
+    -------
+    AlgorithmResult
+        Without ROC (masks carry no scores).
+    """
+    src, troi, roi = open_evaluation_source(path, groundtruth)
+    with src:
+        wanted = evaluated_frames(src, troi)
+        folder = find_result_masks(results_dir, src.name, _category(Path(path)))
+        counts = np.zeros((len(wanted), 4), np.int64)
+        size = src.frame_size
+        bar = _progress(len(wanted), f"{src.name} [{Path(results_dir).name}]", progress)
+        try:
+            for k, index in enumerate(wanted):
+                gt = _read_gt(src, index, src.spec)
+                mask, mpath = _read_mask(folder, index)
+                if size is not None and gt.shape != (size[1], size[0]):
+                    raise DataError(f"{src.spec}: ground truth of frame {index} is {gt.shape[1]}x"
+                                    f"{gt.shape[0]} but the frames are {size[0]}x{size[1]}")
+                fg = mask_foreground(mask, rule, name=str(mpath))
+                if fg.shape != gt.shape:
+                    raise DataError(f"{mpath}: mask is {fg.shape[1]}x{fg.shape[0]} but the ground truth "
+                                    f"is {gt.shape[1]}x{gt.shape[0]}; expected the same size")
+                cls = label_classes(gt, roi, name=f"ground truth of frame {index}")
+                h = np.bincount(((cls.astype(np.intp) << 1) | fg).ravel(), minlength=6)
+                counts[k] = (h[3], h[1], h[2], h[0])
+                bar.update(1)
+        finally:
+            bar.close()
+    algo = name or Path(results_dir).resolve().name
+    return AlgorithmResult(algorithm=algo, counts=Counts.from_array(counts.sum(axis=0)),
+                           frame_indices=np.asarray(wanted), frame_counts=counts)
+

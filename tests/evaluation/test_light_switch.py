@@ -1,0 +1,74 @@
+"""Light switch parsing, application and the recovery measure on hand-made per-frame counts."""
+
+import numpy as np
+import pytest
+
+from silkvision.errors import ConfigError
+from silkvision.evaluation.light_switch import (LightSwitch, apply_light_switches, recovery_report,
+                                                switch_events)
+
+
+def test_parse():
+    s = LightSwitch.parse("900:1000:0.4")
+    assert (s.start, s.end, s.gain) == (900, 1000, 0.4) and str(s) == "900:1000:0.4"
+    for bad in ("900:1000", "a:b:c", "10:5:0.4", "0:5:0.4", "1:5:0", "1:5:-2"):
+        with pytest.raises(ConfigError, match="--light-switch"):
+            LightSwitch.parse(bad)
+
+
+def test_apply_gain_and_overlap():
+    f = np.full((2, 2, 3), 100, np.uint8)
+    sw = (LightSwitch(5, 10, 0.4), LightSwitch(8, 9, 3.0))
+    assert apply_light_switches(f, 4, sw) is f
+    assert (apply_light_switches(f, 5, sw) == 40).all()
+    assert (apply_light_switches(f, 8, sw) == 120).all()   # 100 * 0.4 * 3
+    assert (apply_light_switches(f, 8, (LightSwitch(8, 8, 4.0),)) == 255).all()  # saturates
+    ev = switch_events(sw, last_frame=10)
+    assert [(e["frame"], e["event"]) for e in ev] == [(5, "switch"), (8, "switch"), (10, "restore")]
+
+
+def _counts(f_values):
+    """Per-frame counts whose F-measure is exactly the given value (tp, fp, fn with fp = fn)."""
+    rows = []
+    for f in f_values:
+        tp = int(round(f * 100))
+        miss = 100 - tp  # F = 2tp / (2tp + fp + fn) = tp / 100 with fp = fn = 100 - tp
+        rows.append((tp, miss, miss, 1000))
+    return np.array(rows, np.int64)
+
+
+def test_recovery_by_hand():
+    # frames 1..300; F 0.9 before the switch at 101, 0.0 for 20 frames, then 0.9 again
+    f = np.full(300, 0.9)
+    f[100:120] = 0.0
+    idx = np.arange(1, 301)
+    sw = [LightSwitch(101, 200, 0.4)]
+    for smoothing in (1, 10):
+        rep = recovery_report(idx, _counts(f), sw, window=100, tolerance=0.05, smoothing=smoothing)
+        first = rep[0]
+        assert first["frame"] == 101 and first["event"] == "switch"
+        assert first["f_reference"] == pytest.approx(0.9)
+        assert first["f_before"] == pytest.approx(0.9)
+        assert first["f_after"] == pytest.approx(2 * 80 * 90 / (2 * 80 * 90 + 20 * 200 + 80 * 20))
+        assert first["recovery_frames"] == 20
+        assert rep[1]["frame"] == 201 and rep[1]["recovery_frames"] == 0
+
+
+def test_single_lucky_frame_does_not_count_with_smoothing():
+    f = np.full(300, 0.9)
+    f[100:130] = 0.0
+    f[105] = 0.9  # one lucky frame
+    idx = np.arange(1, 301)
+    sw = [LightSwitch(101, 300, 0.4)]
+    assert recovery_report(idx, _counts(f), sw, smoothing=1)[0]["recovery_frames"] == 5
+    assert recovery_report(idx, _counts(f), sw, smoothing=10)[0]["recovery_frames"] == 30
+
+
+def test_never_recovered_and_no_reference():
+    f = np.full(200, 0.9)
+    f[100:] = 0.2
+    idx = np.arange(1, 201)
+    rep = recovery_report(idx, _counts(f), [LightSwitch(101, 500, 0.4)], last_frame=200)
+    assert len(rep) == 1 and rep[0]["recovery_frames"] is None and rep[0]["searched_frames"] == 100
+    rep = recovery_report(idx[50:], _counts(f[50:]), [LightSwitch(40, 45, 0.4)])
+    assert rep[0]["f_reference"] is None and rep[0]["recovery_frames"] is None

@@ -1,0 +1,153 @@
+"""evaluate_sequence / score_results on tiny hand-made CDnet folders, and the bad-input rules."""
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from silkvision.errors import DataError, SilkvisionError
+from silkvision.evaluation import Counts, confusion_counts, evaluate_sequence, score_results
+from silkvision.evaluation.light_switch import LightSwitch
+
+from .conftest import FakeScored, H, W, make_sequence, square_frame
+
+
+def _expected(seq: Path, det, first, last, roi=None, switches=()):
+    """Run ``det`` by hand over every frame and count the evaluated ones."""
+    from silkvision.evaluation.light_switch import apply_light_switches
+
+    total = Counts()
+    n = len(list((seq / "input").iterdir()))
+    for i in range(1, n + 1):
+        img, gt = square_frame(i)
+        mask = det.apply(apply_light_switches(img, i, switches))
+        if first <= i <= last:
+            total = total + confusion_counts(mask, gt, roi)
+    return total
+
+
+def test_counts_equal_hand_run_and_roc_point_equals_masks(tiny_seq):
+    roi = cv2.imread(str(tiny_seq / "ROI.bmp"), cv2.IMREAD_GRAYSCALE) > 0
+    res = evaluate_sequence(tiny_seq, detectors={"fake": FakeScored(median=0)})
+    ar = res.algorithms["fake"]
+    assert (res.first, res.last, res.frames) == (10, 25, 30)
+    assert list(ar.frame_indices) == list(range(10, 26))
+    assert ar.counts == _expected(tiny_seq, FakeScored(median=0), 10, 25, roi)
+    assert ar.counts.tp > 0 and ar.counts.fp > 0
+    # median 0: the ROC's point at the configured threshold is exactly the masks' counts
+    assert ar.roc_counts == ar.counts
+    row = ar.row()
+    assert row["auc"] is not None and row["threshold"] == -20.0 and row["frames"] == 16
+
+
+def test_with_median_filter_masks_differ_from_raw_roc_point(tiny_seq):
+    roi = cv2.imread(str(tiny_seq / "ROI.bmp"), cv2.IMREAD_GRAYSCALE) > 0
+    ar = evaluate_sequence(tiny_seq, detectors={"fake": FakeScored(median=3)}).algorithms["fake"]
+    assert ar.counts == _expected(tiny_seq, FakeScored(median=3), 10, 25, roi)
+    raw = evaluate_sequence(tiny_seq, detectors={"fake": FakeScored(median=0)}).algorithms["fake"]
+    assert ar.roc_counts == raw.counts  # the ROC is over raw scores, before the median filter
+
+
+def test_light_switch_is_applied_to_frames_not_ground_truth(tiny_seq):
+    roi = cv2.imread(str(tiny_seq / "ROI.bmp"), cv2.IMREAD_GRAYSCALE) > 0
+    sw = (LightSwitch(15, 20, 0.4),)
+    res = evaluate_sequence(tiny_seq, detectors={"fake": FakeScored()}, light_switches=sw)
+    assert res.algorithms["fake"].counts == _expected(tiny_seq, FakeScored(), 10, 25, roi, sw)
+    assert res.brightness[14] < 0.5 * res.brightness[13]
+
+
+def test_score_results_matches_and_rules(tmp_path, tiny_seq):
+    res = evaluate_sequence(tiny_seq, detectors={"fake": FakeScored()})
+    det = FakeScored()
+    out = tmp_path / "mytool"
+    out.mkdir()
+    for i in range(1, 31):
+        img, _ = square_frame(i)
+        cv2.imwrite(str(out / f"bin{i:06d}.png"), det.apply(img))
+    ar = score_results(tiny_seq, out)
+    assert ar.counts == res.algorithms["fake"].counts and ar.algorithm == "mytool" and ar.roc is None
+    # CDnet results layout DIR/CATEGORY/SEQ
+    import shutil
+
+    shutil.copytree(out, tmp_path / "results" / "cat" / "tiny")
+    ar2 = score_results(tiny_seq, tmp_path / "results", name="x")
+    assert ar2.algorithm == "x" and ar2.counts == ar.counts
+    # a shadow value 127 in one mask: strict refuses, cdnet counts it as background
+    m = cv2.imread(str(out / "bin000012.png"), cv2.IMREAD_GRAYSCALE)
+    m[5, 5] = 127
+    cv2.imwrite(str(out / "bin000012.png"), m)
+    with pytest.raises(DataError, match="bin000012.png: values 127"):
+        score_results(tiny_seq, out)
+    score_results(tiny_seq, out, rule="cdnet")
+    (out / "bin000013.png").unlink()
+    with pytest.raises(DataError, match="bin000013.png"):
+        score_results(tiny_seq, out, rule="cdnet")
+
+
+def test_without_temporal_roi_frames_with_gt_are_scored(tmp_path):
+    seq = make_sequence(tmp_path, n=12, temporal=None, gt_frames={3, 4, 9})
+    ar = evaluate_sequence(seq, detectors={"fake": FakeScored()}).algorithms["fake"]
+    assert list(ar.frame_indices) == [3, 4, 9]
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"temporal": (5, 40)}, "outside the frames"),
+    ({"temporal": (5, 12), "gt_frames": set(range(1, 31)) - {8}}, "frame 8 is missing"),
+    ({"gt_shape": (H + 2, W)}, "ground truth is"),
+    ({"roi": np.ones((H, W + 4), bool)}, "ROI"),
+])
+def test_bad_input_is_a_clear_error(tmp_path, kwargs, match):
+    seq = make_sequence(tmp_path, n=14, **{"temporal": (5, 12), **kwargs})
+    with pytest.raises(SilkvisionError, match=match) as e:
+        evaluate_sequence(seq, detectors={"fake": FakeScored()})
+    assert "\n" not in str(e.value)
+
+
+def test_no_groundtruth_is_an_error(tmp_path):
+    seq = make_sequence(tmp_path, n=5, temporal=None)
+    for p in (seq / "groundtruth").iterdir():
+        p.unlink()
+    (seq / "groundtruth").rmdir()
+    with pytest.raises(DataError, match="no ground truth"):
+        evaluate_sequence(seq, detectors={"fake": FakeScored()})
+
+
+def test_video_file_with_groundtruth_beside_it(tmp_path, tiny_seq):
+    # a lossless video of the frames, ground truth folder <stem>_groundtruth beside it
+    video = tmp_path / "clip.avi"
+    vw = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"FFV1"), 25, (W, H))
+    if not vw.isOpened():
+        pytest.skip("no FFV1 encoder in this OpenCV build")
+    for i in range(1, 31):
+        vw.write(square_frame(i)[0])
+    vw.release()
+    gtdir = tmp_path / "clip_groundtruth"
+    gtdir.mkdir()
+    for i in range(1, 31):
+        cv2.imwrite(str(gtdir / f"gt{i:06d}.png"), square_frame(i)[1])
+    (tmp_path / "temporalROI.txt").write_text("10 25\n")
+    ref = evaluate_sequence(tiny_seq, detectors={"fake": FakeScored()}).algorithms["fake"]
+    got = evaluate_sequence(video, detectors={"fake": FakeScored()})
+    assert (got.first, got.last) == (10, 25)
+    roi = cv2.imread(str(tiny_seq / "ROI.bmp"), cv2.IMREAD_GRAYSCALE) > 0
+    assert got.algorithms["fake"].counts == _expected(tiny_seq, FakeScored(), 10, 25)
+    assert ref.counts == _expected(tiny_seq, FakeScored(), 10, 25, roi)
+
+
+def test_opencv_baselines_run_on_the_sample_head(tmp_path, sample_seq):
+    # first 120 frames of the shipped clip, evaluated 100..120 (warm-up included in the run)
+    import shutil
+
+    seq = tmp_path / "hw"
+    (seq / "input").mkdir(parents=True)
+    (seq / "groundtruth").mkdir()
+    for i in range(1, 121):
+        shutil.copy(sample_seq / "input" / f"in{i:06d}.jpg", seq / "input")
+        shutil.copy(sample_seq / "groundtruth" / f"gt{i:06d}.png", seq / "groundtruth")
+    (seq / "temporalROI.txt").write_text("100 120\n")
+    res = evaluate_sequence(seq, ["mog2", "knn"])
+    for a in ("mog2", "knn"):
+        ar = res.algorithms[a]
+        assert ar.roc is None and ar.row()["auc"] is None and ar.counts.tp > 0
+        assert 0 < ar.row()["f_measure"] <= 1
