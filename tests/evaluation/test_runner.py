@@ -135,19 +135,47 @@ def test_video_file_with_groundtruth_beside_it(tmp_path, tiny_seq):
     assert ref.counts == _expected(tiny_seq, FakeScored(), 10, 25, roi)
 
 
-def test_opencv_baselines_run_on_the_sample_head(tmp_path, sample_seq):
-    # first 120 frames of the shipped clip, evaluated 100..120 (warm-up included in the run)
+@pytest.fixture(scope="module")
+def sample_head(tmp_path_factory):
+    """First 120 frames of the shipped clip, evaluated 100..120 (warm-up included in the run)."""
     import shutil
 
-    seq = tmp_path / "hw"
+    import silkvision as sv
+
+    src = sv.samples.highway()
+    seq = tmp_path_factory.mktemp("head") / "hw"
     (seq / "input").mkdir(parents=True)
     (seq / "groundtruth").mkdir()
     for i in range(1, 121):
-        shutil.copy(sample_seq / "input" / f"in{i:06d}.jpg", seq / "input")
-        shutil.copy(sample_seq / "groundtruth" / f"gt{i:06d}.png", seq / "groundtruth")
+        shutil.copy(src / "input" / f"in{i:06d}.jpg", seq / "input")
+        shutil.copy(src / "groundtruth" / f"gt{i:06d}.png", seq / "groundtruth")
+    shutil.copy(src / "ROI.bmp", seq)
     (seq / "temporalROI.txt").write_text("100 120\n")
-    res = evaluate_sequence(seq, ["mog2", "knn"])
+    return seq
+
+
+def test_opencv_baselines_run_on_the_sample_head(sample_head):
+    res = evaluate_sequence(sample_head, ["mog2", "knn"])
     for a in ("mog2", "knn"):
         ar = res.algorithms[a]
         assert ar.roc is None and ar.row()["auc"] is None and ar.counts.tp > 0
         assert 0 < ar.row()["f_measure"] <= 1
+
+
+@pytest.mark.parametrize("algo", ["silk", "norma"])
+def test_real_detector_roc_point_equals_exported_masks(sample_head, algo):
+    """With median 0 the ROC's operating point at the configured threshold is exactly the confusion
+    counts of the masks the detector returns (and writes on export)."""
+    pytest.importorskip(f"silkvision.detector.{algo}")
+    import silkvision as sv
+
+    res = evaluate_sequence(sample_head, [algo], {"detector": {"median": 0}})
+    ar = res.algorithms[algo]
+    assert ar.roc is not None and ar.threshold == sv.create_subtractor(algo).threshold
+    assert ar.roc_counts == ar.counts
+    assert ar.counts.tp > 0 and 0.5 < ar.auc <= 1.0
+    # and a threshold other than the default: re-threshold the same scores via the config
+    t = ar.threshold * 0.8
+    key = "threshold"
+    res2 = evaluate_sequence(sample_head, [algo], {"detector": {"median": 0, algo: {key: t}}})
+    assert res2.algorithms[algo].roc_counts == res2.algorithms[algo].counts
