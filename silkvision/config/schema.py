@@ -112,6 +112,9 @@ SCHEMA: dict[str, Any] = {
         "scores": boolean(False, "also write per-frame scores (float16, compressed .npz)"),
         "video": boolean(False, "also write a lossless mask video (FFV1 .mkv)"),
         "overwrite": boolean(False, "allow writing into a non-empty folder with other content"),
+        "checkpoint_every": Param(100, int, "an integer >= 0", lambda v: v >= 0,
+                                  help="save the detector state every N frames so an interrupted "
+                                       "export resumes (0: only on Ctrl-C)"),
     },
     "evaluation": {
         "bins": Param(4096, int, "an integer 16..1048576", lambda v: 16 <= v <= 1 << 20,

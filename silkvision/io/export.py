@@ -1,0 +1,626 @@
+"""Batch export of foreground masks (the engine of ``silkvision export``), resumable.
+
+Output folder layout (CDnet "results" naming)::
+
+    DIR/bin%06d.png        0/255 uint8 mask of input frame %06d (same number as the input frame)
+    DIR/scores%06d.npz     optional: member "scores", HxW float16 scores f(x) of that frame
+                           (lower = more novel; compressed; SILK/NORMA only)
+    DIR/masks.mkv          optional: all masks as a lossless FFV1 grey video (masks.avi with
+                           PNG or HuffYUV frames when this OpenCV cannot write FFV1)
+    DIR/config.yaml        the effective configuration
+    DIR/export.json        manifest: source, algorithm, the settings that shape the output, status
+    DIR/checkpoint.npz     only while unfinished: detector state after frame "index"
+
+Every file is written atomically (temporary file + rename), so a killed export leaves only complete
+files. Re-running the same export resumes: the manifest must match (otherwise a one-line
+:class:`~silkvision.errors.ExportError` names the first setting that differs), the detector is
+restored from ``checkpoint.npz`` (saved every ``export.checkpoint_every`` frames and on
+SIGINT/SIGTERM) and frames after the checkpoint are recomputed and rewritten. Detectors without
+``get_state`` (MOG2, KNN) replay from the first frame, keeping masks already written. The final
+folder is identical, byte for byte, to that of an uninterrupted run -- except ``masks.mkv``, whose
+Matroska header carries a random segment UID (its decoded frames are identical).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import cv2
+import numpy as np
+
+from silkvision import __version__
+from silkvision.capture import Source, open_source
+from silkvision.capture.folder import FolderSource
+from silkvision.config import ALGORITHMS, validate, write_config
+from silkvision.detector import create_subtractor
+from silkvision.errors import ExportError, SilkvisionError, SourceError
+from silkvision.io.atomic import atomic_write_bytes, atomic_write_text
+from silkvision.io.npz import load_npz, save_npz
+
+__all__ = ["export_masks", "ExportResult", "MaskVideoWriter", "write_mask_png", "mask_name",
+           "scores_name", "MANIFEST", "CHECKPOINT", "is_export_output"]
+
+MANIFEST = "export.json"
+CHECKPOINT = "checkpoint.npz"
+LOCK = ".export.lock"
+_FORMAT = 1
+_OURS = re.compile(r"^(bin\d+\.png|scores\d+\.npz|config\.yaml|export\.json|checkpoint\.npz|"
+                   r"masks\.(mkv|avi)|\.masks\.partial\.(mkv|avi)|\.export\.lock|\..+\.tmp)$")
+#: (fourcc, extension) of lossless grey video codecs, in order of preference.
+VIDEO_CODECS = (("FFV1", ".mkv"), ("png ", ".avi"), ("HFYU", ".avi"))
+
+
+def mask_name(index: int) -> str:
+    """``bin%06d.png``: CDnet's result naming."""
+    return f"bin{int(index):06d}.png"
+
+
+def scores_name(index: int) -> str:
+    return f"scores{int(index):06d}.npz"
+
+
+def is_export_output(name: str) -> bool:
+    """Whether a file name is one that an export writes (or leaves behind when killed)."""
+    return bool(_OURS.match(name))
+
+
+def write_mask_png(path, mask: np.ndarray) -> Path:
+    """Write a 0/255 uint8 mask as a grey PNG, atomically."""
+    ok, buf = cv2.imencode(".png", mask)
+    if not ok:  # pragma: no cover - cv2 always encodes uint8 PNG
+        raise ExportError(f"{path}: PNG encoding failed")
+    try:
+        return atomic_write_bytes(Path(path), buf.tobytes())
+    except OSError as e:
+        raise ExportError(f"{path}: cannot write ({e.strerror})") from None
+
+
+class MaskVideoWriter:
+    """Lossless grey mask video, written to a hidden partial file and renamed when finished.
+
+    Uses the first codec of :data:`VIDEO_CODECS` this OpenCV build can write (FFV1 in Matroska
+    with opencv-python-headless).
+    """
+
+    def __init__(self, out_dir: Path, size: tuple[int, int], fps: float):
+        self.size = tuple(size)
+        self._writer = None
+        for fourcc, ext in VIDEO_CODECS:
+            partial = Path(out_dir) / f".masks.partial{ext}"
+            w = cv2.VideoWriter(str(partial), cv2.CAP_FFMPEG, cv2.VideoWriter_fourcc(*fourcc),
+                                float(fps), self.size, False)
+            if w.isOpened():
+                self._writer, self.partial, self.fourcc = w, partial, fourcc.strip()
+                self.path = Path(out_dir) / f"masks{ext}"
+                break
+            w.release()
+            partial.unlink(missing_ok=True)
+        if self._writer is None:
+            raise ExportError(f"{out_dir}: this OpenCV build cannot write a lossless video "
+                              f"(tried FFV1, PNG and HuffYUV); drop --video")
+
+    def write(self, mask: np.ndarray) -> None:
+        self._writer.write(mask)
+
+    def finish(self) -> Path:
+        """Close the video and move it into place."""
+        self._writer.release()
+        os.replace(self.partial, self.path)
+        return self.path
+
+    def abandon(self) -> None:
+        """Close without publishing (an interrupted export rebuilds it on resume)."""
+        self._writer.release()
+
+
+@dataclass
+class ExportResult:
+    """What :func:`export_masks` did.
+
+    Attributes
+    ----------
+    out_dir : Path
+    frames : int
+        Frames in the output folder when the run ended.
+    processed : int
+        Frames run through the detector by this run.
+    seconds, fps : float
+        Wall time of this run and ``processed / seconds``.
+    first_index, last_index : int or None
+        Numbers of the first and last mask written so far.
+    resumed_from : int or None
+        Last frame of the checkpoint this run resumed from (0: resumed without checkpoint, replayed
+        from the first frame); None for a fresh export.
+    interrupted : bool
+        Stopped by SIGINT/SIGTERM; the checkpoint was saved (re-run to resume).
+    complete : bool
+        The export is finished (``export.json`` says "complete").
+    video : Path or None
+    notes : list of str
+        Messages shown to the user (resume, no checkpoint, ...).
+    """
+
+    out_dir: Path
+    frames: int = 0
+    processed: int = 0
+    seconds: float = 0.0
+    first_index: int | None = None
+    last_index: int | None = None
+    resumed_from: int | None = None
+    interrupted: bool = False
+    complete: bool = False
+    already_complete: bool = False
+    video: Path | None = None
+    algorithm: str = ""
+    notes: list = field(default_factory=list)
+
+    @property
+    def fps(self) -> float:
+        return self.processed / self.seconds if self.seconds > 0 else 0.0
+
+    def summary(self) -> str:
+        """The final one-line summary."""
+        if self.already_complete:
+            return (f"{self.out_dir}: already holds the complete export ({self.frames} frames); "
+                    f"nothing to do (use --overwrite to redo it)")
+        verb = "interrupted after" if self.interrupted else "exported"
+        resumed = ""
+        if self.resumed_from is not None:
+            resumed = (f", resumed after frame {self.resumed_from}" if self.resumed_from
+                       else ", replayed from the first frame")
+        return (f"{verb} {self.frames} frames ({self.processed} processed{resumed}) in "
+                f"{self.seconds:.1f} s ({self.fps:.1f} fps) with {self.algorithm} to {self.out_dir}")
+
+
+# -- settings that shape the output --------------------------------------------------------
+def _flat(d: Mapping, prefix: str = "") -> dict:
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}.{k}" if prefix else k
+        if isinstance(v, Mapping):
+            out.update(_flat(v, key))
+        else:
+            out[key] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def output_settings(cfg: Mapping, algorithm: str) -> dict:
+    """Flat ``{dotted key: value}`` of the configuration keys that change the exported files."""
+    det = cfg["detector"]
+    keep = {"detector": {"algorithm": algorithm, "colour_space": det["colour_space"],
+                         "median": det["median"], algorithm: det.get(algorithm, {})},
+            "capture": {"resize": cfg["capture"]["resize"], "max_frames": cfg["capture"]["max_frames"]},
+            "export": {"scores": cfg["export"]["scores"], "video": cfg["export"]["video"]}}
+    return _flat(keep)
+
+
+def _source_id(src: Source) -> str:
+    if src.kind == "camera":
+        return f"camera:{src.spec}"
+    return str(Path(src.spec).resolve())
+
+
+def _manifest(src: Source, algorithm: str, settings: dict, status: str, **extra) -> dict:
+    return {"format": _FORMAT, "status": status, "source": _source_id(src), "source_kind": src.kind,
+            "source_frames": src.frame_count, "algorithm": algorithm, "settings": settings, **extra}
+
+
+def _write_manifest(out: Path, manifest: dict) -> None:
+    atomic_write_text(out / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+
+
+def _read_manifest(out: Path) -> dict:
+    try:
+        m = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+        if not isinstance(m, dict) or m.get("format") != _FORMAT:
+            raise ValueError
+        return m
+    except (OSError, ValueError):
+        raise ExportError(f"{out / MANIFEST}: not a silkvision export manifest this version can "
+                          f"read; use --overwrite to start over") from None
+
+
+def _fmt(v: Any) -> str:
+    return json.dumps(v) if not isinstance(v, str) else v
+
+
+def _compare(out: Path, old: dict, new: dict) -> None:
+    """Raise ExportError naming the first thing that differs between two manifests."""
+    hint = "; re-run with the same arguments to resume, or add --overwrite to start over"
+    if old.get("source") != new["source"]:
+        raise ExportError(f"{out}: holds an export of {old.get('source')}, not {new['source']}{hint}")
+    if old.get("algorithm") != new["algorithm"]:
+        raise ExportError(f"{out}: holds an export made with --algorithm {old.get('algorithm')}, "
+                          f"not {new['algorithm']}{hint}")
+    a, b = old.get("settings", {}), new["settings"]
+    for key in list(b) + [k for k in a if k not in b]:
+        if a.get(key, "<unset>") != b.get(key, "<unset>"):
+            raise ExportError(f"{out}: holds an export made with {key}={_fmt(a.get(key, '<unset>'))}, "
+                              f"not {_fmt(b.get(key, '<unset>'))}{hint}")
+    if old.get("source_frames") != new["source_frames"]:
+        raise ExportError(f"{out}: holds an export of a source with {old.get('source_frames')} frames, "
+                          f"but it now has {new['source_frames']}{hint}")
+
+
+class _FolderLock:
+    """An exclusive ``flock`` on ``DIR/.export.lock`` so two exports cannot write one folder (the
+    kernel drops it when the process dies, even by SIGKILL). No-op where fcntl is missing."""
+
+    def __init__(self, out: Path):
+        self.path = out / LOCK
+        self._f = None
+
+    def acquire(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows
+            return
+        try:
+            self._f = open(self.path, "a+")
+        except OSError as e:
+            raise ExportError(f"{self.path.parent}: cannot create the lock file ({e.strerror})") from None
+        try:
+            fcntl.flock(self._f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._f.close()
+            self._f = None
+            raise ExportError(f"{self.path.parent}: another silkvision export is writing to this "
+                              f"folder; wait for it or choose another --out") from None
+
+    def release(self) -> None:
+        if self._f is not None:
+            self.path.unlink(missing_ok=True)
+            self._f.close()
+            self._f = None
+
+
+def _prepare_folder(out: Path, overwrite: bool) -> dict | None:
+    """Create/check the output folder. Returns the manifest of an export to resume, else None."""
+    try:
+        names = sorted(os.listdir(out))
+    except OSError as e:
+        raise ExportError(f"{out}: cannot create or list the output folder ({e.strerror})") from None
+    ours = [n for n in names if is_export_output(n) and (out / n).is_file()]
+    foreign = [n for n in names if n not in ours and not n.startswith(".")]
+    for n in ours:  # temporary files of a killed run (we hold the folder's lock)
+        if n.startswith(".") and n != LOCK:
+            (out / n).unlink(missing_ok=True)
+    ours = [n for n in ours if not n.startswith(".")]
+    if overwrite:
+        for n in ours:
+            (out / n).unlink(missing_ok=True)
+        return None
+    if foreign:
+        more = f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else ""
+        raise ExportError(f"{out}: output folder holds {foreign[0]!r}{more}, which an export did not "
+                          f"write; choose an empty folder or add --overwrite")
+    if MANIFEST in ours:
+        return _read_manifest(out)
+    if ours:
+        raise ExportError(f"{out}: holds {ours[0]!r} but no {MANIFEST}, so it is not a resumable "
+                          f"export; choose an empty folder or add --overwrite")
+    return None
+
+
+class _StopFlag:
+    """SIGINT/SIGTERM set a flag (the loop stops after the current frame); a second signal raises
+    KeyboardInterrupt at once."""
+
+    def __init__(self, enabled: bool):
+        self.signum = None
+        self._old = {}
+        self.enabled = enabled and threading.current_thread() is threading.main_thread()
+
+    def _handler(self, signum, frame):
+        if self.signum is not None:
+            raise KeyboardInterrupt
+        self.signum = signum
+
+    def __enter__(self):
+        if self.enabled:
+            for s in (signal.SIGINT, signal.SIGTERM):
+                self._old[s] = signal.signal(s, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        for s, h in self._old.items():
+            signal.signal(s, h)
+
+    @property
+    def set(self) -> bool:
+        return self.signum is not None
+
+
+def _get_state(det) -> dict | None:
+    try:
+        return det.get_state()
+    except NotImplementedError:
+        return None
+
+
+def _save_checkpoint(out: Path, det, index: int, frames: int) -> bool:
+    state = _get_state(det)
+    if state is None:
+        return False
+    arrays = {f"state.{k}": np.asarray(v) for k, v in state.items()}
+    arrays["_index"] = np.int64(index)
+    arrays["_frames"] = np.int64(frames)
+    try:
+        save_npz(out / CHECKPOINT, arrays, compress=False)
+    except OSError as e:
+        raise ExportError(f"{out / CHECKPOINT}: cannot write checkpoint ({e.strerror})") from None
+    return True
+
+
+def _load_checkpoint(out: Path) -> tuple[dict, int, int]:
+    path = out / CHECKPOINT
+    try:
+        z = load_npz(path)
+        index, frames = int(z.pop("_index")), int(z.pop("_frames"))
+    except (OSError, ValueError, KeyError):
+        raise ExportError(f"{path}: unreadable checkpoint; use --overwrite to start over") from None
+    return {k[len("state."):]: v for k, v in z.items() if k.startswith("state.")}, index, frames
+
+
+def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: str | None = None,
+                 scores: bool | None = None, video: bool | None = None,
+                 overwrite: bool | None = None, detector=None, progress: bool | None = None,
+                 log: Callable[[str], None] | None = None,
+                 handle_signals: bool = True) -> ExportResult:
+    """Run a background subtractor over a source and write its masks (resumable, see module doc).
+
+    Parameters
+    ----------
+    source : int, str, path or Source
+        What :func:`silkvision.capture.open_source` opens (with the ``capture`` config keys), or an
+        already open source (not closed here).
+    out_dir : path
+        Output folder (created). It must be empty, hold an unfinished export with the same settings
+        (resumed), or ``overwrite`` must be set (our old files are deleted, others left alone).
+    config : mapping, optional
+        Configuration (as from :func:`silkvision.load_config`); default: built-in defaults.
+    algorithm, scores, video, overwrite : optional
+        Override ``detector.algorithm``, ``export.scores``, ``export.video``, ``export.overwrite``.
+    detector : BackgroundSubtractor, optional
+        Use this detector instead of creating one from the configuration.
+    progress : bool, optional
+        Show a tqdm progress bar on stderr; default: when stderr is a terminal.
+    log : callable, optional
+        Receives one-line notes (default: print to stderr).
+    handle_signals : bool
+        Catch SIGINT/SIGTERM (main thread only): finish the current frame, save the checkpoint and
+        return with ``interrupted=True``.
+
+    Returns
+    -------
+    ExportResult
+    """
+    cfg = validate(config or {}, "config")
+    if algorithm is not None:
+        cfg["detector"]["algorithm"] = algorithm
+    for key, value in (("scores", scores), ("video", video), ("overwrite", overwrite)):
+        if value is not None:
+            cfg["export"][key] = bool(value)
+    cfg = validate(cfg, "export_masks")  # checks the overrides too
+    if log is None:
+        def log(msg: str) -> None:
+            print(f"silkvision: {msg}", file=sys.stderr, flush=True)
+    out = Path(out_dir).expanduser()
+
+    own_source = not isinstance(source, Source)
+    if own_source:
+        cap = cfg["capture"]
+        src = open_source(source, camera_timeout=cap["camera_timeout"], resize=cap["resize"],
+                          max_frames=cap["max_frames"])
+    else:
+        src = source
+    try:
+        return _export(src, out, cfg, detector, progress, log, handle_signals)
+    finally:
+        if own_source:
+            src.close()
+
+
+def _export(src: Source, out: Path, cfg: dict, det, progress, log, handle_signals) -> ExportResult:
+    if src.kind in ("folder", "cdnet"):
+        folder = Path(src.folder).resolve()
+        if out.resolve() in (folder, folder.parent if src.kind == "cdnet" else folder):
+            raise ExportError(f"{out}: is the source folder; choose another output folder")
+    if det is None:
+        det = create_subtractor(cfg["detector"]["algorithm"], config=cfg)
+    algorithm = det.name
+    if algorithm in ALGORITHMS:  # (a custom detector object keeps the configured name)
+        cfg["detector"]["algorithm"] = algorithm
+    res = ExportResult(out_dir=out, algorithm=algorithm)
+
+    if out.exists() and not out.is_dir():
+        raise ExportError(f"{out}: exists and is not a folder; expected an output folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ExportError(f"{out}: cannot create the output folder ({e.strerror})") from None
+    lock = _FolderLock(out)
+    lock.acquire()
+    try:
+        return _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_signals)
+    finally:
+        lock.release()
+
+
+def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_signals) -> ExportResult:
+    want_scores = bool(cfg["export"]["scores"])
+    want_video = bool(cfg["export"]["video"])
+    every = int(cfg["export"]["checkpoint_every"])
+    settings = output_settings(cfg, algorithm)
+    old = _prepare_folder(out, bool(cfg["export"]["overwrite"]))
+    new = _manifest(src, algorithm, settings, "running")
+    resume_index = None   # frames up to here are done (from the checkpoint)
+    keep_existing = False  # replay without rewriting existing files
+    frames_before = 0
+    if old is not None:
+        _compare(out, old, new)
+        if old.get("status") == "complete":
+            (out / CHECKPOINT).unlink(missing_ok=True)
+            res.frames, res.complete, res.already_complete = int(old.get("frames", 0)), True, True
+            res.first_index, res.last_index = old.get("first_index"), old.get("last_index")
+            return res
+        if not src.seekable:
+            raise ExportError(f"{out}: holds an unfinished export of {src.name}, which cannot be "
+                              f"resumed (a live camera); add --overwrite to start over")
+        if (out / CHECKPOINT).is_file():
+            state, resume_index, frames_before = _load_checkpoint(out)
+            try:
+                det.set_state(state)
+            except (ValueError, KeyError, NotImplementedError) as e:
+                raise ExportError(f"{out / CHECKPOINT}: cannot restore the {algorithm} detector "
+                                  f"({str(e).splitlines()[0] if str(e) else type(e).__name__}); "
+                                  f"use --overwrite to start over") from None
+            res.resumed_from = resume_index
+            res.notes.append(f"resuming {out} after frame {resume_index} (checkpoint)")
+        else:
+            keep_existing = True
+            res.resumed_from = 0
+            why = (f"{algorithm} cannot be checkpointed" if _get_state_unsupported(det)
+                   else "no checkpoint was saved yet")
+            res.notes.append(f"resuming {out}: {why}, so frames are replayed from the first one; "
+                             f"masks already written are kept")
+        for n in res.notes:
+            log(n)
+    _write_manifest(out, new)
+    write_config(cfg, out / "config.yaml")
+    if want_scores and not det.has_scores:
+        log(f"{algorithm} has no per-pixel scores: no scores files are written")
+        want_scores = False
+
+    writer = None
+    if want_video and src.frame_size is not None:  # (camera: opened at its first frame)
+        writer = MaskVideoWriter(out, src.frame_size, src.fps or 25.0)
+
+    # position the source
+    if resume_index is not None:
+        src.seek(resume_index)
+        try:
+            next(src)  # skip the checkpoint frame itself
+        except StopIteration:
+            pass
+        if writer is not None:  # rebuild the video's first part from the masks on disk
+            _feed_video_from_disk(out, src, writer, resume_index)
+
+    frames = frames_before
+    first_index = None if resume_index is None else src.first_index
+    last_index = resume_index
+    checkpointed = resume_index
+    use_bar = sys.stderr.isatty() if progress is None else bool(progress)
+    bar = None
+    if use_bar:
+        from tqdm import tqdm
+        bar = tqdm(total=src.frame_count, initial=frames_before, unit="frame", file=sys.stderr,
+                   desc=src.name, dynamic_ncols=True, leave=False)
+    t0 = time.perf_counter()
+    with _StopFlag(handle_signals) as stop:
+        try:
+            for index, frame in src:
+                mask = det.apply(frame)
+                mask_path = out / mask_name(index)
+                if not (keep_existing and mask_path.is_file()):
+                    write_mask_png(mask_path, mask)
+                if want_scores:
+                    sp = out / scores_name(index)
+                    if not (keep_existing and sp.is_file()):
+                        save_npz(sp, {"scores": det.scores.astype(np.float16)})
+                if want_video:
+                    if writer is None:
+                        writer = MaskVideoWriter(out, (mask.shape[1], mask.shape[0]), src.fps or 25.0)
+                    writer.write(mask)
+                frames += 1
+                res.processed += 1
+                first_index = index if first_index is None else first_index
+                last_index = index
+                if bar is not None:
+                    bar.update(1)
+                if stop.set:
+                    break
+                if every and src.seekable and frames % every == 0:
+                    if _save_checkpoint(out, det, index, frames):
+                        checkpointed = index
+        except SourceError:
+            # the detector is consistent up to last_index: keep that so a fixed source resumes
+            if src.seekable and last_index is not None and last_index != checkpointed:
+                _save_checkpoint(out, det, last_index, frames)
+            if writer is not None:
+                writer.abandon()
+            raise
+        except BaseException:
+            if writer is not None:
+                writer.abandon()
+            raise
+        finally:
+            if bar is not None:
+                bar.close()
+    res.seconds = time.perf_counter() - t0
+    res.frames, res.first_index, res.last_index = frames, first_index, last_index
+
+    if stop.set and src.seekable:
+        res.interrupted = True
+        if writer is not None:
+            writer.abandon()
+        saved = last_index is not None and (last_index == checkpointed or
+                                            _save_checkpoint(out, det, last_index, frames))
+        if saved:
+            res.notes.append(f"interrupted after frame {last_index}; checkpoint saved; run the same "
+                             f"command again to resume")
+        else:
+            res.notes.append(f"interrupted after frame {last_index}; {algorithm} cannot be "
+                             f"checkpointed, so running the same command again replays from the "
+                             f"first frame (masks already written are kept)")
+        log(res.notes[-1])
+        return res
+
+    res.interrupted = stop.set  # a camera export stopped by Ctrl-C is finished normally
+    if frames == 0:
+        if writer is not None:
+            writer.abandon()
+        raise SourceError(f"{src.spec}: no frames to export")
+    if writer is not None:
+        res.video = writer.finish()
+    _write_manifest(out, _manifest(src, algorithm, settings, "complete", frames=frames,
+                                   first_index=first_index, last_index=last_index,
+                                   video=res.video.name if res.video else None,
+                                   scores=want_scores, silkvision=__version__))
+    (out / CHECKPOINT).unlink(missing_ok=True)
+    res.complete = True
+    return res
+
+
+def _get_state_unsupported(det) -> bool:
+    try:
+        det.get_state()
+    except NotImplementedError:
+        return True
+    except Exception:  # noqa: BLE001 - e.g. "no frame seen yet": it can checkpoint later
+        return False
+    return False
+
+
+def _feed_video_from_disk(out: Path, src: Source, writer: MaskVideoWriter, last: int) -> None:
+    """Write the masks ``first_index .. last`` from their PNG files into the video."""
+    if isinstance(src, FolderSource):
+        indices = [i for i in src.indices if i <= last]
+    else:
+        indices = range(src.first_index, last + 1)
+    for i in indices:
+        path = out / mask_name(i)
+        m = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+        if m is None:
+            raise ExportError(f"{path}: missing or unreadable while rebuilding the mask video; "
+                              f"use --overwrite to start over")
+        writer.write(m)

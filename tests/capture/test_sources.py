@@ -1,0 +1,277 @@
+"""Capture sources: folders, CDnet folders, video files; their one-line SourceErrors."""
+
+from __future__ import annotations
+
+import shutil
+
+import cv2
+import numpy as np
+import pytest
+
+from silkvision.capture import (CdnetSource, FolderSource, VideoSource, open_source, read_roi,
+                                read_temporal_roi, source_kind)
+from silkvision.errors import SourceError
+
+
+def _frames(n, w=32, h=24, seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.integers(0, 256, (h, w, 3), dtype=np.uint8) for _ in range(n)]
+
+
+def _write_folder(folder, frames, pattern="f{:03d}.png"):
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, f in enumerate(frames, 1):
+        assert cv2.imwrite(str(folder / pattern.format(i)), f)
+    return folder
+
+
+def _write_video(path, frames, fps=10.0):
+    h, w = frames[0].shape[:2]
+    vw = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (w, h))
+    assert vw.isOpened()
+    for f in frames:
+        vw.write(f)
+    vw.release()
+    return path
+
+
+def _one_line(err):
+    msg = str(err.value)
+    assert "\n" not in msg and "Traceback" not in msg
+    return msg
+
+
+# -- folders ---------------------------------------------------------------------------------
+def test_folder_yields_exact_png_frames_numbered_by_file_name(tmp_path):
+    frames = _frames(5)
+    _write_folder(tmp_path / "seq", frames, "img_{:02d}.png")
+    with open_source(tmp_path / "seq") as src:
+        assert (src.kind, src.name, src.frame_count, src.first_index) == ("folder", "seq", 5, 1)
+        assert src.frame_size == (32, 24) and src.seekable and src.fps is None
+        got = list(src)
+    assert [i for i, _ in got] == [1, 2, 3, 4, 5]
+    for (_, f), ref in zip(got, frames):
+        assert f.dtype == np.uint8 and f.flags.c_contiguous and np.array_equal(f, ref)
+
+
+def test_folder_natural_order_and_numbers_from_names(tmp_path):
+    folder = tmp_path / "nat"
+    folder.mkdir()
+    frames = _frames(3)
+    for num, f in zip((2, 10, 7), frames):
+        cv2.imwrite(str(folder / f"frame{num}.png"), f)
+    src = open_source(folder)
+    got = list(src)
+    assert [i for i, _ in got] == [2, 7, 10]   # numbers from the names, in order
+    assert np.array_equal(got[1][1], frames[2])
+    # names without numbers: position order
+    other = tmp_path / "words"
+    other.mkdir()
+    for name, f in zip(("b", "a", "c"), frames):
+        cv2.imwrite(str(other / f"{name}.png"), f)
+    got = list(open_source(other))
+    assert [i for i, _ in got] == [1, 2, 3]
+    assert np.array_equal(got[0][1], frames[1])  # a.png first
+
+
+def test_folder_grey_and_16bit_images_become_bgr_uint8(tmp_path):
+    folder = tmp_path / "g"
+    folder.mkdir()
+    grey = np.arange(24 * 32, dtype=np.uint16).reshape(24, 32) * 80
+    cv2.imwrite(str(folder / "a1.png"), grey)
+    cv2.imwrite(str(folder / "a2.png"), (grey >> 8).astype(np.uint8))
+    frames = [f for _, f in open_source(folder)]
+    assert all(f.shape == (24, 32, 3) and f.dtype == np.uint8 for f in frames)
+    assert np.array_equal(frames[0], frames[1])
+
+
+def test_seek_read_and_max_frames(tmp_path):
+    frames = _frames(6)
+    _write_folder(tmp_path / "s", frames)
+    src = open_source(tmp_path / "s", max_frames=4)
+    assert src.frame_count == 4
+    src.seek(3)
+    assert [i for i, _ in src] == [3, 4]
+    assert np.array_equal(src.read(2), frames[1])
+    assert next(src)[0] == 3  # read() leaves the source after the frame it read
+    with pytest.raises(SourceError) as e:
+        src.read(5)          # cut off by max_frames
+    assert "no frame 5" in _one_line(e) and "1..4" in str(e.value)
+
+
+def test_resize_uses_inter_area(tmp_path):
+    frames = _frames(2, 64, 48)
+    _write_folder(tmp_path / "r", frames)
+    src = open_source(tmp_path / "r", resize=(20, 10))
+    assert src.frame_size == (20, 10) and src.native_size == (64, 48)
+    _, f = next(src)
+    assert np.array_equal(f, cv2.resize(frames[0], (20, 10), interpolation=cv2.INTER_AREA))
+    with pytest.raises(ValueError, match="resize"):
+        open_source(tmp_path / "r", resize=(0, 10))
+    with pytest.raises(ValueError, match="max_frames"):
+        open_source(tmp_path / "r", max_frames=0)
+
+
+def test_missing_path_empty_folder_and_single_image(tmp_path):
+    with pytest.raises(SourceError) as e:
+        open_source(tmp_path / "nope")
+    assert "nope: no such file or folder" in _one_line(e)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SourceError) as e:
+        open_source(tmp_path / "empty")
+    assert "empty: no images" in _one_line(e)
+    cv2.imwrite(str(tmp_path / "one.png"), _frames(1)[0])
+    with pytest.raises(SourceError) as e:
+        open_source(tmp_path / "one.png")
+    assert "single image" in _one_line(e)
+
+
+def test_non_image_file_is_named_but_clutter_is_ignored(tmp_path):
+    folder = _write_folder(tmp_path / "mixed", _frames(2))
+    (folder / "Thumbs.db").write_bytes(b"x")
+    (folder / ".DS_Store").write_bytes(b"x")
+    (folder / "sub").mkdir()
+    assert open_source(folder).frame_count == 2
+    (folder / "notes.txt").write_text("hello")
+    with pytest.raises(SourceError) as e:
+        open_source(folder)
+    assert "notes.txt: not an image file" in _one_line(e)
+
+
+def test_truncated_jpeg_and_corrupt_png_are_named(tmp_path):
+    folder = _write_folder(tmp_path / "t", _frames(3), "in{:06d}.jpg")
+    data = (folder / "in000002.jpg").read_bytes()
+    (folder / "in000002.jpg").write_bytes(data[: len(data) // 2])  # libjpeg would pad it grey
+    src = open_source(folder)
+    assert next(src)[0] == 1
+    with pytest.raises(SourceError) as e:
+        next(src)
+    assert "in000002.jpg: truncated JPEG" in _one_line(e)
+    bad = _write_folder(tmp_path / "p", _frames(2))
+    (bad / "f002.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 40)
+    src = open_source(bad)
+    next(src)
+    with pytest.raises(SourceError) as e:
+        next(src)
+    assert "f002.png: cannot decode" in _one_line(e)
+    (bad / "f001.png").write_bytes(b"")
+    with pytest.raises(SourceError) as e:
+        open_source(bad)      # the first frame is read when the folder opens
+    assert "f001.png: empty file" in _one_line(e)
+
+
+def test_changing_frame_size_names_frame_and_both_sizes(tmp_path):
+    folder = _write_folder(tmp_path / "z", _frames(2))
+    cv2.imwrite(str(folder / "f003.png"), _frames(1, 40, 30)[0])
+    src = open_source(folder, resize=(16, 12))  # still an error: the stored frames disagree
+    next(src), next(src)
+    with pytest.raises(SourceError) as e:
+        next(src)
+    msg = _one_line(e)
+    assert "f003.png" in msg and "40x30" in msg and "32x24" in msg and "f001.png" in msg
+
+
+# -- CDnet -----------------------------------------------------------------------------------
+def test_cdnet_sample(sample_seq):
+    with open_source(sample_seq, max_frames=3) as src:
+        assert isinstance(src, CdnetSource) and src.kind == "cdnet" and src.name == "highway"
+        assert src.frame_size == (320, 240) and src.frame_count == 3
+        assert src.temporal_roi == (100, 400)
+        assert src.roi.dtype == bool and src.roi.shape == (240, 320) and src.roi.all()
+        assert src.has_groundtruth
+        idx, frame = next(src)
+        ref = cv2.imread(str(sample_seq / "input" / "in000001.jpg"))
+        assert idx == 1 and np.array_equal(frame, ref)
+        gt = src.groundtruth(1)
+        assert gt.shape == (240, 320) and gt.dtype == np.uint8 and set(np.unique(gt)) <= {0, 50, 85, 170, 255}
+        assert np.array_equal(src.groundtruth(300), cv2.imread(str(sample_seq / "groundtruth" / "gt000300.png"))[..., 0])
+    assert source_kind(sample_seq) == "cdnet" and source_kind("0") == "camera"
+
+
+def test_cdnet_numbering_resize_and_bad_temporal_roi(tmp_path, sample_seq):
+    seq = tmp_path / "seq"
+    (seq / "input").mkdir(parents=True)
+    (seq / "groundtruth").mkdir()
+    for n in (5, 6, 7):
+        shutil.copy(sample_seq / "input" / f"in{n + 200:06d}.jpg", seq / "input" / f"in{n:06d}.jpg")
+        shutil.copy(sample_seq / "groundtruth" / f"gt{n + 200:06d}.png", seq / "groundtruth" / f"gt{n:06d}.png")
+    roi = np.zeros((240, 320), np.uint8)
+    roi[:, :160] = 255
+    cv2.imwrite(str(seq / "ROI.bmp"), roi)
+    (seq / "temporalROI.txt").write_text("6 7\n")
+    src = open_source(seq, resize=(160, 120))
+    assert src.first_index == 5 and [i for i, _ in src] == [5, 6, 7]
+    assert src.temporal_roi == (6, 7)
+    assert src.roi.shape == (120, 160) and src.roi[:, :80].all() and not src.roi[:, 80:].any()
+    gt = src.groundtruth(6)
+    full = cv2.imread(str(seq / "groundtruth" / "gt000006.png"), cv2.IMREAD_GRAYSCALE)
+    assert np.array_equal(gt, cv2.resize(full, (160, 120), interpolation=cv2.INTER_NEAREST))
+    assert src.groundtruth(99) is None
+    (seq / "temporalROI.txt").write_text("six seven")
+    with pytest.raises(SourceError) as e:
+        _ = open_source(seq).temporal_roi
+    assert "temporalROI.txt" in _one_line(e) and "two integers" in str(e.value)
+    assert read_temporal_roi(sample_seq / "temporalROI.txt") == (100, 400)
+    assert read_roi(sample_seq / "ROI.bmp").all()
+
+
+# -- video -----------------------------------------------------------------------------------
+def test_video_file_frames_fps_count_seek_and_groundtruth(tmp_path):
+    frames = [np.full((24, 32, 3), 10 * i, np.uint8) for i in range(8)]
+    path = _write_video(tmp_path / "clip.avi", frames, fps=12.0)
+    gt = _write_folder(tmp_path / "gt", [np.full((24, 32), 255, np.uint8)] * 8, "gt{:06d}.png")
+    with open_source(path, groundtruth=gt) as src:
+        assert isinstance(src, VideoSource)
+        assert (src.kind, src.name, src.frame_count, src.fps, src.frame_size) == ("video", "clip", 8, 12.0, (32, 24))
+        got = list(src)
+        assert [i for i, _ in got] == list(range(1, 9))
+        for (_, f), ref in zip(got, frames):  # MJPG is lossy: close, not equal
+            assert f.shape == (24, 32, 3) and abs(int(f.mean()) - int(ref.mean())) <= 2
+        src.seek(5)
+        i, f = next(src)
+        assert i == 5 and abs(int(f.mean()) - 40) <= 2
+        assert src.has_groundtruth and src.groundtruth(3).shape == (24, 32)
+    assert open_source(path, max_frames=3).frame_count == 3
+    assert len(list(open_source(path, max_frames=3))) == 3
+
+
+def test_truncated_video_says_it_stopped_early(tmp_path):
+    frames = _frames(30, 64, 48)
+    path = _write_video(tmp_path / "full.avi", frames)
+    data = path.read_bytes()
+    cut = tmp_path / "cut.avi"
+    cut.write_bytes(data[: int(len(data) * 0.5)])
+    src = open_source(cut)
+    assert src.frame_count == 30  # the AVI header still says 30
+    with pytest.raises(SourceError) as e:
+        for _ in src:
+            pass
+    msg = _one_line(e)
+    assert "cut.avi" in msg and "of the 30 the container reports" in msg
+
+
+def test_garbage_video_cannot_be_opened(tmp_path):
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(b"not a video at all" * 10)
+    with pytest.raises(SourceError) as e:
+        open_source(bad)
+    assert "bad.mp4: cannot open as a video" in _one_line(e)
+
+
+def test_groundtruth_folder_must_exist_and_match_size(tmp_path):
+    path = _write_video(tmp_path / "v.avi", _frames(3))
+    with pytest.raises(SourceError) as e:
+        open_source(path, groundtruth=tmp_path / "missing")
+    assert "ground-truth folder not found" in _one_line(e)
+    gt = _write_folder(tmp_path / "gt", [np.zeros((10, 10), np.uint8)] * 3, "gt{:06d}.png")
+    src = open_source(path, groundtruth=gt)
+    with pytest.raises(SourceError) as e:
+        src.groundtruth(1)
+    assert "gt000001.png" in _one_line(e) and "10x10" in str(e.value) and "32x24" in str(e.value)
+
+
+def test_closed_source_refuses_reads(tmp_path):
+    src = FolderSource(_write_folder(tmp_path / "c", _frames(2)))
+    src.close()
+    with pytest.raises(SourceError, match="closed"):
+        next(src)

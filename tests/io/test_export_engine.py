@@ -1,0 +1,257 @@
+"""Batch export: outputs, refusal rules, and resume after SIGKILL / SIGINT giving identical files."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import silkvision as sv
+from silkvision.capture import open_source
+from silkvision.errors import ExportError
+from silkvision.io.export import CHECKPOINT, MANIFEST, export_masks, is_export_output
+from silkvision.io.npz import load_npz, npz_bytes
+
+from fake_detector import FakeDetector
+
+HERE = Path(__file__).resolve().parent
+N = 60  # frames of the sample clip used here
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def _video_frames(path: Path) -> list[np.ndarray]:
+    cap = cv2.VideoCapture(str(path))
+    out = []
+    while True:
+        ok, f = cap.read()
+        if not ok:
+            break
+        out.append(f[..., 0].copy())
+    cap.release()
+    return out
+
+
+def _cfg(**export):
+    return {"capture": {"max_frames": N}, "export": {"checkpoint_every": 10, **export}}
+
+
+def _assert_same_export(a: Path, b: Path) -> None:
+    fa, fb = _files(a), _files(b)
+    assert sorted(fa) == sorted(fb)
+    for name in fa:
+        if name == "masks.mkv":  # Matroska header has a random UID: compare decoded frames
+            va, vb = _video_frames(a / name), _video_frames(b / name)
+            assert len(va) == len(vb) == N and all(np.array_equal(x, y) for x, y in zip(va, vb))
+        else:
+            assert fa[name] == fb[name], name
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory, sample_seq):
+    """An uninterrupted export of the sample (first N frames) with scores and video."""
+    out = tmp_path_factory.mktemp("ref") / "out"
+    res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
+                       progress=False, log=lambda m: None)
+    assert res.complete and res.frames == res.processed == N and not res.interrupted
+    return out
+
+
+def test_outputs_of_a_complete_export(reference, sample_seq):
+    names = sorted(p.name for p in reference.iterdir())
+    assert names == sorted([f"bin{i:06d}.png" for i in range(1, N + 1)]
+                           + [f"scores{i:06d}.npz" for i in range(1, N + 1)]
+                           + ["config.yaml", MANIFEST, "masks.mkv"])
+    # masks equal the detector's, bit for bit, and are 0/255 grey
+    det = FakeDetector()
+    with open_source(sample_seq, max_frames=N) as src:
+        for i, frame in src:
+            m = det.apply(frame)
+            got = cv2.imread(str(reference / f"bin{i:06d}.png"), cv2.IMREAD_UNCHANGED)
+            assert got.dtype == np.uint8 and got.ndim == 2 and np.array_equal(got, m)
+            s = load_npz(reference / f"scores{i:06d}.npz")["scores"]
+            assert s.dtype == np.float16 and np.array_equal(s, det.scores.astype(np.float16))
+    video = _video_frames(reference / "masks.mkv")
+    assert len(video) == N and np.array_equal(video[-1], m)
+    manifest = json.loads((reference / MANIFEST).read_text())
+    assert manifest["status"] == "complete" and manifest["frames"] == N and manifest["algorithm"] == "fake"
+    cfg = sv.load_config(reference / "config.yaml", use_cwd=False)
+    assert cfg["capture"]["max_frames"] == N and cfg["export"]["scores"] is True
+
+
+def test_npz_files_are_reproducible():
+    a = np.arange(12, dtype=np.float16).reshape(3, 4)
+    assert npz_bytes({"scores": a}) == npz_bytes({"scores": a.copy()})
+
+
+def _run_fake(args, env_extra, **kw):
+    env = {**os.environ, "FAKE_SLEEP": "0", **env_extra}
+    return subprocess.Popen([sys.executable, str(HERE / "run_export_with_fake.py"), *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def _args(sample_seq, out):
+    return [str(sample_seq), "--out", str(out), "--scores", "--video", "--set", f"capture.max_frames={N}",
+            "--set", "export.checkpoint_every=10"]
+
+
+def _wait_for(path: Path, proc, timeout=60.0):
+    t0 = time.time()
+    while not path.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.time() - t0 < timeout
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("checkpointable", [True, False], ids=["checkpoint", "replay"])
+def test_sigkill_then_rerun_gives_identical_files(tmp_path, sample_seq, reference, checkpointable):
+    out = tmp_path / "out"
+    env = {"FAKE_SLEEP": "0.03", "FAKE_CHECKPOINT": "1" if checkpointable else "0"}
+    proc = _run_fake(_args(sample_seq, out), env)
+    _wait_for(out / "bin000035.png", proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert not (out / f"bin{N:06d}.png").exists()           # really killed mid-way
+    assert (out / CHECKPOINT).exists() == checkpointable
+    before = {p.name: p.stat().st_mtime_ns for p in out.glob("bin*.png")}
+    k = int(load_npz(out / CHECKPOINT)["_index"]) if checkpointable else None
+    proc = _run_fake(_args(sample_seq, out), {"FAKE_CHECKPOINT": env["FAKE_CHECKPOINT"]})
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    if checkpointable:
+        assert "resuming" in stderr and "(checkpoint)" in stderr
+        assert k >= 30 and k % 10 == 0 and f"resumed after frame {k}" in stdout
+    else:
+        assert "fake cannot be checkpointed" in stderr and "replayed from the first frame" in stdout
+        # replay keeps the masks already written
+        assert all((out / n).stat().st_mtime_ns == t for n, t in before.items())
+    assert stdout.count("\n") == 1 and f"exported {N} frames" in stdout
+    assert not (out / CHECKPOINT).exists()
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary leftovers
+    _assert_same_export(reference, out)
+
+
+def test_sigint_saves_checkpoint_exits_130_and_resumes(tmp_path, sample_seq, reference):
+    out = tmp_path / "out"
+    proc = _run_fake(_args(sample_seq, out), {"FAKE_SLEEP": "0.03"})
+    _wait_for(out / "bin000012.png", proc)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "checkpoint saved; run the same command again to resume" in stderr
+    assert stdout.startswith("interrupted after")
+    assert (out / CHECKPOINT).exists() and not (out / "masks.mkv").exists()
+    state = load_npz(out / CHECKPOINT)
+    k = int(state["_index"])
+    assert k >= 12 and not (out / f"bin{k + 1:06d}.png").exists()
+    proc = _run_fake(_args(sample_seq, out), {})
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    assert f"after frame {k} (checkpoint)" in stderr
+    _assert_same_export(reference, out)
+
+
+def test_rerun_of_complete_export_does_nothing(reference, sample_seq):
+    before = _files(reference)
+    res = export_masks(sample_seq, reference, _cfg(scores=True, video=True), detector=FakeDetector(),
+                       progress=False, log=lambda m: None)
+    assert res.already_complete and res.processed == 0 and "nothing to do" in res.summary()
+    assert _files(reference) == before
+
+
+def test_different_settings_are_refused_naming_the_key(reference, sample_seq):
+    with pytest.raises(ExportError) as e:
+        export_masks(sample_seq, reference, _cfg(scores=True, video=False), detector=FakeDetector(),
+                     progress=False)
+    msg = str(e.value)
+    assert "export.video=true, not false" in msg and "--overwrite" in msg and "\n" not in msg
+    with pytest.raises(ExportError, match="--algorithm fake, not mog2"):
+        export_masks(sample_seq, reference, _cfg(scores=True, video=True), algorithm="mog2", progress=False)
+
+
+def test_foreign_files_are_refused_and_overwrite_keeps_them(tmp_path, sample_seq):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "holiday.jpg").write_bytes(b"x")
+    cfg = {"capture": {"max_frames": 5}}
+    with pytest.raises(ExportError) as e:
+        export_masks(sample_seq, out, cfg, detector=FakeDetector(), progress=False)
+    assert "'holiday.jpg'" in str(e.value) and "--overwrite" in str(e.value)
+    res = export_masks(sample_seq, out, cfg, detector=FakeDetector(), overwrite=True, progress=False)
+    assert res.complete and (out / "holiday.jpg").exists() and (out / "bin000005.png").exists()
+    # --overwrite replaces an earlier export completely (no stale masks of a longer run)
+    (out / "bin000099.png").write_bytes(b"stale")
+    res = export_masks(sample_seq, out, {"capture": {"max_frames": 3}}, detector=FakeDetector(),
+                       overwrite=True, progress=False)
+    assert res.frames == 3 and not (out / "bin000099.png").exists() and not (out / "bin000004.png").exists()
+
+
+def test_masks_without_manifest_are_not_resumed(tmp_path, sample_seq):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "bin000001.png").write_bytes(b"x")
+    with pytest.raises(ExportError, match="no export.json"):
+        export_masks(sample_seq, out, {"capture": {"max_frames": 2}}, detector=FakeDetector(), progress=False)
+
+
+def test_mog2_export_matches_the_detector_and_is_numbered_like_the_input(tmp_path, sample_seq):
+    import shutil
+
+    seq = tmp_path / "seq"
+    (seq / "input").mkdir(parents=True)
+    for n in range(1, 9):
+        shutil.copy(sample_seq / "input" / f"in{n:06d}.jpg", seq / "input" / f"in{n + 100:06d}.jpg")
+    out = tmp_path / "out"
+    notes = []
+    res = export_masks(seq, out, {}, algorithm="mog2", scores=True, progress=False, log=notes.append)
+    assert res.complete and res.first_index == 101 and res.last_index == 108
+    assert any("mog2 has no per-pixel scores" in n for n in notes)
+    assert sorted(p.name for p in out.glob("bin*.png")) == [f"bin{n:06d}.png" for n in range(101, 109)]
+    assert not list(out.glob("scores*"))
+    det = sv.create_subtractor("mog2")
+    with open_source(seq) as src:
+        for i, frame in src:
+            assert np.array_equal(cv2.imread(str(out / f"bin{i:06d}.png"), cv2.IMREAD_UNCHANGED), det.apply(frame))
+
+
+def test_output_folder_may_not_be_the_source_folder(tmp_path):
+    folder = tmp_path / "imgs"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "a1.png"), np.zeros((8, 8, 3), np.uint8))
+    with pytest.raises(ExportError, match="is the source folder"):
+        export_masks(folder, folder, {}, detector=FakeDetector(), overwrite=True, progress=False)
+
+
+def test_a_second_export_into_the_same_folder_is_refused(tmp_path, sample_seq):
+    fcntl = pytest.importorskip("fcntl")
+    out = tmp_path / "out"
+    out.mkdir()
+    with open(out / ".export.lock", "a+") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(ExportError, match="another silkvision export is writing"):
+            export_masks(sample_seq, out, {"capture": {"max_frames": 2}}, detector=FakeDetector(),
+                         progress=False)
+
+
+def test_is_export_output():
+    assert all(is_export_output(n) for n in ("bin000001.png", "scores000002.npz", "config.yaml",
+                                              "export.json", "checkpoint.npz", "masks.mkv",
+                                              ".bin000001.png.abc.tmp", ".masks.partial.mkv"))
+    assert not any(is_export_output(n) for n in ("in000001.jpg", "bin.png", "notes.txt"))
+
+
+def test_progress_bar_goes_to_stderr_when_asked(tmp_path, sample_seq, capsys):
+    export_masks(sample_seq, tmp_path / "o", {"capture": {"max_frames": 3}}, detector=FakeDetector(),
+                 progress=True, log=lambda m: None)
+    cap = capsys.readouterr()
+    assert cap.out == "" and "frame/s" in cap.err and "/3 " in cap.err
