@@ -311,7 +311,9 @@ class Source:
         try:
             got, frame = next(self)
         except StopIteration:
-            raise SourceError(f"{self.spec}: frame {index} could not be read") from None
+            last = self.frame_count
+            raise SourceError(f"{self.spec}: there is no frame {index}; expected a frame number in "
+                              f"{self.first_index}..{last if last is not None else '?'}") from None
         return frame
 
     def _prepare(self, frame: np.ndarray, where: str) -> np.ndarray:

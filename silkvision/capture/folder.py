@@ -80,6 +80,12 @@ class FolderSource(Source):
             return
         self._pos = self._position(index)
 
+    def read(self, index: int) -> np.ndarray:
+        if self._closed:
+            raise SourceError(f"{self.spec}: source is closed")
+        self._pos = self._position(index)
+        return next(self)[1]
+
     def _next(self):
         if self._pos >= len(self._paths):
             raise StopIteration
