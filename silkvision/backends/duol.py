@@ -1,0 +1,539 @@
+"""DUOL: Double Updating Online Learning (Zhao, Hoi & Jin, JMLR 12:1587-1615, 2011; NIPS 2009).
+
+A kernel classifier ``f(x) = sum_i gamma_i y_i k(x_i, x)`` learned online. On every margin error
+(``l_t = max(0, 1 - y_t f(x_t)) > 0``, Algorithm 1 line 6) the example becomes a support vector; in
+addition DUOL looks for an *auxiliary example* ``(x_b, y_b)`` among the existing support vectors:
+one with margin error ``y_b f(x_b) <= 1`` (line 10) that conflicts most with the new one, i.e. with
+the smallest ``w_ab = y_a y_b k(x_a, x_b)`` (lines 11-13). When ``w_ab <= -rho`` (line 19) both
+weights are updated at once by maximising the dual increase, problem (1) of Lemma 1::
+
+    max  h(g_a, d_b) = g_a l_a + d_b l_b - k_a/2 g_a^2 - k_b/2 d_b^2 - w_ab g_a d_b
+    s.t. 0 <= g_a <= C,   -hat_g_b <= d_b <= C - hat_g_b
+
+(``d_b`` = change of the auxiliary weight ``hat_g_b``), else a single PA-I step
+``g_a = min(C, l_t / k(x_t, x_t))`` (line 28). The scores ``f^i = y_i f(x_i)`` of all support vectors
+are tracked (lines 21-23, 29-31) so that the auxiliary search is O(n) with no kernel evaluation
+beyond the row ``k(x_i, x_t)`` already computed for the prediction.
+
+Variants (JMLR section 5.1 and 5.3), selected by the registered name:
+
+``duol``
+    the exact solution of problem (1), Proposition 2 (its four cases, tried in the paper's order);
+``duol_appr``
+    the approximate solution ``g_a = 1/(1-rho)``, ``g_b = hat_g_b + 1/(1-rho)`` (the strong-update
+    optimum of Theorem 1), clipped to the box ``[0, C]`` as in the NIPS 2009 Algorithm 1
+    (``g_t = min(C, 1/(1-rho))``, ``g_b = min(C, hat_g_b + 1/(1-rho))``);
+``duol_iter``
+    one pass of coordinate ascent on (1): first the new weight (``d_b = 0``), then the auxiliary
+    weight given it (Shalev-Shwartz & Singer 2007);
+``duol_rand``
+    the auxiliary example drawn uniformly at random among the existing support vectors (seeded),
+    weights from the exact optimum of (1) (which then need not satisfy Proposition 2's assumptions,
+    so the general two-variable box solver is used).
+
+Implementation: the support vectors, weights, labels and tracked scores live in preallocated arrays
+that double when full; the Gram matrix of the support vectors is cached (for the auxiliary
+example's kernel row) while it fits in ``cache_mb`` megabytes, else that row is recomputed. The whole
+online loop (:meth:`progressive_predict`) is one numba function. :func:`duol_reference` is a plain
+Python version (recomputing every score from scratch) used by the tests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from silkvision.backends._support import grow_rows, grow_vec
+from silkvision.backends.base import BinaryClassifier, check_binary_y
+from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.registry import register
+
+__all__ = ["DUOL", "DUOLAppr", "DUOLIter", "DUOLRand", "solve_prop2", "solve_box_qp", "duol_reference"]
+
+EXACT, APPR, ITER, RAND = 0, 1, 2, 3
+
+#: Tolerance of the auxiliary-example condition ``y_b f(x_b) <= 1`` (Algorithm 1 line 10). After a
+#: double update of cases 2-4 of Proposition 2, or a single update below C, the updated support
+#: vectors sit *exactly* on the margin ``y_i f(x_i) = 1`` in exact arithmetic; with rounding their
+#: tracked score lands on either side of 1, which makes the run depend on the last bit of every
+#: addition. Accepting ``f^i <= 1 + MARGIN_TOL`` keeps them eligible, as the exact algorithm does.
+MARGIN_TOL = 1e-9
+_VARIANT_NAMES = {"exact": EXACT, "appr": APPR, "iter": ITER, "rand": RAND}
+
+
+# ----------------------------------------------------------------------------------------------
+# the two-variable problem (1)
+# ----------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _h(ga, d, ka, kb, w, la, lb):
+    return ga * la + d * lb - 0.5 * ka * ga * ga - 0.5 * kb * d * d - w * ga * d
+
+
+@njit(cache=True)
+def _clip(v, lo, hi):
+    if v < lo:
+        return lo
+    if v > hi:
+        return hi
+    return v
+
+
+@njit(cache=True)
+def solve_box_qp(ka, kb, w, la, lb, C, gb_hat):
+    """Exact maximiser of ``h`` (problem (1)) over the box, for any signs of ``w``, ``la``, ``lb``.
+
+    ``h`` is concave (``ka kb >= w^2`` for a kernel), so the maximum is the interior stationary
+    point when it lies in the box, else on an edge, where the 1-D optimum is the clipped one. All
+    candidates are evaluated and the best is returned as ``(g_a, d_b)``.
+    """
+    lo = -gb_hat
+    hi = C - gb_hat
+    best_g = 0.0
+    best_d = 0.0
+    best = -np.inf
+    det = ka * kb - w * w
+    if det > 1e-12 * ka * kb:
+        g = (kb * la - w * lb) / det
+        d = (ka * lb - w * la) / det
+        if 0.0 <= g <= C and lo <= d <= hi:
+            return g, d
+    for e in range(4):
+        if e < 2:
+            g = 0.0 if e == 0 else C
+            d = _clip((lb - w * g) / kb, lo, hi)
+        else:
+            d = lo if e == 2 else hi
+            g = _clip((la - w * d) / ka, 0.0, C)
+        v = _h(g, d, ka, kb, w, la, lb)
+        if v > best:
+            best = v
+            best_g = g
+            best_d = d
+    return best_g, best_d
+
+
+@njit(cache=True)
+def solve_prop2(ka, kb, w, la, lb, C, gb_hat):
+    """Closed-form solution of problem (1), Proposition 2 (JMLR 2011), cases in the paper's order.
+
+    Assumes ``la, lb >= 0``, ``ka, kb > 0`` and ``w <= 0``. Returns ``(g_a, d_b, case)`` with
+    ``case`` in 1..4, or 0 when no case's conditions hold exactly (boundaries, ``ka kb = w^2``), in
+    which case :func:`solve_box_qp` gives the optimum.
+    """
+    hi = C - gb_hat
+    lo = -gb_hat
+    # case 1: both weights at their upper bound
+    if ka * C + w * hi - la < 0.0 and kb * hi + w * C - lb < 0.0:
+        return C, hi, 1
+    # case 2: g_a = C, d_b interior
+    lam1 = (w * w * C - w * lb - ka * kb * C + kb * la) / kb
+    d = (lb - w * C) / kb
+    if lam1 > 0.0 and lo <= d <= hi:
+        return C, d, 2
+    # case 3: d_b at its upper bound, g_a interior
+    g = (la - w * hi) / ka
+    if 0.0 <= g <= C and lb - kb * hi - w * g > 0.0:
+        return g, hi, 3
+    # case 4: interior
+    det = ka * kb - w * w
+    if det != 0.0:
+        g = (kb * la - w * lb) / det
+        d = (ka * lb - w * la) / det
+        if 0.0 <= g <= C and lo <= d <= hi:
+            return g, d, 4
+    g, d = solve_box_qp(ka, kb, w, la, lb, C, gb_hat)
+    return g, d, 0
+
+
+@njit(cache=True)
+def _double_weights(variant, ka, kb, w, la, lb, C, gb_hat, rho):
+    """(g_a, d_b) of a double update for the given variant."""
+    if variant == EXACT:
+        g, d, _ = solve_prop2(ka, kb, w, la, lb, C, gb_hat)
+        return g, d
+    if variant == APPR:
+        s = 1.0 / (1.0 - rho)
+        return min(C, s), min(C, gb_hat + s) - gb_hat
+    if variant == ITER:
+        g = _clip(la / ka, 0.0, C)
+        d = _clip((lb - w * g) / kb, -gb_hat, C - gb_hat)
+        return g, d
+    return solve_box_qp(ka, kb, w, la, lb, C, gb_hat)
+
+
+# ----------------------------------------------------------------------------------------------
+# random numbers for duol_rand (splitmix64; the state is a uint64[1] owned by the estimator)
+# ----------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _rand_below(state, n):
+    z = state[0] + np.uint64(0x9E3779B97F4A7C15)
+    state[0] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return np.int64(z % np.uint64(n))
+
+
+def _seed_state(seed) -> np.ndarray:
+    s = np.random.SeedSequence(0 if seed is None else int(seed)).generate_state(1, dtype=np.uint64)
+    return np.array(s, dtype=np.uint64)
+
+
+# ----------------------------------------------------------------------------------------------
+# numba core
+# ----------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _decision(SV, gam, ysv, n, x, kind, sigma, degree, coef0, krow):
+    """f(x) = sum_i gam_i y_i k(x_i, x); fills ``krow[i] = k(x_i, x)``."""
+    f = 0.0
+    for i in range(n):
+        k = kernel_eval(SV[i], x, kind, sigma, degree, coef0)
+        krow[i] = k
+        f += gam[i] * ysv[i] * k
+    return f
+
+
+@njit(cache=True)
+def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
+              kind, sigma, degree, coef0, C, rho, variant, rng, out, counts):
+    """Algorithm 1 over the rows of ``X``: ``out[t] = f_{t-1}(x_t)``, then learn ``(x_t, Y[t])``.
+
+    Returns the (possibly re-allocated) state arrays, the new count ``n`` and the cache flag.
+    ``counts`` accumulates [updates, double updates, strong double updates, fallback solves].
+    """
+    for t in range(X.shape[0]):
+        x = X[t]
+        if krow.shape[0] < n + 1:
+            krow = grow_vec(krow, 0, n + 1)
+            brow = grow_vec(brow, 0, n + 1)
+        f = _decision(SV, gam, ysv, n, x, kind, sigma, degree, coef0, krow)
+        out[t] = f
+        yt = Y[t]
+        lt = 1.0 - yt * f
+        if lt <= 0.0:
+            continue
+        # auxiliary example (lines 8-16)
+        b = -1
+        wmin = np.inf
+        if variant == RAND:
+            if n > 0:
+                b = _rand_below(rng, n)
+                wmin = ysv[b] * yt * krow[b]
+        else:
+            for i in range(n):
+                if fsv[i] <= 1.0 + MARGIN_TOL:
+                    wi = ysv[i] * yt * krow[i]
+                    if wi <= wmin:
+                        wmin = wi
+                        b = i
+        ka = kernel_eval(x, x, kind, sigma, degree, coef0)
+        # new support vector t (lines 17-18)
+        if n + 1 > SV.shape[0]:
+            SV = grow_rows(SV, n, n + 1)
+            gam = grow_vec(gam, n, n + 1)
+            ysv = grow_vec(ysv, n, n + 1)
+            fsv = grow_vec(fsv, n, n + 1)
+        SV[n, :] = x
+        gam[n] = 0.0
+        ysv[n] = yt
+        fsv[n] = yt * f
+        krow[n] = ka
+        if gram_on:
+            if n + 1 > G.shape[0]:
+                if n + 1 > gram_limit:
+                    gram_on = False
+                    G = np.zeros((1, 1))
+                else:
+                    cap = min(max(2 * G.shape[0], n + 1, 8), gram_limit)
+                    G2 = np.zeros((cap, cap))
+                    for i in range(n):
+                        for j in range(n):
+                            G2[i, j] = G[i, j]
+                    G = G2
+            if gram_on:
+                for i in range(n):
+                    G[n, i] = krow[i]
+                    G[i, n] = krow[i]
+                G[n, n] = ka
+        counts[0] += 1
+        if b >= 0 and (variant == RAND or wmin <= -rho):
+            # double update (lines 19-26)
+            if gram_on:
+                for i in range(n + 1):
+                    brow[i] = G[b, i]
+            else:
+                for i in range(n):
+                    brow[i] = kernel_eval(SV[i], SV[b], kind, sigma, degree, coef0)
+                brow[n] = krow[b]
+            kb = brow[b]
+            gb_hat = gam[b]
+            la = lt
+            lb = 1.0 - fsv[b]
+            if variant == EXACT:
+                ga, d, case = solve_prop2(ka, kb, wmin, la, lb, C, gb_hat)
+                if case == 0:
+                    counts[3] += 1
+            else:
+                ga, d = _double_weights(variant, ka, kb, wmin, la, lb, C, gb_hat, rho)
+            gam[n] = ga
+            gam[b] = gb_hat + d
+            yb = ysv[b]
+            for i in range(n + 1):
+                fsv[i] += ysv[i] * (ga * yt * krow[i] + d * yb * brow[i])
+            counts[1] += 1
+            if C >= gb_hat + 1.0 / (1.0 - rho):
+                counts[2] += 1
+        else:
+            # single update (lines 27-32)
+            if variant == APPR:
+                ga = min(C, 1.0)
+            else:
+                ga = min(C, lt / ka)
+            gam[n] = ga
+            for i in range(n + 1):
+                fsv[i] += ysv[i] * ga * yt * krow[i]
+        n += 1
+    return SV, gam, ysv, fsv, krow, brow, G, n, gram_on
+
+
+# ----------------------------------------------------------------------------------------------
+# estimators
+# ----------------------------------------------------------------------------------------------
+
+def _check_common(C, rho, cache_mb):
+    if not np.isfinite(C) or C <= 0:
+        raise ValueError(f"C: {C!r} must be a finite number > 0")
+    if not np.isfinite(rho) or not 0 <= rho < 1:
+        raise ValueError(f"rho: {rho!r} must be in [0, 1)")
+    if not np.isfinite(cache_mb) or cache_mb < 0:
+        raise ValueError(f"cache_mb: {cache_mb!r} must be a number >= 0")
+
+
+class _DUOLBase(BinaryClassifier):
+    _variant = EXACT
+
+    def _init_common(self, kernel, sigma, degree, coef, C, rho, cache_mb):
+        self._kernel = make_kernel(kernel, sigma, degree, coef)
+        _check_common(C, rho, cache_mb)
+        self.kernel, self.sigma, self.degree, self.coef = kernel, sigma, degree, coef
+        self.C, self.rho, self.cache_mb = float(C), float(rho), float(cache_mb)
+        self._n = 0
+        self._SV = None
+        self._rng = _seed_state(getattr(self, "seed", 0))
+        self._counts = np.zeros(4, dtype=np.int64)
+
+    def _ensure_state(self, d):
+        if self._SV is None:
+            cap = 16
+            self._SV = np.zeros((cap, d))
+            self._gam = np.zeros(cap)
+            self._ysv = np.zeros(cap)
+            self._fsv = np.zeros(cap)
+            self._krow = np.zeros(cap)
+            self._brow = np.zeros(cap)
+            self._gram_limit = int(np.sqrt(self.cache_mb * 1e6 / 8.0))
+            self._gram_on = self._gram_limit >= 1
+            self._G = np.zeros((min(cap, max(self._gram_limit, 1)),) * 2)
+
+    def _run(self, X, Y):
+        self._ensure_state(X.shape[1])
+        out = np.empty(X.shape[0])
+        (self._SV, self._gam, self._ysv, self._fsv, self._krow, self._brow, self._G, self._n,
+         self._gram_on) = _duol_run(X, Y, self._SV, self._gam, self._ysv, self._fsv, self._krow,
+                                    self._brow, self._G, self._n, self._gram_on, self._gram_limit,
+                                    *self._kernel.args, self.C, self.rho, self._variant, self._rng,
+                                    out, self._counts)
+        return out
+
+    # -- river-style API --------------------------------------------------------------------------
+    def learn_one(self, x, y):
+        """Predict-then-learn one example (Algorithm 1, one trial); ``y`` is -1 or +1."""
+        x = self._check_one(x)
+        yv = check_binary_y(y)
+        if yv.shape != (1,):
+            raise ValueError(f"y: expected one label, got shape {yv.shape}")
+        self._run(x[None, :], yv)
+        return self
+
+    def decision_function_one(self, x) -> float:
+        """f(x) = sum_i gamma_i y_i k(x_i, x)."""
+        x = self._check_one(x)
+        if self._SV is None or self._n == 0:
+            return 0.0
+        return float(_decision(self._SV, self._gam, self._ysv, self._n, x, *self._kernel.args, self._krow))
+
+    def _progressive(self, X, y):
+        if len(X) == 0:
+            return np.empty(0)
+        f = self._run(X, y)
+        return np.where(f >= 0, 1.0, -1.0)
+
+    # -- model inspection -----------------------------------------------------------------------
+    @property
+    def n_support_(self) -> int:
+        """Number of support vectors with a non-zero weight."""
+        return 0 if self._SV is None else int(np.count_nonzero(self._gam[:self._n]))
+
+    @property
+    def support_vectors_(self) -> np.ndarray:
+        return np.empty((0, self.n_features_ or 0)) if self._SV is None else self._SV[:self._n].copy()
+
+    @property
+    def dual_coef_(self) -> np.ndarray:
+        """``gamma_i y_i`` of each support vector (same order as :attr:`support_vectors_`)."""
+        return np.empty(0) if self._SV is None else self._gam[:self._n] * self._ysv[:self._n]
+
+    @property
+    def weights_(self) -> np.ndarray:
+        """The weights ``gamma_i`` in ``[0, C]``."""
+        return np.empty(0) if self._SV is None else self._gam[:self._n].copy()
+
+    @property
+    def scores_(self) -> np.ndarray:
+        """Tracked ``f^i = y_i f(x_i)`` of the support vectors."""
+        return np.empty(0) if self._SV is None else self._fsv[:self._n].copy()
+
+    @property
+    def n_updates_(self) -> int:
+        return int(self._counts[0])
+
+    @property
+    def n_double_updates_(self) -> int:
+        return int(self._counts[1])
+
+    @property
+    def n_strong_updates_(self) -> int:
+        """Double updates with ``C >= hat_gamma_b + 1/(1-rho)`` (the set M_d^s of Theorem 4)."""
+        return int(self._counts[2])
+
+
+@register("duol", "DUOL, double updating online learning, exact solution (JMLR 2011 Prop. 2)")
+class DUOL(_DUOLBase):
+    """Double Updating Online Learning with the exact double update (Proposition 2).
+
+    Parameters
+    ----------
+    kernel : {"rbf", "poly", "linear"}, default "rbf"
+    sigma : float, default 8.0
+        Gaussian width: k(x, y) = exp(-||x - y||^2 / (2 sigma^2)) (the paper's setting).
+    degree, coef : polynomial kernel parameters.
+    C : float, default 5.0
+        Upper bound of every weight (the paper's binary setting).
+    rho : float in [0, 1), default 0.0
+        Double-update threshold: an auxiliary example needs ``y_a y_b k(x_a, x_b) <= -rho``.
+    cache_mb : float, default 256
+        Memory allowed for the Gram matrix of the support vectors (0 disables the cache; results
+        are identical either way, only the speed changes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from silkvision.backends import create
+    >>> clf = create("duol", sigma=1.0)
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [0.1, 0.0], [0.9, 1.0]])
+    >>> clf.progressive_predict(X, [-1, 1, -1, 1]).tolist()
+    [1.0, -1.0, -1.0, 1.0]
+    """
+
+    _variant = EXACT
+
+    def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=5.0, rho=0.0, cache_mb=256.0):
+        self._init_common(kernel, sigma, degree, coef, C, rho, cache_mb)
+
+
+@register("duol_appr", "DUOL with the approximate double update 1/(1-rho) (JMLR 2011 sec. 5.1)")
+class DUOLAppr(_DUOLBase):
+    """DUOL_appr: weights ``min(C, 1/(1-rho))`` and ``min(C, hat_gamma_b + 1/(1-rho))``; a single
+    update adds ``min(C, 1)`` (NIPS 2009 Algorithm 1). Parameters as :class:`DUOL`."""
+
+    _variant = APPR
+
+    def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=5.0, rho=0.0, cache_mb=256.0):
+        self._init_common(kernel, sigma, degree, coef, C, rho, cache_mb)
+
+
+@register("duol_iter", "DUOL with the iterative (coordinate-ascent) double update (JMLR 2011 sec. 5.1)")
+class DUOLIter(_DUOLBase):
+    """DUOL_iter: one pass of coordinate ascent on problem (1), new weight first. Parameters as
+    :class:`DUOL`."""
+
+    _variant = ITER
+
+    def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=5.0, rho=0.0, cache_mb=256.0):
+        self._init_common(kernel, sigma, degree, coef, C, rho, cache_mb)
+
+
+@register("duol_rand", "DUOL with a random auxiliary example, exact weights (JMLR 2011 sec. 5.3)")
+class DUOLRand(_DUOLBase):
+    """DUOL_rand: the auxiliary example is a uniformly random existing support vector (``seed``
+    makes it reproducible); the weights solve problem (1) exactly. Other parameters as :class:`DUOL`.
+    """
+
+    _variant = RAND
+
+    def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=5.0, rho=0.0, cache_mb=256.0,
+                 seed=0):
+        if seed is not None and (int(seed) != seed or seed < 0):
+            raise ValueError(f"seed: {seed!r} must be None or an integer >= 0")
+        self.seed = seed
+        self._init_common(kernel, sigma, degree, coef, C, rho, cache_mb)
+
+
+# ----------------------------------------------------------------------------------------------
+# plain Python reference (recomputes every score; for the tests)
+# ----------------------------------------------------------------------------------------------
+
+def duol_reference(X, y, kernel, C=5.0, rho=0.0, variant="exact", seed=0):
+    """Algorithm 1 in plain Python/NumPy, recomputing ``y_i f(x_i)`` from scratch at every trial.
+
+    Returns ``(f_values, support_indices, weights)``: the scores ``f_{t-1}(x_t)``, the index in
+    ``X`` of each support vector and its weight. ``variant`` is "exact", "appr", "iter" or "rand";
+    "rand" draws from the same generator as :class:`DUOLRand` (same seed, same stream).
+    """
+    v = _VARIANT_NAMES[variant]
+    X = np.asarray(X, np.float64)
+    y = np.asarray(y, np.float64)
+    k = kernel
+    S: list[int] = []
+    gam: list[float] = []
+    rng = _seed_state(seed)
+    fvals = np.empty(len(X))
+
+    def f_of(z):
+        return sum(g * y[j] * k(X[j], z) for j, g in zip(S, gam))
+
+    for t in range(len(X)):
+        f = f_of(X[t])
+        fvals[t] = f
+        lt = max(0.0, 1.0 - y[t] * f)
+        if lt <= 0:
+            continue
+        b, wmin = -1, np.inf
+        if v == RAND:
+            if S:
+                b = int(_rand_below(rng, len(S)))
+                wmin = y[S[b]] * y[t] * k(X[S[b]], X[t])
+        else:
+            for i, j in enumerate(S):
+                if y[j] * f_of(X[j]) <= 1.0 + MARGIN_TOL:
+                    w = y[j] * y[t] * k(X[j], X[t])
+                    if w <= wmin:
+                        wmin, b = w, i
+        ka = k(X[t], X[t])
+        if b >= 0 and (v == RAND or wmin <= -rho):
+            jb = S[b]
+            kb = k(X[jb], X[jb])
+            lb = 1.0 - y[jb] * f_of(X[jb])
+            if v == EXACT:
+                ga, d, _ = solve_prop2(ka, kb, wmin, lt, lb, C, gam[b])
+            else:
+                ga, d = _double_weights(v, ka, kb, wmin, lt, lb, C, gam[b], rho)
+            gam[b] += d
+        else:
+            ga = min(C, 1.0) if v == APPR else min(C, lt / ka)
+        S.append(t)
+        gam.append(ga)
+    return fvals, np.array(S, dtype=np.int64), np.array(gam)

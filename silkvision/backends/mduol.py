@@ -1,0 +1,375 @@
+"""M-DUOL: multiclass Double Updating Online Learning (Zhao, Hoi & Jin, JMLR 2011, section 4).
+
+Multi-prototype classifier ``f_c(x) = sum_i gamma_i sigma(c, i) k(x_i, x)`` for classes ``c = 0..K-1``,
+where each support vector ``i`` carries the pair ``(r_i, s_i)`` fixed when it was added: ``r_i`` its
+true class and ``s_i`` the highest-scoring wrong class at that time (equation (2)), i.e.
+``H(Y_i) = e_{r_i} - e_{s_i}``. On every margin error ``l_t = [1 - (f_{r_t}(x_t) - f_{s_t}(x_t))]_+ > 0``
+(Algorithm 2 line 6) the example becomes a support vector; an *auxiliary example* ``b`` is sought
+among the support vectors with margin error ``f^i = H(Y_i) . f(x_i) <= 1`` (line 10), minimising
+``w_tb = (H(Y_t) . H(Y_b)) k(x_t, x_b)`` (lines 11-13). If ``w_min <= -2 rho`` (line 19) both weights
+solve problem (5) (Proposition 5), otherwise ``gamma_t = min(C, l_t / (2 k(x_t, x_t)))`` (line 28).
+
+Problem (5) is problem (1) of the binary case with ``k_a, k_b`` replaced by ``2 k_a, 2 k_b``
+(Proposition 5 vs. Proposition 2), so :func:`silkvision.backends.duol.solve_prop2` is reused.
+``H(Y_a) . H(Y_b) = [r_a=r_b] - [r_a=s_b] - [s_a=r_b] + [s_a=s_b]`` (Appendix B).
+
+Variants (Table 4): ``mduol`` (exact, Proposition 5), ``mduol_appr`` (``gamma_t = d_b = 1/(2(1-rho))``,
+the strong-update point of Theorem 5, clipped to the box) and ``mduol_iter`` (one pass of coordinate
+ascent on (5), new weight first).
+
+Labels are integers ``0..K-1``; ``K`` is ``n_classes`` if given, else grows with the largest label
+seen. The prediction is ``argmax_c f_c(x)`` (lowest index on ties).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from silkvision.backends._support import grow_rows, grow_vec
+from silkvision.backends.base import MultiClassifier, check_multiclass_y
+from silkvision.backends.duol import (APPR, EXACT, ITER, MARGIN_TOL, _check_common, _clip, solve_prop2)
+from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.registry import register
+
+__all__ = ["MDUOL", "MDUOLAppr", "MDUOLIter", "mduol_reference"]
+
+
+@njit(cache=True)
+def _hh(ra, sa, rb, sb):
+    """H(Y_a) . H(Y_b) for single-label examples (Appendix B)."""
+    v = 0
+    if ra == rb:
+        v += 1
+    if ra == sb:
+        v -= 1
+    if sa == rb:
+        v -= 1
+    if sa == sb:
+        v += 1
+    return v
+
+
+@njit(cache=True)
+def _scores(SV, gam, rsv, ssv, n, x, kind, sigma, degree, coef0, krow, sc):
+    """sc[c] = f_c(x); fills krow[i] = k(x_i, x)."""
+    sc[:] = 0.0
+    for i in range(n):
+        k = kernel_eval(SV[i], x, kind, sigma, degree, coef0)
+        krow[i] = k
+        g = gam[i] * k
+        sc[rsv[i]] += g
+        sc[ssv[i]] -= g
+    return sc
+
+
+@njit(cache=True)
+def _mduol_run(X, Y, K, SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, gram_limit,
+               kind, sigma, degree, coef0, C, rho, variant, out, counts):
+    """Algorithm 2 over the rows of ``X``: ``out[t]`` = predicted class, then learn ``(x_t, Y[t])``."""
+    sc = np.zeros(max(K, 1))
+    for t in range(X.shape[0]):
+        x = X[t]
+        yt = Y[t]
+        if krow.shape[0] < n + 1:
+            krow = grow_vec(krow, 0, n + 1)
+            brow = grow_vec(brow, 0, n + 1)
+        _scores(SV, gam, rsv, ssv, n, x, kind, sigma, degree, coef0, krow, sc)
+        best = 0
+        for c in range(1, K):
+            if sc[c] > sc[best]:
+                best = c
+        out[t] = best
+        if yt + 1 > K:  # a new class: its score is 0 for every x
+            K = yt + 1
+            sc2 = np.zeros(K)
+            sc2[:sc.shape[0]] = sc
+            sc = sc2
+        if K < 2:
+            continue
+        r = yt
+        s = -1
+        for c in range(K):
+            if c != r and (s < 0 or sc[c] > sc[s]):
+                s = c
+        lt = 1.0 - (sc[r] - sc[s])
+        if lt <= 0.0:
+            continue
+        b = -1
+        wmin = np.inf
+        for i in range(n):
+            if fsv[i] <= 1.0 + MARGIN_TOL:
+                wi = _hh(r, s, rsv[i], ssv[i]) * krow[i]
+                if wi < wmin:
+                    wmin = wi
+                    b = i
+        ka = kernel_eval(x, x, kind, sigma, degree, coef0)
+        if n + 1 > SV.shape[0]:
+            SV = grow_rows(SV, n, n + 1)
+            gam = grow_vec(gam, n, n + 1)
+            rsv = grow_vec(rsv, n, n + 1)
+            ssv = grow_vec(ssv, n, n + 1)
+            fsv = grow_vec(fsv, n, n + 1)
+        SV[n, :] = x
+        gam[n] = 0.0
+        rsv[n] = r
+        ssv[n] = s
+        fsv[n] = sc[r] - sc[s]
+        krow[n] = ka
+        if gram_on:
+            if n + 1 > G.shape[0]:
+                if n + 1 > gram_limit:
+                    gram_on = False
+                    G = np.zeros((1, 1))
+                else:
+                    cap = min(max(2 * G.shape[0], n + 1, 8), gram_limit)
+                    G2 = np.zeros((cap, cap))
+                    for i in range(n):
+                        for j in range(n):
+                            G2[i, j] = G[i, j]
+                    G = G2
+            if gram_on:
+                for i in range(n):
+                    G[n, i] = krow[i]
+                    G[i, n] = krow[i]
+                G[n, n] = ka
+        counts[0] += 1
+        if b >= 0 and wmin <= -2.0 * rho:
+            if gram_on:
+                for i in range(n + 1):
+                    brow[i] = G[b, i]
+            else:
+                for i in range(n):
+                    brow[i] = kernel_eval(SV[i], SV[b], kind, sigma, degree, coef0)
+                brow[n] = krow[b]
+            kb = brow[b]
+            gb_hat = gam[b]
+            lb = 1.0 - fsv[b]
+            if variant == EXACT:
+                ga, d, case = solve_prop2(2.0 * ka, 2.0 * kb, wmin, lt, lb, C, gb_hat)
+                if case == 0:
+                    counts[3] += 1
+            elif variant == APPR:
+                v = 1.0 / (2.0 * (1.0 - rho))
+                ga = min(C, v)
+                d = min(C, gb_hat + v) - gb_hat
+            else:
+                ga = _clip(lt / (2.0 * ka), 0.0, C)
+                d = _clip((lb - wmin * ga) / (2.0 * kb), -gb_hat, C - gb_hat)
+            gam[n] = ga
+            gam[b] = gb_hat + d
+            rb = rsv[b]
+            sb = ssv[b]
+            for i in range(n + 1):
+                fsv[i] += (ga * _hh(r, s, rsv[i], ssv[i]) * krow[i]
+                           + d * _hh(rb, sb, rsv[i], ssv[i]) * brow[i])
+            counts[1] += 1
+            if C >= gb_hat + 1.0 / (2.0 * (1.0 - rho)):
+                counts[2] += 1
+        else:
+            ga = min(C, lt / (2.0 * ka))
+            gam[n] = ga
+            for i in range(n + 1):
+                fsv[i] += ga * _hh(r, s, rsv[i], ssv[i]) * krow[i]
+        n += 1
+    return SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, K
+
+
+class _MDUOLBase(MultiClassifier):
+    _variant = EXACT
+
+    def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=10.0, rho=0.0, n_classes=None,
+                 cache_mb=256.0):
+        self._kernel = make_kernel(kernel, sigma, degree, coef)
+        _check_common(C, rho, cache_mb)
+        if n_classes is not None and (int(n_classes) != n_classes or n_classes < 1):
+            raise ValueError(f"n_classes: {n_classes!r} must be None or an integer >= 1")
+        self.kernel, self.sigma, self.degree, self.coef = kernel, sigma, degree, coef
+        self.C, self.rho, self.cache_mb = float(C), float(rho), float(cache_mb)
+        self.n_classes = n_classes
+        self._K = 0 if n_classes is None else int(n_classes)
+        self._n = 0
+        self._SV = None
+        self._counts = np.zeros(4, dtype=np.int64)
+
+    def _ensure_state(self, d):
+        if self._SV is None:
+            cap = 16
+            self._SV = np.zeros((cap, d))
+            self._gam = np.zeros(cap)
+            self._rsv = np.zeros(cap, dtype=np.int64)
+            self._ssv = np.zeros(cap, dtype=np.int64)
+            self._fsv = np.zeros(cap)
+            self._krow = np.zeros(cap)
+            self._brow = np.zeros(cap)
+            self._gram_limit = int(np.sqrt(self.cache_mb * 1e6 / 8.0))
+            self._gram_on = self._gram_limit >= 1
+            self._G = np.zeros((min(cap, max(self._gram_limit, 1)),) * 2)
+
+    def _run(self, X, Y):
+        self._ensure_state(X.shape[1])
+        out = np.empty(X.shape[0], dtype=np.int64)
+        (self._SV, self._gam, self._rsv, self._ssv, self._fsv, self._krow, self._brow, self._G, self._n,
+         self._gram_on, self._K) = _mduol_run(
+            X, Y, self._K, self._SV, self._gam, self._rsv, self._ssv, self._fsv, self._krow, self._brow,
+            self._G, self._n, self._gram_on, self._gram_limit, *self._kernel.args, self.C, self.rho,
+            self._variant, out, self._counts)
+        return out
+
+    def learn_one(self, x, y):
+        """Predict-then-learn one example (Algorithm 2, one trial); ``y`` is a class index."""
+        x = self._check_one(x)
+        yv = check_multiclass_y(y)
+        if yv.shape != (1,):
+            raise ValueError(f"y: expected one label, got shape {yv.shape}")
+        self._run(x[None, :], yv)
+        return self
+
+    def decision_function_one(self, x) -> np.ndarray:
+        """The K class scores ``f_c(x)`` (at least one entry)."""
+        x = self._check_one(x)
+        sc = np.zeros(max(self._K, 1))
+        if self._SV is None or self._n == 0:
+            return sc
+        return _scores(self._SV, self._gam, self._rsv, self._ssv, self._n, x, *self._kernel.args,
+                       self._krow, sc)
+
+    def _progressive(self, X, y):
+        if len(X) == 0:
+            return np.empty(0, dtype=np.int64)
+        return self._run(X, y)
+
+    @property
+    def n_support_(self) -> int:
+        return 0 if self._SV is None else int(np.count_nonzero(self._gam[:self._n]))
+
+    @property
+    def classes_(self) -> np.ndarray:
+        return np.arange(self._K)
+
+    @property
+    def weights_(self) -> np.ndarray:
+        return np.empty(0) if self._SV is None else self._gam[:self._n].copy()
+
+    @property
+    def pairs_(self) -> np.ndarray:
+        """``(r_i, s_i)`` of each support vector, shape (n, 2)."""
+        if self._SV is None:
+            return np.empty((0, 2), dtype=np.int64)
+        return np.column_stack([self._rsv[:self._n], self._ssv[:self._n]])
+
+    @property
+    def scores_(self) -> np.ndarray:
+        """Tracked margins ``f^i = f_{r_i}(x_i) - f_{s_i}(x_i)``."""
+        return np.empty(0) if self._SV is None else self._fsv[:self._n].copy()
+
+    @property
+    def n_double_updates_(self) -> int:
+        return int(self._counts[1])
+
+
+@register("mduol", "M-DUOL, multiclass double updating online learning, exact (JMLR 2011 Prop. 5)")
+class MDUOL(_MDUOLBase):
+    """Multiclass DUOL with the exact double update (Proposition 5, Algorithm 2).
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef : kernel (default Gaussian, sigma = 8 as in the paper).
+    C : float, default 10.0
+        Upper bound of every weight (the paper's multiclass setting).
+    rho : float in [0, 1), default 0.0
+        An auxiliary example needs ``(H(Y_t) . H(Y_b)) k(x_t, x_b) <= -2 rho``.
+    n_classes : int, optional
+        Number of classes if known in advance (else it grows with the labels seen).
+    cache_mb : float, default 256
+        Memory for the cached Gram matrix of the support vectors (speed only).
+    """
+
+    _variant = EXACT
+
+    def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=10.0, rho=0.0, n_classes=None,
+                 cache_mb=256.0):
+        super().__init__(kernel, sigma, degree, coef, C, rho, n_classes, cache_mb)
+
+
+@register("mduol_appr", "M-DUOL with the approximate double update 1/(2(1-rho)) (JMLR 2011 Table 4)")
+class MDUOLAppr(_MDUOLBase):
+    """M-DUOL_appr: ``gamma_t = min(C, 1/(2(1-rho)))``, ``gamma_b = min(C, hat_gamma_b + 1/(2(1-rho)))``.
+    Parameters as :class:`MDUOL`."""
+
+    _variant = APPR
+
+    def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=10.0, rho=0.0, n_classes=None,
+                 cache_mb=256.0):
+        super().__init__(kernel, sigma, degree, coef, C, rho, n_classes, cache_mb)
+
+
+@register("mduol_iter", "M-DUOL with the iterative (coordinate-ascent) double update (JMLR 2011 Table 4)")
+class MDUOLIter(_MDUOLBase):
+    """M-DUOL_iter: one pass of coordinate ascent on problem (5). Parameters as :class:`MDUOL`."""
+
+    _variant = ITER
+
+    def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=10.0, rho=0.0, n_classes=None,
+                 cache_mb=256.0):
+        super().__init__(kernel, sigma, degree, coef, C, rho, n_classes, cache_mb)
+
+
+def mduol_reference(X, y, kernel, C=10.0, rho=0.0, n_classes=None):
+    """Algorithm 2 (exact variant) in plain Python, recomputing every score from scratch.
+
+    Returns ``(predictions, support_indices, weights, pairs)``.
+    """
+    X = np.asarray(X, np.float64)
+    y = np.asarray(y, np.int64)
+    K = 0 if n_classes is None else int(n_classes)
+    S: list[int] = []
+    gam: list[float] = []
+    pairs: list[tuple[int, int]] = []
+    preds = np.empty(len(X), dtype=np.int64)
+
+    def scores(z):
+        sc = np.zeros(max(K, 1))
+        for j, g, (r, s) in zip(S, gam, pairs):
+            k = kernel(X[j], z)
+            sc[r] += g * k
+            sc[s] -= g * k
+        return sc
+
+    def hh(a, b):
+        return (a[0] == b[0]) - (a[0] == b[1]) - (a[1] == b[0]) + (a[1] == b[1])
+
+    for t in range(len(X)):
+        sc = scores(X[t])
+        preds[t] = int(np.argmax(sc[:max(K, 1)]))
+        K = max(K, int(y[t]) + 1)
+        sc = np.concatenate([sc, np.zeros(max(0, K - len(sc)))])[:K]
+        if K < 2:
+            continue
+        r = int(y[t])
+        s = max((c for c in range(K) if c != r), key=lambda c: (sc[c], -c))
+        lt = 1.0 - (sc[r] - sc[s])
+        if lt <= 0:
+            continue
+        b, wmin = -1, np.inf
+        for i, j in enumerate(S):
+            sj = scores(X[j])
+            sj = np.concatenate([sj, np.zeros(max(0, K - len(sj)))])
+            if sj[pairs[i][0]] - sj[pairs[i][1]] <= 1.0 + MARGIN_TOL:
+                w = hh((r, s), pairs[i]) * kernel(X[t], X[j])
+                if w < wmin:
+                    wmin, b = w, i
+        ka = kernel(X[t], X[t])
+        if b >= 0 and wmin <= -2 * rho:
+            jb = S[b]
+            sb = scores(X[jb])
+            sb = np.concatenate([sb, np.zeros(max(0, K - len(sb)))])
+            lb = 1.0 - (sb[pairs[b][0]] - sb[pairs[b][1]])
+            ga, d, _ = solve_prop2(2 * ka, 2 * kernel(X[jb], X[jb]), wmin, lt, lb, C, gam[b])
+            gam[b] += d
+        else:
+            ga = min(C, lt / (2 * ka))
+        S.append(t)
+        gam.append(ga)
+        pairs.append((r, s))
+    return preds, np.array(S, dtype=np.int64), np.array(gam), np.array(pairs, dtype=np.int64).reshape(-1, 2)
