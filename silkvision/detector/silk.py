@@ -1,0 +1,458 @@
+r"""Per-pixel SILK novelty detection for background subtraction (Cheng et al., NIPS 2006, Sec. 2, 4).
+
+Every pixel owns a budgeted SILK novelty detector on its colour feature x (8-bit, see
+:mod:`silkvision.detector.colour`). The detectors are updated with the frame, all at once, by a numba
+kernel (:func:`silkvision.detector.kernels.silk_frame`).
+
+Novelty detection with the implicit update
+------------------------------------------
+Novelty detection sees one class only (every observation is "normal", y_t = +1), so the hinge loss
+(14) becomes L(x_t, f) = (rho - f(x_t))_+ with margin rho > 0, and f(x) = sum_i alpha_i k(x_i, x)
+with the Gaussian kernel k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)), so k(x, x) = 1.
+
+* With G(f) = ||f||^2 / 2, step size eta_t = 1 and tau = lambda / (1 + lambda), the implicit update
+  (9) reads f_{t+1} = (1 - tau) f_t - (1 - tau) C dL(x_t, f_{t+1}).
+* Writing f_{t+1} in the form (10) gives, as in (11) and (12), that every old coefficient decays,
+  ``alpha_i <- (1 - tau) alpha_i``, and the new one is ``alpha_t = -(1 - tau) C beta_t`` where
+  beta_t k(x_t, .) is a subgradient of L at f_{t+1}. By (15) with y_t = 1, beta_t = 0 if
+  f_{t+1}(x_t) > rho, beta_t in [-1, 0] at the hinge and beta_t = -1 below it, so
+  alpha_t in [0, (1 - tau) C].
+* The coefficient that puts x_t exactly on the margin, rho - f_{t+1}(x_t) = 0 with
+  f_{t+1}(x_t) = (1 - tau) f_t(x_t) + alpha_t k(x_t, x_t), is the y_t = 1 case of the
+  unclipped step before (16):  alpha_hat = (rho - (1 - tau) f_t(x_t)) / k(x_t, x_t)
+  = rho - (1 - tau) f_t(x_t). Combining both requirements as in (16):
+
+      alpha_t = clip(rho - (1 - tau) f_t(x_t), 0, (1 - tau) C).
+
+  A pixel whose colour is already well explained (f_t(x_t) >= rho / (1 - tau)) adds nothing; a
+  novel colour (f_t(x_t) ~ 0) gets the largest coefficient, (1 - tau) C. Unrolled, this is the
+  exponentially decaying expansion (19).
+* SILK buffer (Sec. 2.1): at most omega support vectors per pixel; (x_t, alpha_t) is inserted and,
+  when the buffer overflows, the one with the LOWEST coefficient is discarded. Here: the new pair
+  replaces the lowest slot iff alpha_t is larger than its coefficient (empty slots have alpha 0).
+
+Score and mask: the score of a pixel is s = f_t(x_t), computed BEFORE the update (kept in
+:attr:`SilkSubtractor.scores`); the pixel is foreground iff s < threshold, then a ``median`` x
+``median`` median filter is applied to the mask.
+
+Refinements (switchable; see ``docs/BENCHMARKS.md`` section 2 for their measured effect)
+---------------------------------------------------------------------------------------
+* **Soft conservative update** (``conservative``, ``kappa``, ``warmup``): under the hinge loss a
+  novel colour -- a passing car -- gets the largest coefficient, and "drop the lowest" then evicts
+  background colours. For pixels scored foreground (s < threshold) the new coefficient is capped
+  at (1 - tau) kappa C instead of (1 - tau) C; a background pixel is still learned normally, and a
+  foreground object that stays (parked car) is absorbed slowly. The cap is off for the first
+  ``warmup`` learned frames so that the background is learned first. (A hard conservative update,
+  kappa = 0, never absorbs such objects.)
+* **Median filter** of the mask (``median``: 0 or an odd size).
+* **Colour space** of the feature (``colour_space``: rgb, ycrcb, lab, gray).
+
+Implementation notes
+--------------------
+State: support-vector colours (H, omega, C, W) uint8 and coefficients (H, omega, W) float32 stored
+divided by one global scale g (all pixels decay by the same factor every frame, so the decay is
+``g <- (1 - tau) g``; renormalised when g < 2**-40), i.e. 4 omega + C omega bytes per pixel
+(140 B for omega = 20, RGB). All buffers are allocated at the first frame (or after
+:meth:`~SilkSubtractor.reset` / :meth:`~SilkSubtractor.set_state`); ``apply`` allocates nothing but
+its returned mask (pass ``fgmask`` to avoid that too).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numba
+import numpy as np
+
+from silkvision.config.schema import SCHEMA
+from silkvision.detector import kernels as _k
+from silkvision.detector.base import BackgroundSubtractor
+from silkvision.detector.colour import (COLOUR_SPACES, FeatureConverter, channels, check_colour_space,
+                                        features_to_bgr)
+from silkvision.detector.postprocess import median_mask
+
+__all__ = ["SilkSubtractor", "KernelPixelSubtractor"]
+
+_F = np.float32
+#: the global decay scale is renormalised to 1 once it falls below this
+RENORM_BELOW = 2.0 ** -40
+#: at renormalisation, true coefficients below this are set to 0 (no subnormal float32 ever)
+ALPHA_FLOOR = 1e-8
+_COLOUR_CODES = {c: i for i, c in enumerate(COLOUR_SPACES)}
+
+
+def _default(section: str, key: str):
+    return SCHEMA["detector"][section][key].default
+
+
+def _check_median(median) -> int:
+    if isinstance(median, bool) or int(median) != median or not (
+            median in (0, 1) or (median % 2 == 1 and 3 <= median <= 15)):
+        raise ValueError(f"median: {median!r} must be 0 (off) or an odd integer 3..15")
+    return int(median)
+
+
+def _check_number(name, value, lo=None, hi=None, lo_open=False, hi_open=False) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: {value!r} is not a number") from None
+    if isinstance(value, bool) or not math.isfinite(v):
+        raise ValueError(f"{name}: {value!r} must be a finite number")
+    if lo is not None and (v <= lo if lo_open else v < lo):
+        raise ValueError(f"{name}: {value!r} must be {'>' if lo_open else '>='} {lo}")
+    if hi is not None and (v >= hi if hi_open else v > hi):
+        raise ValueError(f"{name}: {value!r} must be {'<' if hi_open else '<='} {hi}")
+    return v
+
+
+def _check_int(name, value, lo, hi=None) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name}: {value!r} must be an integer")
+    if value < lo or (hi is not None and value > hi):
+        raise ValueError(f"{name}: {value!r} must be an integer in {lo}..{hi if hi is not None else 'inf'}")
+    return int(value)
+
+
+class KernelPixelSubtractor(BackgroundSubtractor):
+    """Shared machinery of the per-pixel kernel detectors (SILK, truncated NORMA).
+
+    Subclasses define ``name``, ``_PARAM_NAMES``, ``_check(params)``, ``_score_bound()``,
+    ``_extra_state_shapes(H, W)`` and ``_run(feat, learn)``.
+    """
+
+    has_scores = True
+    RESTART_PARAMS = frozenset({"omega", "colour_space"})
+    _PARAM_NAMES: tuple = ()
+
+    def __init__(self, **params: Any):
+        self._p: dict = {}
+        self._set(params, initial=True)
+        self.reset()
+
+    # ------------------------------------------------------------------ parameters
+    def _set(self, params: dict, initial: bool = False) -> bool:
+        unknown = set(params) - set(self._PARAM_NAMES)
+        if unknown:
+            raise ValueError(f"{self.name}: unknown parameter {sorted(unknown)[0]!r}; allowed: "
+                             + ", ".join(self._PARAM_NAMES))
+        merged = {**self._p, **params}
+        merged["colour_space"] = check_colour_space(merged["colour_space"])
+        merged["median"] = _check_median(merged["median"])
+        merged["omega"] = _check_int("omega", merged["omega"], 1, 255)
+        merged = self._check(merged)
+        restart = not initial and any(merged[k] != self._p[k] for k in self.RESTART_PARAMS)
+        self._p = merged
+        return restart
+
+    def _check(self, p: dict) -> dict:  # pragma: no cover - overridden
+        return p
+
+    def get_params(self) -> dict:
+        """Current parameters (config keys; NORMA's ``lam`` is returned as ``lam``)."""
+        return dict(self._p)
+
+    def set_params(self, **params: Any) -> None:
+        """Change parameters live; a change of a :attr:`RESTART_PARAMS` key resets the model.
+
+        Raises ``ValueError`` naming the parameter for unknown keys or bad values (nothing is
+        changed then).
+        """
+        if self._set(params):
+            self.reset()
+        else:
+            self._bound = max(self._bound, self._score_bound())
+
+    def __getattr__(self, name):
+        # parameters read as attributes: det.threshold, det.tau, det.omega ...
+        p = self.__dict__.get("_p")
+        if p is not None and name in p:
+            return p[name]
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
+
+    @property
+    def threshold(self) -> float:  # type: ignore[override]
+        return self._p["threshold"]
+
+    @threshold.setter
+    def threshold(self, value: float) -> None:
+        self.set_params(threshold=value)
+
+    @property
+    def median(self) -> int:
+        return self._p["median"]
+
+    @property
+    def frames_seen(self) -> int:
+        """Number of frames learned from since the last reset (``learningRate=0`` frames excluded)."""
+        return self._frames
+
+    @property
+    def score_range(self) -> tuple[float, float]:
+        """``(0, bound)``: every score lies in it (bound = omega x the largest coefficient cap used
+        since the last reset)."""
+        return (0.0, float(self._bound))
+
+    @property
+    def scores(self) -> np.ndarray | None:
+        """HxW float32 scores f_t(x_t) of the last frame, computed before the update (an internal
+        buffer overwritten by the next :meth:`apply`; ``None`` before the first frame)."""
+        return self._scores if self._frames_scored else None
+
+    @property
+    def state_nbytes(self) -> int:
+        """Bytes of the model state (support vectors, coefficients and per-pixel extras)."""
+        if self._shape is None:
+            return 0
+        return sum(a.nbytes for a in self._state_arrays().values())
+
+    # ------------------------------------------------------------------ life cycle
+    def reset(self) -> None:
+        """Forget everything learned; the next frame may have another size."""
+        self._shape = None
+        self._frames = 0
+        self._frames_scored = 0
+        self._scale = 1.0
+        self._bound = self._score_bound()
+        self._colours = self._alphas = self._scores = self._raw = None
+        self._conv = None
+        self._extra: dict = {}
+
+    def _allocate(self, H: int, W: int) -> None:
+        om, C = self._p["omega"], channels(self._p["colour_space"])
+        self._shape = (H, W)
+        self._conv = FeatureConverter(self._p["colour_space"], H, W)
+        self._colours = np.zeros((H, om, C, W), np.uint8)
+        self._alphas = np.zeros((H, om, W), np.float32)
+        self._scores = np.zeros((H, W), np.float32)
+        self._raw = np.zeros((H, W), np.uint8)
+        T = max(numba.config.NUMBA_NUM_THREADS, 1)
+        self._scr_f = np.zeros((T, _k.SCRATCH_ROWS, W), np.float32)
+        self._scr_i = np.zeros((T, W), np.int32)
+        self._extra = {k: np.full(shape, fill, dtype) for k, (shape, dtype, fill)
+                       in self._extra_state_shapes(H, W).items()}
+
+    def _extra_state_shapes(self, H, W) -> dict:
+        return {}
+
+    # ------------------------------------------------------------------ detection
+    def apply(self, frame: np.ndarray, learningRate: float = -1,
+              fgmask: np.ndarray | None = None) -> np.ndarray:
+        """Score ``frame``, learn from it (unless ``learningRate == 0``) and return the mask.
+
+        Parameters
+        ----------
+        frame : ndarray
+            HxWx3 BGR uint8 (or HxW grey). Its size must not change until :meth:`reset`.
+        learningRate : float
+            0: score only (no update, :attr:`frames_seen` unchanged); any other value (default
+            -1): learn with the configured parameters.
+        fgmask : ndarray, optional
+            HxW uint8 output buffer.
+
+        Returns
+        -------
+        ndarray
+            HxW uint8 mask (255 = foreground), equal to ``mask_from_scores(self.scores)``.
+        """
+        from silkvision.detector.colour import check_frame
+
+        frame = check_frame(frame)
+        H, W = frame.shape[:2]
+        if self._shape is None:
+            self._allocate(H, W)
+        elif (H, W) != self._shape:
+            raise ValueError(f"frame: size changed from {self._shape[1]}x{self._shape[0]} to "
+                             f"{W}x{H}; call reset() first")
+        lr = float(learningRate)
+        if math.isnan(lr):
+            raise ValueError(f"learningRate: {learningRate!r} must be a number (0 = do not learn)")
+        if fgmask is not None and (not isinstance(fgmask, np.ndarray) or fgmask.shape != (H, W)
+                                   or fgmask.dtype != np.uint8):
+            raise ValueError(f"fgmask: expected an {W}x{H} uint8 array (shape ({H}, {W}))")
+        feat = self._conv(frame)
+        learn = lr != 0.0
+        self._run(feat, learn)
+        self._frames_scored += 1
+        if learn:
+            self._frames += 1
+            if self._scale < RENORM_BELOW:
+                _k.renormalise(self._alphas, _F(self._scale), _F(ALPHA_FLOOR))
+                self._scale = 1.0
+        return median_mask(self._raw, self._p["median"], out=fgmask)
+
+    def mask_from_scores(self, scores: np.ndarray, threshold: float | None = None,
+                         out: np.ndarray | None = None) -> np.ndarray:
+        """``(scores < threshold)`` as 0/255 uint8, then this detector's median filter.
+
+        ``threshold`` None uses :attr:`threshold`; ``apply`` returns exactly
+        ``mask_from_scores(self.scores)``.
+        """
+        thr = self._p["threshold"] if threshold is None else threshold
+        scores = np.asarray(scores)
+        raw = np.less(scores, _F(thr)).view(np.uint8)
+        raw = raw * np.uint8(255)
+        return median_mask(raw, self._p["median"], out=out)
+
+    def get_background_image(self) -> np.ndarray:
+        """HxWx3 BGR uint8: per pixel, the colour of the support vector with the largest
+        coefficient (black where nothing was learned)."""
+        if self._shape is None:
+            raise ValueError("no frame seen yet: call apply() first")
+        H, W = self._shape
+        C = self._colours.shape[2]
+        idx = np.argmax(self._alphas, axis=1)                          # (H, W)
+        idx4 = np.broadcast_to(idx[:, None, None, :], (H, 1, C, W))
+        best = np.take_along_axis(self._colours, idx4, axis=1)[:, 0]   # (H, C, W)
+        return features_to_bgr(np.ascontiguousarray(best.transpose(0, 2, 1)), self._p["colour_space"])
+
+    # ------------------------------------------------------------------ checkpoint
+    def _state_arrays(self) -> dict:
+        return {"colours": self._colours, "alphas": self._alphas, **self._extra}
+
+    def get_state(self) -> dict[str, np.ndarray]:
+        """Exact checkpoint of the model (copies): restoring it with :meth:`set_state` on a detector
+        with the same parameters and continuing gives bit-identical scores and masks."""
+        om, C = self._p["omega"], channels(self._p["colour_space"])
+        state = {
+            "kind": np.array(self.name),
+            "omega": np.array(om, np.int64),
+            "colour_space": np.array(self._p["colour_space"]),
+            "scale": np.array(self._scale, np.float64),
+            "frames_seen": np.array(self._frames, np.int64),
+            "score_bound": np.array(self._bound, np.float64),
+        }
+        if self._shape is None:
+            state["colours"] = np.zeros((0, om, C, 0), np.uint8)
+            return state
+        for k, v in self._state_arrays().items():
+            state[k] = v.copy()
+        return state
+
+    def set_state(self, state: dict) -> None:
+        """Restore a checkpoint made by :meth:`get_state` (``ValueError`` naming the bad key when
+        it does not fit this detector's algorithm, omega or colour space)."""
+        for key in ("kind", "omega", "colour_space", "scale", "frames_seen", "score_bound", "colours"):
+            if key not in state:
+                raise ValueError(f"state: missing key {key!r}")
+        if str(state["kind"]) != self.name:
+            raise ValueError(f"state: kind {str(state['kind'])!r} does not match detector {self.name!r}")
+        if int(state["omega"]) != self._p["omega"]:
+            raise ValueError(f"state: omega {int(state['omega'])} does not match this detector's "
+                             f"omega {self._p['omega']}")
+        if str(state["colour_space"]) != self._p["colour_space"]:
+            raise ValueError(f"state: colour_space {str(state['colour_space'])!r} does not match this "
+                             f"detector's {self._p['colour_space']!r}")
+        col = np.asarray(state["colours"])
+        self.reset()
+        if col.size == 0:
+            self._bound = max(float(state["score_bound"]), self._bound)
+            return
+        if col.ndim != 4:
+            raise ValueError(f"state: colours must be 4-D (H, omega, C, W), got shape {col.shape}")
+        H, W = col.shape[0], col.shape[3]
+        self._allocate(H, W)
+        for key, dst in self._state_arrays().items():
+            src = np.asarray(state.get(key)) if key in state else None
+            if src is None or src.shape != dst.shape or src.dtype != dst.dtype:
+                got = "missing" if src is None else f"{src.dtype} {src.shape}"
+                self.reset()
+                raise ValueError(f"state: {key!r} must be {dst.dtype} {dst.shape}, got {got}")
+            np.copyto(dst, src)
+        self._scale = float(state["scale"])
+        self._frames = int(state["frames_seen"])
+        self._bound = float(state["score_bound"])
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._p.items())
+        return f"{type(self).__name__}({args})"
+
+
+class SilkSubtractor(KernelPixelSubtractor):
+    """Per-pixel SILK novelty detector (see the module docstring for the maths).
+
+    Parameters
+    ----------
+    omega : int
+        Support-vector buffer size per pixel (paper: 20).
+    tau : float
+        Decay in (0, 1): old coefficients are multiplied by (1 - tau) every frame.
+    C : float
+        Box constraint: a new coefficient is at most (1 - tau) C.
+    rho : float
+        Margin of the novelty hinge loss.
+    sigma : float
+        Gaussian kernel width, in 8-bit units of the colour space.
+    threshold : float
+        Foreground iff score < threshold.
+    conservative : bool
+        Soft conservative update: cap the new coefficient of pixels scored foreground at
+        (1 - tau) kappa C.
+    kappa : float
+        Cap factor in [0, 1] of the conservative update.
+    warmup : int
+        Number of learned frames before the conservative cap starts.
+    colour_space : {"rgb", "ycrcb", "lab", "gray"}
+        Pixel feature.
+    median : int
+        Median filter size of the mask (0 = off).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> det = SilkSubtractor()
+    >>> mask = det.apply(np.zeros((4, 6, 3), np.uint8))
+    >>> mask.shape, det.scores.dtype
+    ((4, 6), dtype('float32'))
+    """
+
+    name = "silk"
+    _PARAM_NAMES = ("omega", "tau", "C", "rho", "sigma", "threshold", "conservative", "kappa",
+                    "warmup", "colour_space", "median")
+
+    def __init__(self, omega: int = _default("silk", "omega"), tau: float = _default("silk", "tau"),
+                 C: float = _default("silk", "C"), rho: float = _default("silk", "rho"),
+                 sigma: float = _default("silk", "sigma"),
+                 threshold: float = _default("silk", "threshold"),
+                 conservative: bool = _default("silk", "conservative"),
+                 kappa: float = _default("silk", "kappa"), warmup: int = _default("silk", "warmup"),
+                 colour_space: str = SCHEMA["detector"]["colour_space"].default,
+                 median: int = SCHEMA["detector"]["median"].default):
+        super().__init__(omega=omega, tau=tau, C=C, rho=rho, sigma=sigma, threshold=threshold,
+                         conservative=conservative, kappa=kappa, warmup=warmup,
+                         colour_space=colour_space, median=median)
+
+    def _check(self, p: dict) -> dict:
+        p["tau"] = _check_number("tau", p["tau"], 0, 1, lo_open=True, hi_open=True)
+        p["C"] = _check_number("C", p["C"], 0, lo_open=True)
+        p["rho"] = _check_number("rho", p["rho"], 0, lo_open=True)
+        p["sigma"] = _check_number("sigma", p["sigma"], 0, lo_open=True)
+        p["threshold"] = _check_number("threshold", p["threshold"], 0)
+        p["kappa"] = _check_number("kappa", p["kappa"], 0, 1)
+        p["warmup"] = _check_int("warmup", p["warmup"], 0)
+        if not isinstance(p["conservative"], (bool, np.bool_)):
+            raise ValueError(f"conservative: {p['conservative']!r} must be true or false")
+        p["conservative"] = bool(p["conservative"])
+        return p
+
+    def _score_bound(self) -> float:
+        return self._p["omega"] * self._p["C"]
+
+    def kernel_args(self, learn: bool) -> tuple:
+        """The scalar arguments of :func:`~silkvision.detector.kernels.silk_frame` for the next
+        frame: ``(scale, inv_scale_new, decay, rho, cap, cap_fg, threshold, inv2s2, learn)``."""
+        p = self._p
+        decay = 1.0 - p["tau"]
+        g_new = self._scale * decay if learn else self._scale
+        cap = decay * p["C"]
+        cap_fg = decay * p["kappa"] * p["C"] if (p["conservative"] and self._frames >= p["warmup"]) else cap
+        return (_F(self._scale), _F(1.0 / g_new), _F(decay), _F(p["rho"]), _F(cap), _F(cap_fg),
+                _F(p["threshold"]), _F(1.0 / (2.0 * p["sigma"] ** 2)), bool(learn))
+
+    def _run(self, feat: np.ndarray, learn: bool) -> None:
+        args = self.kernel_args(learn)
+        _k.silk_frame(feat, self._colours, self._alphas, *args, self._scores, self._raw,
+                      self._scr_f, self._scr_i)
+        if learn:
+            self._scale *= 1.0 - self._p["tau"]

@@ -1,0 +1,155 @@
+"""The numba kernels agree with their NumPy references (kernels.py vs reference.py).
+
+Tolerance and why
+-----------------
+* Mirror references (same layout, same float32 operations in the same order, no fastmath on either
+  side): scores, coefficients, colours, per-pixel extras and masks must be EQUAL. IEEE float32
+  add/multiply/compare are exactly rounded and neither numba (no ``fastmath``: no re-association,
+  no FMA contraction) nor NumPy changes the order, so bit equality is the correct expectation;
+  any difference is a bug (wrong index, bad vectorised argmin, race between threads).
+* Textbook per-pixel models (float64, ``np.exp``, explicit decay of every coefficient): the fast
+  path differs by the polynomial exp (relative error < 2.5e-5) and float32 rounding of the global
+  decay scale, so scores agree to ``rtol = 1e-4`` (plus ``atol = 1e-6`` near zero).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from silkvision.detector import kernels as K
+from silkvision.detector import reference as R
+from silkvision.detector.norma import NormaSubtractor
+from silkvision.detector.silk import SilkSubtractor
+
+
+def _clip_frames(sample_seq, n=60):
+    files = sorted((sample_seq / "input").glob("*.jpg"))[:n]
+    return [cv2.imread(str(f)) for f in files]
+
+
+def _random_frames(rng, n, h, w, ch=3):
+    """Frames with structure: a few background colours + noise, and moving 'objects'."""
+    base = rng.integers(0, 256, (h, w, ch)).astype(np.int16)
+    frames = []
+    for t in range(n):
+        f = base + rng.normal(0, 6, base.shape).round().astype(np.int16)
+        if t % 3 == 0:
+            y, x = rng.integers(0, h - 4), rng.integers(0, w - 4)
+            f[y:y + 4, x:x + 4] = rng.integers(0, 256, ch)
+        frames.append(np.clip(f, 0, 255).astype(np.uint8).squeeze())
+    return frames
+
+
+def _run_against_mirror(det, frames, learn_pattern=lambda i: i % 7 != 3, state_every=1):
+    """Run det.apply and the mirror reference side by side; compare everything every frame."""
+    ref = R.silk_frame_reference if det.name == "silk" else R.norma_frame_reference
+    det.apply(frames[0])
+    st = det.get_state()
+    state = {k: st[k].copy() for k in ("colours", "alphas", "ptr", "rho") if k in st}
+    extra = [state[k] for k in ("ptr", "rho") if k in state]
+    H, W = frames[0].shape[:2]
+    sc = np.zeros((H, W), np.float32)
+    mk = np.zeros((H, W), np.uint8)
+    for i, f in enumerate(frames[1:]):
+        learn = learn_pattern(i)
+        args = det.kernel_args(learn)
+        feat = det._conv(f)
+        ref(feat, state["colours"], state["alphas"], *extra, *args, sc, mk)
+        scale_before = det._scale
+        det.apply(f, learningRate=-1 if learn else 0)
+        np.testing.assert_array_equal(det.scores, sc, err_msg=f"scores, frame {i + 1}")
+        np.testing.assert_array_equal(det._raw, mk, err_msg=f"raw mask, frame {i + 1}")
+        if det._scale == 1.0 and learn:      # the detector renormalised after this frame
+            R.renormalise_reference(state["alphas"], np.float32(_last_scale(det, scale_before)),
+                                    np.float32(1e-8))
+        if i % state_every and i != len(frames) - 2:
+            continue
+        now = det._state_arrays()
+        for k, v in state.items():
+            np.testing.assert_array_equal(now[k], v, err_msg=f"{k}, frame {i + 1}")
+    return det
+
+
+def _last_scale(det, scale_before):
+    if det.name == "silk":
+        return scale_before * (1.0 - det.get_params()["tau"])
+    p = det.get_params()
+    return scale_before * (1.0 - p["eta"] * p["lambda"])
+
+
+def test_fast_exp_kernel_equals_reference_and_is_accurate():
+    y = np.concatenate([np.linspace(-60, 0, 200001), [-1e30, -50.0, -1e-30, 0.0]]).astype(np.float32)
+    out = np.empty_like(y)
+    K.fast_exp_array(y, out)
+    np.testing.assert_array_equal(out, R.fast_exp_reference(y))
+    inside = y >= K.EXP_MIN
+    rel = out[inside].astype(np.float64) / np.exp(y[inside].astype(np.float64)) - 1
+    assert np.abs(rel).max() < 2.5e-5
+    assert out[y == 0][0] == 1.0                       # k(x, x) = 1 exactly
+    assert np.all(out[~inside] == out[y == -50.0][0])  # clamped below EXP_MIN
+
+
+@pytest.mark.parametrize("params", [
+    dict(),                                                        # defaults
+    dict(colour_space="gray", conservative=False, tau=0.05, C=1.0),
+    dict(colour_space="ycrcb", omega=3, warmup=2, kappa=0.3, sigma=8.0),
+    dict(tau=0.6, omega=4, warmup=0),                              # renormalises every ~30 frames
+])
+def test_silk_kernel_matches_mirror_on_random_frames(rng, params):
+    det = SilkSubtractor(median=0, **params)
+    frames = _random_frames(rng, 70, 13, 37)
+    _run_against_mirror(det, frames)
+
+
+def test_silk_renormalisation_is_exercised():
+    det = SilkSubtractor(tau=0.6, omega=4)
+    frames = [np.full((3, 5, 3), 100, np.uint8)] * 40
+    seen_small = False
+    for f in frames:
+        det.apply(f)
+        seen_small |= det._scale < 1e-6
+    assert seen_small and det._scale >= 2.0 ** -40     # it shrank, and was renormalised
+
+
+@pytest.mark.parametrize("params", [dict(), dict(colour_space="lab", omega=3, nu=0.2, eta=0.5, lam=0.9)])
+def test_norma_kernel_matches_mirror_on_random_frames(rng, params):
+    det = NormaSubtractor(median=0, **params)
+    frames = _random_frames(rng, 70, 11, 29)
+    _run_against_mirror(det, frames)
+
+
+@pytest.mark.parametrize("cls", [SilkSubtractor, NormaSubtractor])
+def test_kernels_match_mirror_on_sample_clip(sample_seq, cls):
+    frames = [f[90:210] for f in _clip_frames(sample_seq, 60)]   # the lanes: 120 x 320 pixels
+    kw = dict(warmup=10) if cls is SilkSubtractor else {}
+    _run_against_mirror(cls(median=0, **kw), frames, learn_pattern=lambda i: i != 30, state_every=15)
+
+
+def test_silk_matches_textbook_per_pixel_model(sample_seq):
+    """Global scale + fast exp + row layout == the paper's update written plainly (float64)."""
+    frames = [f[100:106, 150:156] for f in _clip_frames(sample_seq, 60)]   # a 6x6 patch with traffic
+    p = dict(omega=5, tau=0.05, C=0.5, rho=1.0, sigma=12.0, threshold=0.4, conservative=True,
+             kappa=0.2, warmup=8)
+    det = SilkSubtractor(median=0, **p)
+    models = [[R.SilkPixelModel(**p) for _ in range(6)] for _ in range(6)]
+    for t, f in enumerate(frames):
+        learn = t != 20
+        det.apply(f, learningRate=-1 if learn else 0)
+        want = np.array([[models[y][x].step(f[y, x], learn) for x in range(6)] for y in range(6)])
+        np.testing.assert_allclose(det.scores, want, rtol=1e-4, atol=1e-6, err_msg=f"frame {t}")
+
+
+def test_norma_matches_textbook_per_pixel_model(sample_seq):
+    frames = [f[100:106, 150:156] for f in _clip_frames(sample_seq, 60)]
+    # eta and nu are binary fractions so that rho (a running sum of +-eta nu, eta (1 - nu)) is exact
+    # in float32 and float64 alike: otherwise rho ~ 0 is 1.8e-7 on one side and -8e-17 on the other
+    # and the comparison f < rho legitimately flips (seen with eta 0.2, nu 0.3)
+    p = dict(omega=5, eta=0.25, lam=0.4, nu=0.25, sigma=12.0)
+    det = NormaSubtractor(median=0, threshold=0.3, **p)
+    models = [[R.NormaPixelModel(**p) for _ in range(6)] for _ in range(6)]
+    for t, f in enumerate(frames):
+        det.apply(f)
+        want = np.array([[models[y][x].step(f[y, x]) for x in range(6)] for y in range(6)])
+        np.testing.assert_allclose(det.scores, want, rtol=1e-4, atol=1e-6, err_msg=f"frame {t}")
