@@ -470,7 +470,8 @@ def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None,
         raise DataError(f"{path}: file holds no data")
     y, classes, k = _map_labels(raw, path)
     name = path.name
-    for suf in (".hoi.mat", ".libol.mat", ".jingcoco.mat", ".mat", ".scale", ".csv", ".arff"):
+    for suf in (".hoi.mat", ".libol.mat", ".jingcoco.mat", ".mat", ".scale", ".csv", ".tsv", ".arff", ".libsvm",
+                ".svm", ".svmlight", ".data", ".txt"):
         if name.endswith(suf) and len(name) > len(suf):
             name = name[: -len(suf)]
             break

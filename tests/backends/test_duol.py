@@ -1,0 +1,186 @@
+"""DUOL / M-DUOL (JMLR 2011): Proposition 2's four cases by hand, reference agreement, determinism."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from silkvision.backends import create
+from silkvision.backends.duol import duol_reference, solve_box_qp, solve_prop2
+from silkvision.backends.kernels import make_kernel
+from silkvision.backends.mduol import mduol_reference
+
+LIN = dict(kernel="linear")
+
+
+def h(g, d, ka, kb, w, la, lb):
+    return g * la + d * lb - ka / 2 * g * g - kb / 2 * d * d - w * g * d
+
+
+# (ka, kb, w, la, lb, C, gamma_hat_b) -> expected (gamma_a, d_b, case), worked out by hand
+HAND = [
+    ((1.0, 1.0, -0.5, 1.0, 1.0, 1.0, 0.5), (1.0, 0.5, 1)),   # both at the upper bound
+    ((1.0, 1.0, -0.5, 2.0, 0.2, 1.0, 0.0), (1.0, 0.7, 2)),   # g_a = C, d_b = (lb - w C)/kb
+    ((1.0, 1.0, -0.5, 0.2, 2.0, 1.0, 0.0), (0.7, 1.0, 3)),   # d_b = C - hat_g, g_a = (la - w(C-hat_g))/ka
+    ((1.0, 1.0, -0.5, 1.0, 1.0, 5.0, 1.0), (2.0, 2.0, 4)),   # interior: (kb la - w lb)/det, ...
+]
+
+
+@pytest.mark.parametrize("args, expect", HAND)
+def test_prop2_cases_by_hand(args, expect):
+    g, d, case = solve_prop2(*args)
+    assert case == expect[2]
+    assert g == pytest.approx(expect[0]) and d == pytest.approx(expect[1])
+    g2, d2 = solve_box_qp(*args)
+    assert (g2, d2) == pytest.approx((g, d))
+
+
+def test_prop2_is_the_box_optimum_on_random_instances(rng):
+    """Proposition 2 (or its fallback) maximises h over the box: no grid point does better."""
+    G = np.linspace(0, 1, 201)
+    for _ in range(200):
+        ka, kb = rng.uniform(0.2, 1.0, 2)
+        w = -rng.uniform(0, np.sqrt(ka * kb))
+        la, lb = rng.uniform(0, 3, 2)
+        C = rng.uniform(0.5, 6)
+        gh = rng.uniform(0, C)
+        g, d, _ = solve_prop2(ka, kb, w, la, lb, C, gh)
+        assert 0 <= g <= C + 1e-12 and -gh - 1e-12 <= d <= C - gh + 1e-12
+        gg, dd = np.meshgrid(G * C, -gh + G * C)
+        assert h(g, d, ka, kb, w, la, lb) >= h(gg, dd, ka, kb, w, la, lb).max() - 1e-12
+
+
+def test_prop2_degenerate_falls_back():
+    # k_a k_b = w^2 (identical points, opposite labels): case 4's determinant is 0
+    g, d, case = solve_prop2(1.0, 1.0, -1.0, 1.0, 1.0, 5.0, 1.0)
+    gb, db = solve_box_qp(1.0, 1.0, -1.0, 1.0, 1.0, 5.0, 1.0)
+    assert h(g, d, 1, 1, -1, 1, 1) == pytest.approx(h(gb, db, 1, 1, -1, 1, 1))
+
+
+# Two-example streams with a 2-D linear kernel. x1 = (1, 0), y1 = +1 gets gamma_1 = min(C, 1) = 1,
+# so f^1 = 1 (margin error "<= 1", eligible) and l_b = 0, k_b = 1, gamma_hat_b = 1. The second
+# example (y2 = +1) conflicts with x1 (w = x1 . x2 < 0) and triggers a double update whose case
+# depends on C (solutions worked out by hand from Proposition 2):
+STREAMS = [
+    # C,   x2,            case, gamma_1 after, gamma_2
+    (1.2, (-0.5, 1.0), 1, 1.2, 1.2),     # (C, C - hat_g) = (1.2, 0.2)
+    (2.0, (-0.25, 0.5), 2, 1.5, 2.0),    # (C, (lb - w C)/kb) = (2, 0.5)
+    (1.5, (-1.0, 1.0), 3, 1.5, 1.25),    # ((la - w (C - hat_g))/ka, C - hat_g) = (1.25, 0.5)
+    (5.0, (-0.5, 1.0), 4, 1.75, 1.5),    # interior ((kb la - w lb)/det, (ka lb - w la)/det) = (1.5, 0.75)
+]
+
+
+@pytest.mark.parametrize("C, x2, case, g1, g2", STREAMS)
+def test_duol_double_update_streams(C, x2, case, g1, g2):
+    X = np.array([[1.0, 0.0], x2])
+    y = np.array([1.0, 1.0])
+    x2 = np.asarray(x2)
+    la, w, ka = 1 - x2[0], x2[0], x2 @ x2
+    assert solve_prop2(ka, 1.0, w, la, 0.0, C, 1.0)[2] == case
+    clf = create("duol", C=C, **LIN)
+    clf.progressive_predict(X, y)
+    np.testing.assert_allclose(clf.weights_, [g1, g2])
+    assert clf.n_double_updates_ == 1
+    # tracked scores y_i f(x_i) equal the recomputed ones
+    f = np.array([clf.decision_function_one(x) for x in X])
+    np.testing.assert_allclose(clf.scores_, y * f, atol=1e-12)
+
+
+def test_duol_single_update_without_conflict():
+    clf = create("duol", C=5.0, **LIN)
+    clf.progressive_predict(np.array([[1.0, 0.0], [0.0, 2.0]]), np.array([1.0, -1.0]))
+    # x2 . x1 = 0 -> w = 0 <= -rho with rho = 0: still a (trivial) double update of x1 by d = 0
+    np.testing.assert_allclose(clf.weights_, [1.0, 0.25])
+    clf = create("duol", C=5.0, rho=0.5, **LIN)
+    clf.progressive_predict(np.array([[1.0, 0.0], [0.0, 2.0]]), np.array([1.0, -1.0]))
+    np.testing.assert_allclose(clf.weights_, [1.0, 0.25])  # PA-I step min(C, l/k) = 1/4
+    assert clf.n_double_updates_ == 0
+
+
+def _blobs(n, seed, noise=1.3):
+    rng = np.random.default_rng(seed)
+    y = rng.choice([-1.0, 1.0], n)
+    return y[:, None] * 1.0 + noise * rng.normal(size=(n, 3)), y
+
+
+@pytest.mark.parametrize("variant", ["exact", "appr", "iter", "rand"])
+def test_numba_matches_python_reference(variant):
+    X, y = _blobs(150, 3)
+    name = "duol" if variant == "exact" else f"duol_{variant}"
+    clf = create(name, sigma=1.5, C=3.0)
+    f_ref, S, g = duol_reference(X, y, make_kernel("rbf", 1.5), C=3.0, variant=variant, seed=0)
+    clf._ensure_state(3)
+    f = clf._run(X, y)
+    np.testing.assert_allclose(f, f_ref, atol=1e-9)
+    np.testing.assert_allclose(clf.weights_, g, atol=1e-9)
+    np.testing.assert_array_equal(clf.support_vectors_, X[S])
+
+
+@pytest.mark.parametrize("name", ["duol", "mduol"])
+def test_gram_cache_does_not_change_results(name):
+    X, y = _blobs(300, 4)
+    if name == "mduol":
+        y = (np.arange(300) % 3)[np.argsort(X[:, 0])]
+    a = create(name, sigma=1.0)
+    b = create(name, sigma=1.0, cache_mb=0)
+    c = create(name, sigma=1.0, cache_mb=0.002)  # cache dropped once it outgrows 15 rows
+    pa, pb, pc = (m.progressive_predict(X, y) for m in (a, b, c))
+    np.testing.assert_array_equal(pa, pb)
+    np.testing.assert_array_equal(pa, pc)
+    np.testing.assert_allclose(a.weights_, b.weights_)
+    np.testing.assert_allclose(a.weights_, c.weights_)
+
+
+def test_duol_rand_determinism():
+    X, y = _blobs(200, 5)
+    m = create("duol_rand", seed=7)
+    p1 = m.progressive_predict(X, y)
+    np.testing.assert_array_equal(create("duol_rand", seed=7).progressive_predict(X, y), p1)
+    np.testing.assert_array_equal(m.clone().progressive_predict(X, y), p1)  # clone restarts the stream
+    others = [create("duol_rand", seed=s) for s in (1, 2, 3)]
+    for o in others:
+        o.progressive_predict(X, y)
+    assert any(not np.array_equal(o.weights_, m.weights_) for o in others)
+    a = create("duol_rand", seed=7)
+    for i in range(len(X)):  # the same random stream one example at a time
+        a.learn_one(X[i], y[i])
+    np.testing.assert_allclose(a.weights_, m.weights_)
+
+
+def test_mduol_tiny_case_by_hand():
+    """x1=(1,0) class 0 -> single update 1/(2k) = 0.5 with s=1; x2=(0.5,1) class 1: f = (.25, -.25, 0),
+    r=1, s=0, l=1.5, H.H = -2, w = -2 * 0.5 = -1: Proposition 5 interior case with 2k_a = 2.5,
+    2k_b = 2: det = 4, gamma_2 = (2*1.5 - 0)/4 = 0.75, d = (0 + 1.5)/4 = 0.375."""
+    clf = create("mduol", n_classes=3, **LIN)
+    X = np.array([[1.0, 0.0], [0.5, 1.0]])
+    pred = clf.progressive_predict(X, [0, 1])
+    assert pred.tolist() == [0, 0]
+    np.testing.assert_allclose(clf.weights_, [0.875, 0.75])
+    np.testing.assert_array_equal(clf.pairs_, [[0, 1], [1, 0]])
+    np.testing.assert_allclose(clf.scores_, [1.0, 1.0])  # both margins exactly 1 after the interior step
+    np.testing.assert_allclose(clf.decision_function_one(X[1]), [-0.5, 0.5, 0.0])
+    assert clf.n_double_updates_ == 1
+
+
+def test_mduol_matches_reference_and_grows_classes():
+    rng = np.random.default_rng(8)
+    centres = rng.normal(size=(4, 3)) * 2
+    y = rng.integers(0, 4, 160)
+    X = centres[y] + rng.normal(size=(160, 3))
+    for n_classes in (None, 4):
+        clf = create("mduol", sigma=1.5, n_classes=n_classes)
+        pred = clf.progressive_predict(X, y)
+        p_ref, S, g, pairs = mduol_reference(X, y, make_kernel("rbf", 1.5), C=10.0, n_classes=n_classes)
+        np.testing.assert_array_equal(pred, p_ref)
+        np.testing.assert_allclose(clf.weights_, g, atol=1e-9)
+        np.testing.assert_array_equal(clf.pairs_, pairs)
+        assert clf.decision_function_one(X[0]).shape == (4,)
+
+
+@pytest.mark.parametrize("name", ["duol", "duol_appr", "duol_iter", "duol_rand", "mduol", "mduol_appr",
+                                  "mduol_iter"])
+@pytest.mark.parametrize("bad", [dict(C=0), dict(C=np.inf), dict(rho=1.0), dict(rho=-0.1), dict(sigma=0),
+                                 dict(cache_mb=-1)])
+def test_bad_parameters_name_themselves(name, bad):
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        create(name, **bad)
