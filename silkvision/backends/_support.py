@@ -372,14 +372,26 @@ class BinaryKernelClassifier(KernelExpansionMixin, BinaryClassifier):
 class MultiKernelClassifier(KernelExpansionMixin, MultiClassifier):
     """Multiclass learner with shared support vectors and a ``(n, K)`` coefficient matrix.
 
-    ``self._state[0]`` holds the number of classes seen so far, ``K`` = 1 + the largest label
-    seen; predictions are the argmax over those ``K`` scores (class 0 before any label).
+    ``self._state[0]`` holds the number ``K`` of classes the scores cover: ``n_classes`` when the
+    learner was told the classes upfront (as in the papers' experiments), else 1 + the largest label
+    seen so far. Predictions are the argmax over those ``K`` scores (class 0 before any label).
     """
 
     _n_outputs = 0
+    n_classes: int | None = None
+
+    def _init_classes(self, n_classes):
+        """Validate ``n_classes`` (None: the label set grows; an int: all classes known upfront)."""
+        self.n_classes = n_classes
+        self._n_classes = check_budget("n_classes", n_classes)
+
+    def _reset(self):
+        super()._reset()
+        self._state[0] = float(getattr(self, "_n_classes", None) or 0)
 
     @property
     def n_classes_(self) -> int:
+        """Number of classes the scores cover: ``n_classes`` if given, else 1 + the largest label seen."""
         return int(self._state[0])
 
     def decision_function_one(self, x) -> np.ndarray:
@@ -403,8 +415,11 @@ class MultiKernelClassifier(KernelExpansionMixin, MultiClassifier):
     def _progressive(self, X, y):
         if len(X) == 0:
             return np.empty(0, dtype=np.int64)
+        known = getattr(self, "_n_classes", None)
+        if known is not None and y.max() >= known:
+            raise ValueError(f"y: label {int(y.max())} is not below n_classes={known}")
         st = self._ensure_store(X.shape[1])
-        st.ensure_outputs(max(int(y.max()) + 1, st.coef.shape[1]))
+        st.ensure_outputs(max(int(y.max()) + 1, st.coef.shape[1], known or 0))
         pred = self._run(np.ascontiguousarray(X), np.ascontiguousarray(y, dtype=np.int64), st)
         self._t += len(X)
         return pred

@@ -175,16 +175,21 @@ class MulticlassPerceptron(MultiKernelClassifier):
     kernel, sigma, degree, coef : the kernel.
     update : {"max", "uniform", "prop"}, default "max"
         How the unit of negative weight is spread over the error set.
+    n_classes : int or None, default None
+        Number of classes when known upfront (labels must then be below it; every score, including
+        those of classes not seen yet, takes part from the start, as in the papers' experiments);
+        ``None``: the classes grow with the labels seen.
     """
 
     _updates = ("max", "uniform", "prop")
 
     def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 update: str = "max"):
+                 update: str = "max", n_classes: int | None = None):
         if update not in self._updates:
             raise ValueError(f"update: {update!r} is unknown; expected 'max', 'uniform' or 'prop'")
         self.update = update
         self._variant = self._updates.index(update)
+        self._init_classes(n_classes)
         self._init_kernel(kernel, sigma, degree, coef)
 
     def _run(self, X, y, st):
@@ -197,33 +202,37 @@ class MulticlassPerceptron(MultiKernelClassifier):
 class PerceptronMax(MulticlassPerceptron):
     """Multiclass kernel Perceptron with the Max update (see :class:`MulticlassPerceptron`)."""
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0):
-        super().__init__(kernel, sigma, degree, coef, "max")
+    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
+                 n_classes: int | None = None):
+        super().__init__(kernel, sigma, degree, coef, "max", n_classes)
 
 
 @register("perceptron_uniform", "multiclass kernel Perceptron, uniform update (Crammer & Singer 2003)")
 class PerceptronUniform(MulticlassPerceptron):
     """Multiclass kernel Perceptron with the Uniform update (see :class:`MulticlassPerceptron`)."""
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0):
-        super().__init__(kernel, sigma, degree, coef, "uniform")
+    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
+                 n_classes: int | None = None):
+        super().__init__(kernel, sigma, degree, coef, "uniform", n_classes)
 
 
 @register("perceptron_prop", "multiclass kernel Perceptron, proportional update (Crammer & Singer 2003)")
 class PerceptronProp(MulticlassPerceptron):
     """Multiclass kernel Perceptron with the Prop update (see :class:`MulticlassPerceptron`)."""
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0):
-        super().__init__(kernel, sigma, degree, coef, "prop")
+    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
+                 n_classes: int | None = None):
+        super().__init__(kernel, sigma, degree, coef, "prop", n_classes)
 
 
 class _MulticlassPABase(MultiKernelClassifier):
     _variant = 1
 
     def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 C: float = 1.0):
+                 C: float = 1.0, n_classes: int | None = None):
         self.C = C
         self._C = check_positive("C", C)
+        self._init_classes(n_classes)
         self._init_kernel(kernel, sigma, degree, coef)
 
     def _run(self, X, y, st):
@@ -235,14 +244,15 @@ class _MulticlassPABase(MultiKernelClassifier):
 
 @register("mpa1", "multiclass kernel PA-I (Crammer et al. 2006), max-loss runner-up update; DUOL paper peer")
 class MulticlassPA1(_MulticlassPABase):
-    """Multiclass kernel PA-I. Parameters: the kernel and ``C`` (default 1; the DUOL paper uses 10)."""
+    """Multiclass kernel PA-I. Parameters: the kernel, ``C`` (default 1; the DUOL paper uses 10) and
+    ``n_classes`` (see :class:`MulticlassPerceptron`)."""
 
     _variant = 1
 
 
 @register("mpa2", "multiclass kernel PA-II (Crammer et al. 2006), max-loss runner-up update; DUOL paper peer")
 class MulticlassPA2(_MulticlassPABase):
-    """Multiclass kernel PA-II. Parameters: the kernel and ``C``."""
+    """Multiclass kernel PA-II. Parameters: the kernel, ``C`` and ``n_classes``."""
 
     _variant = 2
 
@@ -262,11 +272,15 @@ class SILKMulticlass(MultiKernelClassifier):
         Label margin ``Delta(y, r)`` for ``r != y``.
     omega : int or None, default 100
         Buffer size; ``None`` keeps every term (multiclass ILK).
+    n_classes : int or None, default None
+        Number of classes when known upfront (see :class:`MulticlassPerceptron`).
     """
 
     def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 C: float = 1.0, tau: float = 0.01, rho: float = 1.0, omega: int | None = 100):
+                 C: float = 1.0, tau: float = 0.01, rho: float = 1.0, omega: int | None = 100,
+                 n_classes: int | None = None):
         self.C, self.tau, self.rho, self.omega = C, tau, rho, omega
+        self._init_classes(n_classes)
         self._C = check_positive("C", C)
         self._tau = check_range("tau", tau, 0.0, 1.0, hi_open=True)
         self._rho = check_positive("rho", rho)
@@ -281,19 +295,19 @@ class SILKMulticlass(MultiKernelClassifier):
 
 
 def multiclass_reference(X, y, algorithm="max", C=1.0, tau=0.01, rho=1.0, omega=None, kernel="rbf", sigma=1.0,
-                         degree=2, coef=1.0):
+                         degree=2, coef=1.0, n_classes=None):
     """Plain NumPy version of every learner of this module.
 
     ``algorithm`` is ``"max"``, ``"uniform"``, ``"prop"``, ``"pa1"``, ``"pa2"`` or ``"silk"``. Returns
     ``(predictions, support vectors, coefficient matrix (n, K))`` with the vectors in insertion order
-    and ``K`` = 1 + the largest label.
+    and ``K`` = ``n_classes`` or 1 + the largest label.
     """
     k = make_kernel(kernel, sigma, degree, coef)
     X = np.asarray(X, float)
     y = np.asarray(y, int)
-    Kmax = int(y.max()) + 1
+    Kmax = n_classes or int(y.max()) + 1
     SV, A, pred = [], [], []
-    K = 0
+    K = n_classes or 0
     for x, yt in zip(X, y):
         F = reference_decision(SV, A, x, k) if SV else np.zeros(Kmax)
         pred.append(int(np.argmax(F[:K])) if K else 0)

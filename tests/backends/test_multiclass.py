@@ -96,3 +96,23 @@ def test_parameters():
         MulticlassPerceptron(update="softmax")
     with pytest.raises(ValueError, match="rho"):
         create("silk_multi", rho=0)
+
+
+@pytest.mark.parametrize("name,alg", [("perceptron_uniform", "uniform"), ("perceptron_prop", "prop"),
+                                      ("mpa1", "pa1"), ("silk_multi", "silk")])
+def test_classes_known_upfront(name, alg):
+    """With ``n_classes`` every score takes part from the first example (the papers' protocol)."""
+    rng = np.random.default_rng(12)
+    y = rng.integers(1, 4, 100)                 # class 0 never occurs, still scored
+    X = np.eye(5)[y][:, :4] * 2 + rng.normal(size=(100, 4))
+    clf = create(name, n_classes=5)
+    assert clf.n_classes_ == 5 and clf.decision_function_one(X[0]).shape == (5,)
+    pred = clf.progressive_predict(X, y)
+    rp, SV, A = multiclass_reference(X, y, alg, n_classes=5)
+    order = np.argsort(clf._store.stamp[:clf.n_support_])
+    np.testing.assert_array_equal(pred, rp)
+    np.testing.assert_allclose(clf.dual_coef_[order], A, rtol=1e-9, atol=1e-12)
+    with pytest.raises(ValueError, match="n_classes"):
+        clf.learn_one(X[0], 5)
+    with pytest.raises(ValueError, match="n_classes"):
+        create(name, n_classes=0)
