@@ -1,0 +1,5 @@
+import sys
+
+from silkvision.gui.app import main
+
+sys.exit(main())

@@ -1,0 +1,620 @@
+"""The main window: image panels, live ROC, parameters, transport controls.
+
+The window only draws and sends requests; capture and detection run in :class:`.worker.Worker` in
+its own thread. Public methods (``open_source``, ``play``, ``step``, ``seek``, ``set_threshold``,
+``apply_params``, ``save_params``, ``load_params``, ``start_recording``, ``save_snapshot``...) are
+what the menus call and what the tests drive.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections import deque
+from pathlib import Path
+
+import numpy as np
+from PyQt5.QtCore import QSettings, Qt, QTimer, pyqtSignal
+from PyQt5.QtWidgets import (QAction, QComboBox, QDoubleSpinBox, QFileDialog, QGridLayout,
+                             QHBoxLayout, QLabel, QMainWindow, QMessageBox, QPushButton, QSlider,
+                             QScrollArea, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
+
+from silkvision.config import load_config, validate, write_config
+from silkvision.errors import SilkvisionError
+from silkvision.gui.pipeline import Pipeline, SourceInfo
+from silkvision.gui.widgets import ImageView, ParamPanel, RocPlot
+from silkvision.gui.widgets.image_view import heat_map, overlay
+from silkvision.gui.worker import DetectorInfo, Worker, detector_infos, start_worker
+
+__all__ = ["MainWindow"]
+
+SLIDER_STEPS = 1000
+MAX_RECENT = 10
+VIDEO_FILTER = "Videos (*.mp4 *.avi *.mkv *.mov *.webm *.mpg *.mpeg *.m4v *.wmv);;All files (*)"
+
+
+class MainWindow(QMainWindow):
+    """silkvision's desktop window.
+
+    Parameters
+    ----------
+    config : dict, optional
+        Configuration (validated, merged over the defaults).
+    settings : QSettings, optional
+        Where the recent-sources list is kept (default: the user's silkvision settings).
+    max_frames : int, optional
+        Pause after this many frames.
+    interactive : bool
+        False for headless runs: errors go to the status bar and :attr:`errors` only, no message box.
+    """
+
+    request = pyqtSignal(str, object)
+
+    def __init__(self, config: dict | None = None, settings: QSettings | None = None,
+                 max_frames: int | None = None, interactive: bool = True,
+                 pipeline: Pipeline | None = None):
+        super().__init__()
+        self.config = validate(config or {}, "config")
+        self.settings = settings if settings is not None else QSettings("silkvision", "silkvision")
+        self.interactive = interactive
+        self.pipeline = pipeline or Pipeline(self.config)
+        self.worker = Worker(self.pipeline, max_frames=max_frames)
+        self.detectors: dict[str, DetectorInfo] = detector_infos(self.pipeline)
+        self.info: SourceInfo | None = None
+        self.result = None          # last FrameResult drawn
+        self.errors: list[str] = []  # every error shown (tests read it)
+        self.playing = False
+        self.recording = None
+        self.drawn = 0
+        self._display_fps = 0.0
+        self._draw_times: deque[float] = deque()
+        self._error_box = None
+
+        self.setWindowTitle("silkvision")
+        self._build_views()
+        self._build_controls()
+        self._build_side()
+        self._build_menus()
+        self._layout()
+        self._on_detectors(self.detectors)
+
+        w = self.worker
+        w.opened.connect(self._on_opened)
+        w.result_ready.connect(self._on_result_ready)
+        w.playing_changed.connect(self._on_playing)
+        w.detectors_changed.connect(self._on_detectors)
+        w.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
+        w.error.connect(self.show_error)
+        self.worker_thread = start_worker(self.worker, self.request, self)
+
+        self.display_timer = QTimer(self)
+        self.display_timer.setInterval(max(1, int(1000 / self.config["gui"]["display_fps"])))
+        self.display_timer.timeout.connect(self._draw_latest)
+        self.display_timer.start()
+
+    # -- construction -------------------------------------------------------------------------------
+    def _build_views(self) -> None:
+        self.views = {
+            "input": ImageView("Input"),
+            "silk": ImageView("SILK mask"),
+            "second": ImageView("second mask"),
+            "gt": ImageView("Ground truth"),
+            "scores": ImageView("SILK score map (bright = novel)"),
+            "overlay": ImageView("SILK mask on input"),
+        }
+        for v in self.views.values():
+            v.set_image(None, "open a source: File > Open")
+        self.grid_widget = QWidget()
+        self.grid = QGridLayout(self.grid_widget)
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        self.grid.setSpacing(4)
+
+    def _build_controls(self) -> None:
+        self.play_button = QPushButton("Play")
+        self.play_button.setToolTip("Play / pause (Space)")
+        self.play_button.clicked.connect(self.toggle_play)
+        self.step_button = QPushButton("Step")
+        self.step_button.setToolTip("Process one frame (Right)")
+        self.step_button.clicked.connect(self.step)
+        self.restart_button = QPushButton("Restart")
+        self.restart_button.setToolTip("Back to the first frame with fresh detectors (Home)")
+        self.restart_button.clicked.connect(self.restart)
+        self.frame_slider = QSlider(Qt.Horizontal)
+        self.frame_slider.setEnabled(False)
+        self.frame_slider.setToolTip("Seek: detection restarts from the chosen frame")
+        self.frame_slider.sliderReleased.connect(lambda: self.seek(self.frame_slider.value()))
+        self.frame_slider.valueChanged.connect(self._on_frame_slider)
+        self.frame_label = QLabel("frame - / -")
+        self.frame_label.setMinimumWidth(130)
+
+        self.threshold_slider = QSlider(Qt.Horizontal)
+        self.threshold_slider.setRange(0, SLIDER_STEPS)
+        self.threshold_slider.valueChanged.connect(self._on_threshold_slider)
+        self.threshold_spin = QDoubleSpinBox()
+        self.threshold_spin.setDecimals(4)
+        self.threshold_spin.setSingleStep(0.01)
+        self.threshold_spin.valueChanged.connect(self._on_threshold_spin)
+
+        self.stats_label = QLabel("")
+        self.statusBar().addPermanentWidget(self.stats_label)
+
+    def _build_side(self) -> None:
+        from silkvision.detector import available_subtractors
+
+        self.roc_plot = RocPlot()
+        self.second_combo = QComboBox()
+        self.second_combo.addItems([a for a in available_subtractors() if a != "silk"])
+        self.second_combo.currentTextChanged.connect(self.set_second)
+        self.panels = {"silk": ParamPanel("silk"), "second": ParamPanel("second")}
+        for p in self.panels.values():
+            p.apply_requested.connect(self.apply_params)
+            p.error.connect(self.show_error)
+        self.tabs = QTabWidget()
+        for role, title in (("silk", "SILK"), ("second", "second")):
+            scroll = QScrollArea()
+            scroll.setWidgetResizable(True)
+            scroll.setWidget(self.panels[role])
+            self.tabs.addTab(scroll, title)
+        self.reset_roc_button = QPushButton("Clear ROC")
+        self.reset_roc_button.setToolTip("Forget the accumulated ROC counts (detectors keep learning)")
+        self.reset_roc_button.clicked.connect(lambda: self.request.emit("reset_roc", None))
+
+    def _build_menus(self) -> None:
+        def action(menu, text, slot, shortcut=None, checkable=False, tip=""):
+            a = QAction(text, self)
+            if shortcut:
+                a.setShortcut(shortcut)
+            a.setCheckable(checkable)
+            a.setStatusTip(tip)
+            a.triggered.connect(slot)
+            menu.addAction(a)
+            return a
+
+        m = self.menuBar().addMenu("&File")
+        action(m, "Open &video...", self._ask_video, "Ctrl+O")
+        action(m, "Open image &folder / CDnet sequence...", self._ask_folder, "Ctrl+Shift+O")
+        self.recent_menu = m.addMenu("Open &recent")
+        action(m, "Open &camera", lambda: self.open_source(str(self.camera_spin.value())),
+               tip="Open the webcam chosen in the toolbar")
+        action(m, "Use &ground truth folder...", self._ask_groundtruth,
+               tip="Pair a folder of ground-truth images with the current video")
+        m.addSeparator()
+        action(m, "&Load parameters...", self._ask_load_params, "Ctrl+L")
+        action(m, "&Save parameters...", self._ask_save_params, "Ctrl+S")
+        m.addSeparator()
+        self.record_action = action(m, "&Record masks...", self._toggle_record, "Ctrl+R", checkable=True,
+                                    tip="Write every mask to a folder (bin%06d.png, as silkvision export)")
+        action(m, "Save sna&pshot...", self._ask_snapshot, "Ctrl+P")
+        m.addSeparator()
+        action(m, "&Quit", self.close, "Ctrl+Q")
+
+        m = self.menuBar().addMenu("&View")
+        self.scores_action = action(m, "SILK &score map", self._layout_views, checkable=True)
+        self.scores_action.setChecked(self.config["gui"]["show_scores"])
+        self.overlay_action = action(m, "Mask &overlay", self._layout_views, checkable=True)
+        self.overlay_action.setChecked(self.config["gui"]["show_overlay"])
+
+        m = self.menuBar().addMenu("&Playback")
+        action(m, "Play / pause", self.toggle_play, "Space")
+        action(m, "Step", self.step, "Right")
+        action(m, "Restart", self.restart, "Home")
+        self._update_recent_menu()
+
+        tb = self.addToolBar("Source")
+        tb.setObjectName("source-toolbar")
+        tb.addAction("Open video", self._ask_video)
+        tb.addAction("Open folder", self._ask_folder)
+        tb.addSeparator()
+        tb.addWidget(QLabel(" Camera "))
+        self.camera_spin = QSpinBox()
+        self.camera_spin.setRange(0, 63)
+        self.camera_spin.setToolTip("Webcam index")
+        tb.addWidget(self.camera_spin)
+        tb.addAction("Open camera", lambda: self.open_source(str(self.camera_spin.value())))
+        tb.addSeparator()
+        tb.addWidget(QLabel(" Compare with "))
+        tb.addWidget(self.second_combo)
+        tb.addSeparator()
+        tb.addAction(self.scores_action)
+        tb.addAction(self.overlay_action)
+        tb.addAction(self.record_action)
+        tb.addAction("Snapshot", self._ask_snapshot)
+
+    def _layout(self) -> None:
+        transport = QHBoxLayout()
+        for w in (self.play_button, self.step_button, self.restart_button):
+            transport.addWidget(w)
+        transport.addWidget(self.frame_slider, 1)
+        transport.addWidget(self.frame_label)
+        thresh = QHBoxLayout()
+        thresh.addWidget(QLabel("SILK threshold"))
+        thresh.addWidget(self.threshold_slider, 1)
+        thresh.addWidget(self.threshold_spin)
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(4, 4, 4, 4)
+        lv.addWidget(self.grid_widget, 1)
+        lv.addLayout(transport)
+        lv.addLayout(thresh)
+        right = QWidget()
+        rv = QVBoxLayout(right)
+        rv.setContentsMargins(4, 4, 4, 4)
+        rv.addWidget(self.roc_plot, 5)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.reset_roc_button)
+        rv.addLayout(row)
+        rv.addWidget(self.tabs, 4)
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([920, 500])
+        self.setCentralWidget(split)
+        self.resize(1420, 820)
+        self._layout_views()
+
+    def _layout_views(self) -> None:
+        """Place the visible image panels on a grid (3 columns when more than 4)."""
+        silk = self.detectors["silk"]
+        shown = ["input", "silk", "second"]
+        if self.info is not None and self.info.has_groundtruth:
+            shown.append("gt")
+        if self.scores_action.isChecked() and silk.has_scores:
+            shown.append("scores")
+        if self.overlay_action.isChecked():
+            shown.append("overlay")
+        self.shown = shown
+        while self.grid.count():
+            self.grid.takeAt(0)
+        cols = 3 if len(shown) > 4 else 2
+        for name, view in self.views.items():
+            view.setVisible(name in shown)
+        for i, name in enumerate(shown):
+            self.grid.addWidget(self.views[name], i // cols, i % cols)
+        for c in range(3):
+            self.grid.setColumnStretch(c, 1 if c < cols else 0)
+        if self.result is not None:
+            self._draw(self.result, roc=False)
+
+    # -- sources ------------------------------------------------------------------------------------
+    def open_source(self, spec, groundtruth=None) -> None:
+        """Open a webcam index, video file, image folder or CDnet sequence (in the worker)."""
+        self.statusBar().showMessage(f"opening {spec} ...")
+        self.request.emit("open", (str(spec), None if groundtruth is None else str(groundtruth)))
+
+    def _ask_video(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open video", self._last_dir(), VIDEO_FILTER)
+        if path:
+            self.open_source(path)
+
+    def _ask_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open image folder or CDnet sequence", self._last_dir())
+        if path:
+            self.open_source(path)
+
+    def _ask_groundtruth(self) -> None:
+        if self.info is None:
+            self.show_error("open a video first, then choose its ground-truth folder")
+            return
+        path = QFileDialog.getExistingDirectory(self, "Ground-truth folder", self._last_dir())
+        if path:
+            self.open_source(self.info.spec, groundtruth=path)
+
+    def _last_dir(self) -> str:
+        recent = self.recent_sources()
+        return str(Path(recent[0]).parent) if recent and not recent[0].isdigit() else str(Path.home())
+
+    def recent_sources(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _remember(self, spec: str) -> None:
+        spec = spec if spec.isdigit() else str(Path(spec).resolve())
+        recent = [spec] + [s for s in self.recent_sources() if s != spec]
+        self.settings.setValue("recent", recent[:MAX_RECENT])
+        self.settings.sync()
+        self._update_recent_menu()
+
+    def _update_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        for spec in self.recent_sources():
+            label = f"camera {spec}" if spec.isdigit() else spec
+            self.recent_menu.addAction(label, lambda s=spec: self.open_source(s))
+        self.recent_menu.setEnabled(bool(self.recent_sources()))
+
+    # -- playback -----------------------------------------------------------------------------------
+    def play(self) -> None:
+        self.request.emit("play", None)
+
+    def pause(self) -> None:
+        self.request.emit("pause", None)
+
+    def toggle_play(self) -> None:
+        self.pause() if self.playing else self.play()
+
+    def step(self) -> None:
+        self.request.emit("step", None)
+
+    def seek(self, index: int) -> None:
+        """Continue from frame ``index``; detectors and ROC restart there."""
+        self.request.emit("seek", int(index))
+
+    def restart(self) -> None:
+        self.request.emit("restart", None)
+
+    def _on_frame_slider(self, value: int) -> None:
+        if not self.frame_slider.isSliderDown():  # keyboard / page clicks; drags seek on release
+            self.seek(value)
+
+    # -- detector settings --------------------------------------------------------------------------
+    def set_threshold(self, value: float) -> None:
+        """Move SILK's threshold: the mask and the ROC operating point follow at once, from the
+        last scores (nothing is re-run); later frames use the new threshold."""
+        value = float(value)
+        silk = self.detectors["silk"]
+        if not silk.has_scores:
+            return
+        silk.threshold = value
+        silk.params["threshold"] = value
+        self._show_threshold(value)
+        self.panels["silk"].set_value("threshold", value)
+        self.request.emit("threshold", value)
+
+    def _show_threshold(self, value: float) -> None:
+        lo, hi = self.detectors["silk"].score_range
+        self.threshold_spin.blockSignals(True)
+        self.threshold_slider.blockSignals(True)
+        self.threshold_spin.setValue(value)
+        pos = 0 if hi <= lo else round(np.sqrt(max(value - lo, 0.0) / (hi - lo)) * SLIDER_STEPS)
+        self.threshold_slider.setValue(int(np.clip(pos, 0, SLIDER_STEPS)))
+        self.threshold_spin.blockSignals(False)
+        self.threshold_slider.blockSignals(False)
+
+    def _on_threshold_slider(self, pos: int) -> None:
+        # quadratic scale: fine steps at the low scores where useful thresholds lie
+        lo, hi = self.detectors["silk"].score_range
+        self.set_threshold(lo + (hi - lo) * (pos / SLIDER_STEPS) ** 2)
+
+    def _on_threshold_spin(self, value: float) -> None:
+        self.set_threshold(value)
+
+    def apply_params(self, role: str, params: dict) -> None:
+        """Send live parameter changes to detector ``role`` ("silk" or "second")."""
+        self.request.emit("set_params", (role, dict(params)))
+
+    def set_second(self, name: str) -> None:
+        """Show ``name`` (norma, mog2, knn...) beside SILK; both detectors and the ROC restart."""
+        if name and name != self.detectors["second"].name:
+            self.request.emit("second", name)
+
+    def save_params(self, path) -> Path | None:
+        """Write the current parameters as a config YAML (``silkvision --config`` reads it)."""
+        cfg = copy.deepcopy(self.config)
+        det = cfg["detector"]
+        for role, info in self.detectors.items():
+            for k, v in info.params.items():
+                if k in ("colour_space", "median"):
+                    if role == "silk":
+                        det[k] = v
+                elif isinstance(det.get(info.name), dict) and k in det[info.name]:
+                    det[info.name][k] = v
+        cfg["gui"]["second_algorithm"] = self.detectors["second"].name
+        cfg["gui"]["show_scores"] = self.scores_action.isChecked()
+        cfg["gui"]["show_overlay"] = self.overlay_action.isChecked()
+        try:
+            cfg = validate(cfg, str(path))
+            out = write_config(cfg, path)
+        except SilkvisionError as e:
+            self.show_error(str(e))
+            return None
+        except OSError as e:
+            self.show_error(f"{path}: cannot write parameters ({e.strerror})")
+            return None
+        self.config = cfg
+        self.statusBar().showMessage(f"parameters saved to {out}", 8000)
+        return out
+
+    def load_params(self, path) -> bool:
+        """Read parameters from a config YAML; a bad file shows a message naming the file/key."""
+        try:
+            cfg = load_config(path, use_cwd=False)
+        except SilkvisionError as e:
+            self.show_error(str(e))
+            return False
+        self.config = cfg
+        self.scores_action.setChecked(cfg["gui"]["show_scores"])
+        self.overlay_action.setChecked(cfg["gui"]["show_overlay"])
+        self.display_timer.setInterval(max(1, int(1000 / cfg["gui"]["display_fps"])))
+        self.request.emit("configure", copy.deepcopy(cfg))
+        self.statusBar().showMessage(f"parameters loaded from {path}; detectors restarted", 8000)
+        return True
+
+    def _ask_load_params(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Load parameters", "", "YAML (*.yaml *.yml);;All files (*)")
+        if path:
+            self.load_params(path)
+
+    def _ask_save_params(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save parameters", "silkvision.yaml", "YAML (*.yaml *.yml)")
+        if path:
+            self.save_params(path)
+
+    # -- recording and snapshots --------------------------------------------------------------------
+    def start_recording(self, folder) -> None:
+        """Write every processed mask to ``folder/<algorithm>/bin%06d.png`` (+ config.yaml)."""
+        self.recording = Path(folder)
+        self.record_action.setChecked(True)
+        self.request.emit("record", str(folder))
+
+    def stop_recording(self) -> None:
+        self.recording = None
+        self.record_action.setChecked(False)
+        self.request.emit("record", None)
+
+    def _toggle_record(self, checked: bool) -> None:
+        if not checked:
+            self.stop_recording()
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Record masks into folder", self._last_dir())
+        if folder:
+            self.start_recording(folder)
+        else:
+            self.record_action.setChecked(False)
+
+    def save_snapshot(self, path) -> bool:
+        """Save a PNG of the whole window."""
+        self.draw_now()
+        ok = self.grab().save(str(path))
+        if not ok:
+            self.show_error(f"{path}: cannot write the snapshot (check the folder and the .png name)")
+        else:
+            self.statusBar().showMessage(f"snapshot saved to {path}", 8000)
+        return ok
+
+    def _ask_snapshot(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save snapshot", "silkvision.png", "PNG (*.png)")
+        if path:
+            self.save_snapshot(path)
+
+    # -- worker signals -----------------------------------------------------------------------------
+    def _on_opened(self, info: SourceInfo) -> None:
+        self.info = info
+        self.result = None
+        self._remember(info.spec)
+        last = info.last_index
+        self.frame_slider.blockSignals(True)
+        self.frame_slider.setEnabled(info.seekable and last is not None)
+        if last is not None:
+            self.frame_slider.setRange(info.first_index, last)
+            self.frame_slider.setValue(info.first_index)
+        self.frame_slider.blockSignals(False)
+        self.views["gt"].set_image(None, "no ground truth")
+        gt = "with ground truth" if info.has_groundtruth else "no ground truth (no ROC)"
+        total = "" if info.frame_count is None else f", {info.frame_count} frames"
+        self.setWindowTitle(f"silkvision - {info.name}")
+        self.statusBar().showMessage(f"opened {info.kind} {info.name}{total}, {gt}", 8000)
+        self._layout_views()
+        self.roc_plot.set_views(None, None)
+
+    def _on_playing(self, playing: bool) -> None:
+        self.playing = playing
+        self.play_button.setText("Pause" if playing else "Play")
+        if not playing:
+            self.draw_now()
+
+    def _on_detectors(self, infos: dict) -> None:
+        self.detectors = infos
+        silk, second = infos["silk"], infos["second"]
+        self.panels["silk"].set_params(silk.name, silk.params, silk.restart_params)
+        self.panels["second"].set_params(second.name, second.params, second.restart_params)
+        self.tabs.setTabText(1, second.name.upper())
+        self.views["second"].set_title(f"{second.name.upper()} mask")
+        self.second_combo.blockSignals(True)
+        self.second_combo.setCurrentText(second.name)
+        self.second_combo.blockSignals(False)
+        if silk.has_scores:
+            lo, hi = silk.score_range
+            self.threshold_spin.blockSignals(True)
+            self.threshold_spin.setRange(lo, hi)
+            self.threshold_spin.blockSignals(False)
+            self._show_threshold(silk.threshold)
+        self.threshold_slider.setEnabled(silk.has_scores)
+        self.threshold_spin.setEnabled(silk.has_scores)
+        self._layout_views()
+
+    def _on_result_ready(self) -> None:
+        if not self.playing:  # single steps, seeks, threshold moves: draw at once
+            self.draw_now()
+
+    # -- drawing ------------------------------------------------------------------------------------
+    def _draw_latest(self) -> None:
+        r = self.worker.slot.take()
+        if r is not None:
+            self._draw(r)
+
+    def draw_now(self) -> None:
+        """Draw the newest result (if any) and refresh the ROC."""
+        r = self.worker.slot.take()
+        if r is not None:
+            self._draw(r, roc=True)
+        elif self.result is not None:
+            self._draw_roc(self.result)
+
+    def _draw(self, r, roc: bool | None = None) -> None:
+        fresh = r is not self.result and not r.rethreshold
+        self.result = r
+        second = next((k for k in r.masks if k != "silk"), None)
+        self.views["input"].set_image(r.frame)
+        self.views["silk"].set_image(r.masks["silk"])
+        self.views["second"].set_image(r.masks.get(second))
+        if r.gt is not None:
+            self.views["gt"].set_image(r.gt)
+        if "scores" in self.shown and r.scores is not None:
+            # colour scale [lo, 3 x threshold]: the threshold sits at two thirds of the map
+            lo, hi = r.score_range
+            top = min(hi, lo + 3 * max(self.detectors["silk"].threshold - lo, 1e-6))
+            self.views["scores"].set_image(heat_map(r.scores, lo, top))
+            self.views["scores"].set_title(f"SILK scores f(x), bright = novel ({lo:g} to {top:.3g})")
+        if "overlay" in self.shown:
+            self.views["overlay"].set_image(overlay(r.frame, r.masks["silk"]))
+        if fresh:
+            self.drawn += 1
+            now = time.perf_counter()
+            self._draw_times.append(now)
+            while len(self._draw_times) > 2 and now - self._draw_times[0] > 2.0:
+                self._draw_times.popleft()  # display rate over the last 2 seconds
+            span = self._draw_times[-1] - self._draw_times[0]
+            self._display_fps = (len(self._draw_times) - 1) / span if span > 0 else 0.0
+        if roc is None:
+            roc = r.rethreshold or not self.playing or self.drawn % self.config["gui"]["roc_every"] == 0
+        if roc:
+            self._draw_roc(r)
+        self._show_position(r)
+
+    def _draw_roc(self, r) -> None:
+        second = next((k for k in r.roc if k != "silk"), None)
+        self.roc_plot.set_views(r.roc["silk"], r.roc.get(second))
+        frames = r.roc["silk"].frames
+        self.roc_plot.set_title(f"ROC against the ground truth ({frames} frames)")
+
+    def _show_position(self, r) -> None:
+        last = self.info.last_index if self.info is not None else None
+        self.frame_label.setText(f"frame {r.index} / {last if last is not None else '?'}")
+        if self.frame_slider.isEnabled() and not self.frame_slider.isSliderDown():
+            self.frame_slider.blockSignals(True)
+            self.frame_slider.setValue(r.index)
+            self.frame_slider.blockSignals(False)
+        fps = "  ".join(f"{k.upper()} {v:.1f} fps" for k, v in r.fps.items())
+        self.stats_label.setText(f"{fps}  |  display {self._display_fps:.1f} fps  |  "
+                                 f"display skipped {self.worker.slot.skipped}  |  processed {r.processed}")
+
+    # -- errors and closing -------------------------------------------------------------------------
+    def show_error(self, message: str) -> None:
+        """Show an error without blocking: status bar, plus a non-modal message box when interactive."""
+        self.errors.append(message)
+        self.statusBar().showMessage(f"Error: {message}", 20000)
+        if not self.interactive:
+            return
+        if self._error_box is None:
+            self._error_box = QMessageBox(QMessageBox.Warning, "silkvision", "", QMessageBox.Ok, self)
+            self._error_box.setWindowModality(Qt.NonModal)
+        self._error_box.setText(message)
+        self._error_box.show()
+
+    def shutdown(self, timeout_s: float | None = None) -> bool:
+        """Stop the worker and wait for its thread to end; True when it ended."""
+        self.display_timer.stop()
+        if not self.worker_thread.isRunning():
+            return True
+        if timeout_s is None:
+            timeout_s = self.config["capture"]["camera_timeout"] + 5.0
+        self.request.emit("stop", None)
+        return self.worker_thread.wait(int(timeout_s * 1000))
+
+    def closeEvent(self, event) -> None:
+        self.shutdown()
+        super().closeEvent(event)

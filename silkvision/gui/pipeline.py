@@ -1,0 +1,385 @@
+"""What the GUI's worker thread does for each frame, without any Qt: read a frame, run SILK and the
+second algorithm, accumulate the live ROC against the ground truth, write recorded masks.
+
+Keeping this Qt-free lets the tests check it directly and keeps the worker (:mod:`.worker`) a thin
+thread wrapper. It uses the same detector objects (:func:`silkvision.create_subtractor`), capture
+(:func:`silkvision.capture.open_source`) and ROC engine (:class:`silkvision.evaluation.RocAccumulator`)
+as the command-line tools.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from silkvision.config import validate
+from silkvision.errors import SourceError
+
+__all__ = ["Pipeline", "FrameResult", "RocView", "SourceInfo", "MaskRecorder"]
+
+
+@dataclass
+class SourceInfo:
+    """What the window needs to know about the open source."""
+
+    spec: str
+    kind: str
+    name: str
+    frame_count: int | None
+    first_index: int
+    seekable: bool
+    has_groundtruth: bool
+    temporal_roi: tuple[int, int] | None
+
+    @property
+    def last_index(self) -> int | None:
+        return None if self.frame_count is None else self.first_index + self.frame_count - 1
+
+
+@dataclass
+class RocView:
+    """Snapshot of one algorithm's accumulated ROC (safe to hand to another thread)."""
+
+    name: str
+    frames: int = 0                       # frames accumulated so far
+    fpr: np.ndarray | None = None         # curve (None for detectors without scores)
+    tpr: np.ndarray | None = None
+    auc: float | None = None
+    point: tuple[float, float] | None = None   # (fpr, tpr) at the current threshold
+    f_measure: float | None = None
+    threshold: float | None = None
+
+
+@dataclass
+class FrameResult:
+    """Everything drawn for one processed frame. Arrays are copies owned by the result."""
+
+    index: int
+    frame: np.ndarray
+    masks: dict[str, np.ndarray]
+    scores: np.ndarray | None
+    score_range: tuple[float, float] | None
+    gt: np.ndarray | None
+    roc: dict[str, RocView]
+    processed: int                        # frames processed since the last (re)start
+    fps: dict[str, float] = field(default_factory=dict)
+    rethreshold: bool = False             # same frame, new threshold (no new detection)
+
+
+class MaskRecorder:
+    """Write the masks being shown to ``folder/<algorithm>/bin%06d.png`` (0/255, numbered like the
+    input, written atomically) plus ``folder/<algorithm>/config.yaml``, the same layout as
+    ``silkvision export`` produces for one algorithm."""
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
+        self.written = 0
+        self._configs: set[str] = set()
+
+    def write_config(self, algorithm: str, config: dict) -> None:
+        from silkvision.config import write_config
+
+        out = self.folder / algorithm
+        out.mkdir(parents=True, exist_ok=True)
+        cfg = {**config, "detector": {**config["detector"], "algorithm": algorithm}}
+        write_config(cfg, out / "config.yaml")
+        self._configs.add(algorithm)
+
+    def write(self, algorithm: str, index: int, mask: np.ndarray) -> Path:
+        import cv2
+
+        from silkvision.errors import ExportError
+        from silkvision.io.atomic import atomic_write_bytes
+
+        path = self.folder / algorithm / f"bin{index:06d}.png"
+        ok, buf = cv2.imencode(".png", mask)
+        if not ok:
+            raise ExportError(f"{path}: could not encode the mask as PNG")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(path, buf.tobytes())
+        except OSError as e:
+            raise ExportError(f"{path}: cannot write mask ({e.strerror})") from None
+        self.written += 1
+        return path
+
+
+def _default_opener(spec, **kw):
+    from silkvision.capture import open_source
+
+    return open_source(spec, **kw)
+
+
+def _default_factory(name, config=None, **kw):
+    from silkvision.detector import create_subtractor
+
+    return create_subtractor(name, config=config, **kw)
+
+
+class _Roc:
+    """Live ROC of one detector: a RocAccumulator when it has scores, else summed Counts."""
+
+    def __init__(self, det, bins: int):
+        from silkvision.evaluation import Counts
+
+        self.det = det
+        self.frames = 0
+        self.acc = None
+        self.counts = Counts(0, 0, 0, 0)
+        if det.has_scores:
+            from silkvision.evaluation import RocAccumulator
+
+            lo, hi = det.score_range
+            self.acc = RocAccumulator(lo, hi, bins=bins, thresholds=(det.threshold,))
+
+    def update(self, mask, gt, roi) -> None:
+        from silkvision.evaluation import confusion_counts
+
+        if self.acc is not None:
+            self.acc.update(self.det.scores, gt, roi)
+        else:
+            self.counts = self.counts + confusion_counts(mask, gt, roi)
+        self.frames += 1
+
+    def view(self) -> RocView:
+        from silkvision.evaluation import metrics
+
+        v = RocView(self.det.name, frames=self.frames)
+        if self.frames == 0:
+            return v
+        if self.acc is not None:
+            if self.acc.positives == 0 or self.acc.negatives == 0:
+                return v  # ROC undefined until both classes were seen
+            fpr, tpr, _ = self.acc.curve()
+            v.fpr, v.tpr = np.asarray(fpr, float), np.asarray(tpr, float)
+            v.auc = float(self.acc.auc())
+            v.threshold = float(self.det.threshold)
+            counts = self.acc.counts_at(v.threshold)
+        else:
+            counts = self.counts
+        m = metrics(counts)
+        if np.isfinite(m["fpr"]) and np.isfinite(m["recall"]):
+            v.point = (float(m["fpr"]), float(m["recall"]))
+        v.f_measure = None if not np.isfinite(m["f_measure"]) else float(m["f_measure"])
+        return v
+
+
+class Pipeline:
+    """Source + SILK + a second algorithm + live ROCs + optional recording.
+
+    Parameters
+    ----------
+    config : dict
+        A (partial) configuration; validated and merged over the defaults.
+    second : str, optional
+        The algorithm shown beside SILK; default ``config["gui"]["second_algorithm"]``.
+    opener, factory : callable, optional
+        ``open_source`` and ``create_subtractor`` replacements (tests).
+    """
+
+    def __init__(self, config: dict | None = None, second: str | None = None,
+                 opener: Callable | None = None, factory: Callable | None = None):
+        self.config = validate(config or {}, "config")
+        self.opener = opener or _default_opener
+        self.factory = factory or _default_factory
+        self.second = second or self.config["gui"]["second_algorithm"]
+        if self.second == "silk":
+            raise ValueError("second: 'silk' is already shown; choose another algorithm")
+        self.src = None
+        self.info: SourceInfo | None = None
+        self.recorder: MaskRecorder | None = None
+        self.processed = 0
+        self.last: FrameResult | None = None
+        self._it = None
+        self._fps: dict[str, float] = {}
+        self._dt: dict[str, float] = {}
+        self.detectors: dict[str, Any] = {}
+        self._build_detectors()
+
+    # -- set-up -------------------------------------------------------------------------------
+    def _build_detectors(self) -> None:
+        self.detectors = {"silk": self.factory("silk", config=self.config),
+                          self.second: self.factory(self.second, config=self.config)}
+        self._reset_state()
+
+    def _reset_state(self) -> None:
+        bins = self.config["evaluation"]["bins"]
+        for det in self.detectors.values():
+            det.reset()
+        self.rocs = {name: _Roc(det, bins) for name, det in self.detectors.items()}
+        self.processed = 0
+        self.last = None
+        self._fps = {}
+        self._dt: dict[str, float] = {}
+
+    @property
+    def silk(self):
+        return self.detectors["silk"]
+
+    def open(self, spec, groundtruth=None) -> SourceInfo:
+        """Open a source (closing the previous one) and reset the detectors and ROCs."""
+        cap = self.config["capture"]
+        resize = tuple(cap["resize"]) if cap["resize"] else None
+        src = self.opener(spec, camera_timeout=cap["camera_timeout"], resize=resize,
+                          groundtruth=groundtruth)
+        self.close()
+        self.src = src
+        self._it = iter(src)
+        self.info = SourceInfo(spec=str(spec), kind=src.kind, name=src.name,
+                               frame_count=src.frame_count, first_index=src.first_index,
+                               seekable=src.seekable, has_groundtruth=src.has_groundtruth,
+                               temporal_roi=src.temporal_roi)
+        self._reset_state()
+        return self.info
+
+    def close(self) -> None:
+        if self.src is not None:
+            src, self.src, self._it = self.src, None, None
+            src.close()
+
+    # -- processing ---------------------------------------------------------------------------
+    def _scored_frame(self, index: int) -> bool:
+        if self.src is None or not self.src.has_groundtruth:
+            return False
+        troi = self.src.temporal_roi
+        return troi is None or troi[0] <= index <= troi[1]
+
+    def step(self) -> FrameResult | None:
+        """Process the next frame; ``None`` at the end of the source.
+
+        Raises
+        ------
+        SourceError
+            The source is closed, or reading failed (corrupt file, camera lost).
+        """
+        if self.src is None:
+            raise SourceError("no source is open")
+        try:
+            index, frame = next(self._it)
+        except StopIteration:
+            return None
+        frame = np.array(frame, copy=True)
+        masks, times = {}, {}
+        for name, det in self.detectors.items():
+            t0 = time.perf_counter()
+            masks[name] = det.apply(frame)
+            times[name] = time.perf_counter() - t0
+        gt = self.src.groundtruth(index) if self.src.has_groundtruth else None
+        if gt is not None and self._scored_frame(index):
+            roi = self.src.roi
+            for name, roc in self.rocs.items():
+                roc.update(masks[name], gt, roi)
+        silk = self.silk
+        scores = silk.scores.copy() if silk.has_scores else None
+        if self.recorder is not None:
+            for name, m in masks.items():
+                self.recorder.write(name, index, m)
+        self.processed += 1
+        for name, dt in times.items():  # rate from a moving average of the detection time
+            old = self._dt.get(name)
+            self._dt[name] = dt if old is None else 0.9 * old + 0.1 * dt
+            self._fps[name] = 1.0 / max(self._dt[name], 1e-9)
+        self.last = FrameResult(index=index, frame=frame, masks=masks, scores=scores,
+                                score_range=tuple(silk.score_range) if silk.has_scores else None,
+                                gt=gt, roc=self.roc_views(), processed=self.processed,
+                                fps=dict(self._fps))
+        return self.last
+
+    def roc_views(self) -> dict[str, RocView]:
+        return {name: roc.view() for name, roc in self.rocs.items()}
+
+    def rethreshold(self, threshold: float) -> FrameResult | None:
+        """Set SILK's threshold and redo the last frame's SILK mask from its stored scores (no
+        detection is re-run). Returns the updated result (``None`` if no frame yet)."""
+        self.silk.set_params(threshold=float(threshold))
+        last = self.last
+        if last is None or last.scores is None:
+            return None
+        mask = self.silk.mask_from_scores(last.scores, float(threshold))
+        if self.recorder is not None:
+            self.recorder.write("silk", last.index, mask)
+        self.last = FrameResult(index=last.index, frame=last.frame, masks={**last.masks, "silk": mask},
+                                scores=last.scores, score_range=last.score_range, gt=last.gt,
+                                roc=self.roc_views(), processed=last.processed, fps=last.fps,
+                                rethreshold=True)
+        return self.last
+
+    # -- control ------------------------------------------------------------------------------
+    def seek(self, index: int) -> None:
+        """Continue from frame ``index`` with fresh detectors and ROCs (no frame is counted twice)."""
+        if self.src is None:
+            raise SourceError("no source is open")
+        if not self.src.seekable:
+            raise SourceError(f"{self.info.spec}: a {self.info.kind} cannot seek")
+        self.src.seek(int(index))
+        self._reset_state()
+
+    def restart(self) -> None:
+        """Back to the first frame (seekable sources) with fresh detectors and ROCs."""
+        if self.src is not None and self.src.seekable:
+            self.seek(self.src.first_index)
+        else:
+            self._reset_state()
+
+    def set_params(self, name: str, params: dict) -> bool:
+        """Live parameter change of detector ``name`` ("silk" or the second algorithm's name).
+
+        Returns True when a restart parameter changed; then both detectors and both ROCs restart
+        so that the curves keep comparing the same frames.
+        """
+        det = self.detectors[name]
+        current = det.get_params()
+        restart = any(k in det.RESTART_PARAMS and current.get(k) != v for k, v in params.items())
+        det.set_params(**params)
+        self._store_params(name, det.get_params())
+        if self.recorder is not None:
+            self.recorder.write_config(name, self.config)
+        if restart:
+            self._reset_state()
+        elif "threshold" in params and name == "silk" and self.last is not None:
+            self.rethreshold(params["threshold"])
+        return restart
+
+    def _store_params(self, name: str, params: dict) -> None:
+        det_cfg = self.config["detector"]
+        section = det_cfg.get(name)
+        for k, v in params.items():
+            if isinstance(section, dict) and k in section:
+                section[k] = v
+            elif k in ("colour_space", "median") and name == "silk":
+                det_cfg[k] = v
+
+    def set_second(self, name: str) -> None:
+        """Replace the second algorithm; both detectors and ROCs restart."""
+        if name == "silk":
+            raise ValueError("second: 'silk' is already shown; choose another algorithm")
+        self.second = name
+        self.config["gui"]["second_algorithm"] = name
+        self._build_detectors()
+
+    def configure(self, config: dict) -> None:
+        """Use a new configuration (e.g. loaded from YAML): new detectors, fresh ROCs."""
+        self.config = validate(config, "config")
+        self.second = self.config["gui"]["second_algorithm"]
+        if self.second == "silk":
+            self.second = "norma"
+        self._build_detectors()
+
+    def reset_roc(self) -> None:
+        bins = self.config["evaluation"]["bins"]
+        self.rocs = {name: _Roc(det, bins) for name, det in self.detectors.items()}
+
+    def start_recording(self, folder: str | Path) -> MaskRecorder:
+        rec = MaskRecorder(folder)
+        for name in self.detectors:
+            rec.write_config(name, self.config)
+        self.recorder = rec
+        return rec
+
+    def stop_recording(self) -> MaskRecorder | None:
+        rec, self.recorder = self.recorder, None
+        return rec

@@ -1,0 +1,162 @@
+"""Parameter editor of one detector, built from the configuration schema.
+
+One row per key of ``det.get_params()``: a spin box, check box or list, with the key's help from
+:mod:`silkvision.config.schema` as tooltip. Keys in ``det.RESTART_PARAMS`` are marked "(restarts)".
+"Apply" validates the changed values with the config rules and emits ``apply_requested``.
+"""
+
+from __future__ import annotations
+
+from PyQt5.QtCore import pyqtSignal
+from PyQt5.QtWidgets import (QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout,
+                             QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout,
+                             QWidget)
+
+from silkvision.config import COLOUR_SPACES, SCHEMA, validate
+from silkvision.errors import ConfigError
+
+__all__ = ["ParamPanel"]
+
+SHARED = ("colour_space", "median")
+
+
+def _spec(algorithm: str, key: str):
+    det = SCHEMA["detector"]
+    if key in SHARED:
+        return det[key], {"detector": {key: None}}
+    section = det.get(algorithm, {})
+    return section.get(key), {"detector": {algorithm: {key: None}}}
+
+
+class ParamPanel(QWidget):
+    """Editable parameters of one detector.
+
+    Signals
+    -------
+    apply_requested(str, dict)
+        ``(role, {key: value})`` with only the keys whose value changed; already validated.
+    error(str)
+        A value is out of range (message names the key and the allowed values).
+    """
+
+    apply_requested = pyqtSignal(str, dict)
+    error = pyqtSignal(str)
+
+    def __init__(self, role: str, parent=None):
+        super().__init__(parent)
+        self.role = role
+        self.algorithm = ""
+        self.params: dict = {}
+        self.editors: dict[str, QWidget] = {}
+        self.form = QFormLayout()
+        self.form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+        self.note = QLabel("")
+        self.note.setWordWrap(True)
+        self.apply_button = QPushButton("Apply")
+        self.apply_button.clicked.connect(self.apply)
+        self.revert_button = QPushButton("Revert")
+        self.revert_button.clicked.connect(lambda: self.set_params(self.algorithm, self.params,
+                                                                    self.restart_params))
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.revert_button)
+        buttons.addWidget(self.apply_button)
+        lay = QVBoxLayout(self)
+        lay.addLayout(self.form)
+        lay.addWidget(self.note)
+        lay.addLayout(buttons)
+        lay.addStretch(1)
+        self.restart_params: frozenset = frozenset()
+
+    def set_params(self, algorithm: str, params: dict, restart_params=frozenset()) -> None:
+        """Rebuild the rows for ``algorithm`` showing ``params``."""
+        self.algorithm, self.params, self.restart_params = algorithm, dict(params), frozenset(restart_params)
+        while self.form.rowCount():
+            self.form.removeRow(0)
+        self.editors = {}
+        for key, value in params.items():
+            spec, _ = _spec(algorithm, key)
+            editor = self._editor(key, value, spec)
+            label = QLabel(key + ("  (restarts)" if key in self.restart_params else ""))
+            tip = "" if spec is None else f"{spec.help}; {spec.allowed}".lstrip("; ")
+            if key in self.restart_params:
+                tip += "\nChanging it restarts the detector (and the ROC)."
+            label.setToolTip(tip)
+            editor.setToolTip(tip)
+            self.form.addRow(label, editor)
+            self.editors[key] = editor
+        self.note.setText("" if not self.restart_params.intersection(params)
+                          else "Keys marked (restarts) reset the model when applied.")
+
+    def _editor(self, key, value, spec) -> QWidget:
+        if isinstance(value, bool):
+            w = QCheckBox()
+            w.setChecked(value)
+        elif key == "colour_space":
+            w = QComboBox()
+            w.addItems(COLOUR_SPACES)
+            w.setCurrentText(str(value))
+        elif isinstance(value, int):
+            w = QSpinBox()
+            w.setRange(0, 1_000_000)
+            w.setValue(value)
+        elif isinstance(value, float):
+            w = QDoubleSpinBox()
+            w.setDecimals(4)
+            w.setRange(0.0, 1e6)
+            w.setStepType(QAbstractSpinBox.AdaptiveDecimalStepType)
+            w.setValue(value)
+        else:
+            w = QLineEdit(str(value))
+        return w
+
+    def value(self, key: str):
+        w = self.editors[key]
+        if isinstance(w, QCheckBox):
+            return w.isChecked()
+        if isinstance(w, QComboBox):
+            return w.currentText()
+        if isinstance(w, (QSpinBox, QDoubleSpinBox)):
+            return w.value()
+        return w.text()
+
+    def set_value(self, key: str, value) -> None:
+        """Show ``value`` for ``key`` without applying it (e.g. the threshold slider moved)."""
+        w = self.editors.get(key)
+        if w is None:
+            return
+        w.blockSignals(True)
+        if isinstance(w, QCheckBox):
+            w.setChecked(bool(value))
+        elif isinstance(w, QComboBox):
+            w.setCurrentText(str(value))
+        elif isinstance(w, (QSpinBox, QDoubleSpinBox)):
+            w.setValue(value)
+        else:
+            w.setText(str(value))
+        w.blockSignals(False)
+        self.params[key] = value
+
+    def changed(self) -> dict:
+        return {k: self.value(k) for k in self.editors if self.value(k) != self.params.get(k)}
+
+    def apply(self) -> dict:
+        """Validate the changed values and emit ``apply_requested``; returns them ({} on error)."""
+        changes = self.changed()
+        for key, v in changes.items():
+            spec, check = _spec(self.algorithm, key)
+            if spec is None:
+                continue
+            node = check["detector"]
+            if key in SHARED:
+                node[key] = v
+            else:
+                node[self.algorithm][key] = v
+            try:
+                validate(check, f"{self.algorithm} parameters")
+            except ConfigError as e:
+                self.error.emit(str(e))
+                return {}
+        if changes:
+            self.apply_requested.emit(self.role, changes)
+        return changes

@@ -1,0 +1,75 @@
+"""The live ROC plot (pyqtgraph): one curve per scored detector, an operating point per detector,
+AUC and F-measure in the legend."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+
+from silkvision.gui.pipeline import RocView
+
+__all__ = ["RocPlot"]
+
+COLOURS = {"silk": (214, 39, 40), "second": (31, 119, 180)}
+
+
+def _label(v: RocView) -> str:
+    parts = [v.name.upper()]
+    if v.auc is not None:
+        parts.append(f"AUC {v.auc:.3f}")
+    if v.f_measure is not None:
+        parts.append(f"F {v.f_measure:.3f}")
+    if v.frames == 0:
+        parts.append("(no scored frame yet)")
+    return "  ".join(parts)
+
+
+class RocPlot(pg.PlotWidget):
+    """ROC curves of SILK and the second algorithm, accumulated over the processed frames."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent, background="w")
+        self.setMinimumSize(240, 200)
+        item = self.getPlotItem()
+        item.setLabel("bottom", "false positive rate")
+        item.setLabel("left", "true positive rate")
+        self.set_title("ROC against the ground truth")
+        item.showGrid(x=True, y=True, alpha=0.3)
+        item.setXRange(0, 1, padding=0.02)
+        item.setYRange(0, 1, padding=0.02)
+        for axis in ("left", "bottom"):
+            item.getAxis(axis).setPen("k")
+            item.getAxis(axis).setTextPen("k")
+        self.legend = item.addLegend(offset=(-10, -10), labelTextColor="k", brush=(255, 255, 255, 200))
+        item.plot([0, 1], [0, 1], pen=pg.mkPen((150, 150, 150), style=pg.QtCore.Qt.DashLine))
+        self.curves = {}
+        self.points = {}
+        for role, colour in COLOURS.items():
+            self.curves[role] = item.plot([], [], pen=pg.mkPen(colour, width=2), name=role)
+            self.points[role] = item.plot([], [], pen=None, symbol="o", symbolSize=10,
+                                          symbolBrush=colour, symbolPen="k")
+        self.views: dict[str, RocView] = {}
+
+    def set_title(self, text: str) -> None:
+        self.getPlotItem().setTitle(text, color="k", size="11pt")
+
+    def set_views(self, silk: RocView | None, second: RocView | None) -> None:
+        """Draw the curves/points of the two detectors (``None`` clears one)."""
+        for role, v in (("silk", silk), ("second", second)):
+            curve, point = self.curves[role], self.points[role]
+            if v is None:
+                curve.setData([], [])
+                point.setData([], [])
+                continue
+            self.views[role] = v
+            if v.fpr is not None:
+                curve.setData(np.asarray(v.fpr), np.asarray(v.tpr))
+            else:
+                curve.setData([], [])
+            if v.point is not None:
+                point.setData([v.point[0]], [v.point[1]])
+            else:
+                point.setData([], [])
+            label = self.legend.getLabel(curve)
+            if label is not None:
+                label.setText(_label(v))

@@ -1,0 +1,30 @@
+"""GUI test fixtures: windows with throw-away settings (helpers live in gui_helpers.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("PyQt5")
+pytest.importorskip("pytestqt")
+
+
+@pytest.fixture
+def make_window(qtbot, tmp_path):
+    """Factory of MainWindows (offscreen, non-interactive, settings in tmp_path); closed at teardown."""
+    from PyQt5.QtCore import QSettings
+
+    from silkvision.gui.main_window import MainWindow
+
+    windows = []
+
+    def make(config=None, max_frames=None, **kw):
+        settings = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+        win = MainWindow(config, settings=settings, max_frames=max_frames, interactive=False, **kw)
+        qtbot.addWidget(win)
+        windows.append(win)
+        return win
+
+    yield make
+    for win in windows:
+        assert win.shutdown(10), "worker thread did not stop"
+

@@ -1,0 +1,74 @@
+"""GUI test helpers: drive a window, and a reference run of the same detectors fed straight into
+the evaluation engine (no GUI, no thread)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import silkvision as sv
+from silkvision.capture import open_source
+from silkvision.evaluation import Counts, RocAccumulator, confusion_counts
+
+START = 95   # the sample's temporal ROI starts at frame 100: frames 95.. give a few unscored frames
+FRAMES = 30  # frames 95..124: 25 of them scored
+
+
+def open_and_run(qtbot, win, source, start=START, frames=FRAMES):
+    """Open ``source``, seek to ``start`` and play until the window's max_frames; draw the last."""
+    with qtbot.waitSignal(win.worker.opened, timeout=10_000):
+        win.open_source(source)
+    with qtbot.waitSignal(win.worker.ended, timeout=60_000):
+        win.seek(start)
+        win.play()
+    win.draw_now()
+    assert win.result is not None and win.result.processed == frames
+    return win.result
+
+
+@dataclass
+class Reference:
+    silk: object
+    second: object
+    roc: RocAccumulator
+    roc2: RocAccumulator | None
+    counts2: Counts
+    last_index: int
+
+
+def reference_run(source, second="norma", start=START, frames=FRAMES, config=None) -> Reference:
+    """The same detectors and frames, fed directly to RocAccumulator under CDnet rules."""
+    silk = sv.create_subtractor("silk", config=config)
+    det2 = sv.create_subtractor(second, config=config)
+    bins = 4096
+    roc = RocAccumulator(*silk.score_range, bins=bins, thresholds=(silk.threshold,))
+    roc2 = (RocAccumulator(*det2.score_range, bins=bins, thresholds=(det2.threshold,))
+            if det2.has_scores else None)
+    counts2 = Counts(0, 0, 0, 0)
+    with open_source(source) as src:
+        src.seek(start)
+        first, last = src.temporal_roi
+        for k, (index, frame) in enumerate(src):
+            if k == frames:
+                break
+            silk.apply(frame)
+            mask2 = det2.apply(frame)
+            if first <= index <= last:
+                gt = src.groundtruth(index)
+                roc.update(silk.scores, gt, src.roi)
+                if roc2 is not None:
+                    roc2.update(det2.scores, gt, src.roi)
+                else:
+                    counts2 = counts2 + confusion_counts(mask2, gt, src.roi)
+            last_index = index
+    return Reference(silk, det2, roc, roc2, counts2, last_index)
+
+
+def fpr_tpr(c: Counts) -> tuple[float, float]:
+    return c.fp / (c.fp + c.tn), c.tp / (c.tp + c.fn)
+
+
+def binary(mask) -> bool:
+    return set(np.unique(mask)) <= {0, 255}

@@ -1,0 +1,88 @@
+"""The GUI's per-frame pipeline (no Qt): same numbers as the evaluation engine fed directly."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from gui_helpers import FRAMES, START, binary, fpr_tpr, reference_run
+from silkvision.errors import SourceError
+from silkvision.gui.pipeline import MaskRecorder, Pipeline
+
+
+def run(pipe, source, start=START, frames=FRAMES):
+    pipe.open(source)
+    pipe.seek(start)
+    results = [pipe.step() for _ in range(frames)]
+    return results
+
+
+@pytest.mark.parametrize("second", ["norma", "mog2"])
+def test_live_roc_equals_engine(sample_seq, second):
+    pipe = Pipeline({}, second=second)
+    results = run(pipe, sample_seq)
+    assert [r.index for r in results] == list(range(START, START + FRAMES))  # none twice, none skipped
+    ref = reference_run(sample_seq, second=second)
+    last = results[-1]
+    assert last.roc["silk"].frames == ref.roc.frames == START + FRAMES - 100
+    assert last.roc["silk"].auc == ref.roc.auc()
+    np.testing.assert_array_equal(last.roc["silk"].fpr, ref.roc.curve()[0])
+    assert last.roc["silk"].point == pytest.approx(fpr_tpr(ref.roc.counts_at(ref.silk.threshold)), abs=0)
+    if ref.roc2 is not None:
+        assert last.roc[second].auc == ref.roc2.auc()
+    else:  # no scores: an operating point from the summed confusion counts, no curve
+        assert last.roc[second].fpr is None and last.roc[second].auc is None
+        assert last.roc[second].point == pytest.approx(fpr_tpr(ref.counts2), abs=0)
+    np.testing.assert_array_equal(last.masks["silk"], ref.silk.mask_from_scores(ref.silk.scores))
+    np.testing.assert_array_equal(last.scores, ref.silk.scores)
+
+
+def test_rethreshold_uses_last_scores(sample_seq):
+    pipe = Pipeline({})
+    last = run(pipe, sample_seq, frames=8)[-1]
+    seen = pipe.silk.frames_seen
+    new = pipe.rethreshold(0.9)
+    assert pipe.silk.frames_seen == seen  # nothing re-run
+    assert new.index == last.index and new.rethreshold
+    np.testing.assert_array_equal(new.masks["silk"], pipe.silk.mask_from_scores(last.scores, 0.9))
+    assert (new.masks["silk"] > 0).sum() > (last.masks["silk"] > 0).sum()
+    assert pipe.silk.threshold == 0.9  # later frames use it
+
+
+def test_restart_param_resets_both_detectors_and_roc(sample_seq):
+    pipe = Pipeline({})
+    run(pipe, sample_seq, frames=8)
+    assert not pipe.set_params("silk", {"tau": 0.02})
+    assert pipe.processed == 8 and pipe.config["detector"]["silk"]["tau"] == 0.02
+    assert pipe.set_params("silk", {"omega": 10})
+    assert pipe.processed == 0 and pipe.silk.frames_seen == 0 and pipe.detectors["norma"].frames_seen == 0
+    assert all(r.frames == 0 for r in pipe.rocs.values())
+
+
+def test_recorder_writes_export_layout(tmp_path, sample_seq):
+    pipe = Pipeline({}, second="mog2")
+    pipe.open(sample_seq)
+    pipe.start_recording(tmp_path / "rec")
+    r = [pipe.step() for _ in range(3)][-1]
+    rec = pipe.stop_recording()
+    assert rec.written == 6
+    for algo in ("silk", "mog2"):
+        files = sorted(p.name for p in (tmp_path / "rec" / algo).iterdir())
+        assert files == ["bin000001.png", "bin000002.png", "bin000003.png", "config.yaml"]
+        m = cv2.imread(str(tmp_path / "rec" / algo / "bin000003.png"), cv2.IMREAD_UNCHANGED)
+        assert binary(m)
+        np.testing.assert_array_equal(m, r.masks[algo])
+    from silkvision.config import load_config
+    assert load_config(tmp_path / "rec" / "mog2" / "config.yaml", use_cwd=False)["detector"]["algorithm"] == "mog2"
+    assert isinstance(rec, MaskRecorder)
+
+
+def test_step_without_source_raises():
+    with pytest.raises(SourceError, match="no source"):
+        Pipeline({}, second="mog2").step()
+
+
+def test_second_cannot_be_silk():
+    with pytest.raises(ValueError, match="second"):
+        Pipeline({}, second="silk")
