@@ -99,7 +99,7 @@ class MainWindow(QMainWindow):
             "silk": ImageView("SILK mask"),
             "second": ImageView("second mask"),
             "gt": ImageView("Ground truth"),
-            "scores": ImageView("SILK score map (bright = novel)"),
+            "scores": ImageView("SILK scores (bright = novel)"),
             "overlay": ImageView("SILK mask on input"),
         }
         for v in self.views.values():
@@ -275,6 +275,8 @@ class MainWindow(QMainWindow):
             self.grid.addWidget(self.views[name], i // cols, i % cols)
         for c in range(3):
             self.grid.setColumnStretch(c, 1 if c < cols else 0)
+        for r in range(3):
+            self.grid.setRowStretch(r, 1 if r < (len(shown) + cols - 1) // cols else 0)
         if self.result is not None:
             self._draw(self.result, roc=False)
 
@@ -422,6 +424,9 @@ class MainWindow(QMainWindow):
         """Read parameters from a config YAML; a bad file shows a message naming the file/key."""
         try:
             cfg = load_config(path, use_cwd=False)
+            if cfg["gui"]["second_algorithm"] == "silk":
+                raise SilkvisionError(f"gui.second_algorithm: 'silk' in {path} is already shown; "
+                                      f"expected norma, mog2, knn, gsoc or cnt")
         except SilkvisionError as e:
             self.show_error(str(e))
             return False
@@ -558,7 +563,8 @@ class MainWindow(QMainWindow):
             lo, hi = r.score_range
             top = min(hi, lo + 3 * max(self.detectors["silk"].threshold - lo, 1e-6))
             self.views["scores"].set_image(heat_map(r.scores, lo, top))
-            self.views["scores"].set_title(f"SILK scores f(x), bright = novel ({lo:g} to {top:.3g})")
+            self.views["scores"].setToolTip(f"SILK scores f(x) shown from {lo:g} (bright, novel) to "
+                                            f"{top:.3g} (dark) = 3 x threshold")
         if "overlay" in self.shown:
             self.views["overlay"].set_image(overlay(r.frame, r.masks["silk"]))
         if fresh:

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from silkvision.config import validate
-from silkvision.errors import SourceError
+from silkvision.errors import ConfigError, SourceError
 
 __all__ = ["Pipeline", "FrameResult", "RocView", "SourceInfo", "MaskRecorder"]
 
@@ -82,28 +82,27 @@ class MaskRecorder:
 
     def write_config(self, algorithm: str, config: dict) -> None:
         from silkvision.config import write_config
+        from silkvision.errors import ExportError
 
         out = self.folder / algorithm
-        out.mkdir(parents=True, exist_ok=True)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ExportError(f"{out}: cannot create the recording folder ({e.strerror})") from None
         cfg = {**config, "detector": {**config["detector"], "algorithm": algorithm}}
         write_config(cfg, out / "config.yaml")
         self._configs.add(algorithm)
 
     def write(self, algorithm: str, index: int, mask: np.ndarray) -> Path:
-        import cv2
+        from silkvision.io.export import mask_name, write_mask_png
 
-        from silkvision.errors import ExportError
-        from silkvision.io.atomic import atomic_write_bytes
-
-        path = self.folder / algorithm / f"bin{index:06d}.png"
-        ok, buf = cv2.imencode(".png", mask)
-        if not ok:
-            raise ExportError(f"{path}: could not encode the mask as PNG")
+        out = self.folder / algorithm
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(path, buf.tobytes())
+            out.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise ExportError(f"{path}: cannot write mask ({e.strerror})") from None
+            from silkvision.errors import ExportError
+            raise ExportError(f"{out}: cannot create the recording folder ({e.strerror})") from None
+        path = write_mask_png(out / mask_name(index), mask)
         self.written += 1
         return path
 
@@ -189,6 +188,7 @@ class Pipeline:
         self.second = second or self.config["gui"]["second_algorithm"]
         if self.second == "silk":
             raise ValueError("second: 'silk' is already shown; choose another algorithm")
+        self.config["gui"]["second_algorithm"] = self.second
         self.src = None
         self.info: SourceInfo | None = None
         self.recorder: MaskRecorder | None = None
@@ -204,6 +204,9 @@ class Pipeline:
     def _build_detectors(self) -> None:
         self.detectors = {"silk": self.factory("silk", config=self.config),
                           self.second: self.factory(self.second, config=self.config)}
+        if self.recorder is not None:
+            for name in self.detectors:
+                self.recorder.write_config(name, self.config)
         self._reset_state()
 
     def _reset_state(self) -> None:
@@ -364,9 +367,10 @@ class Pipeline:
     def configure(self, config: dict) -> None:
         """Use a new configuration (e.g. loaded from YAML): new detectors, fresh ROCs."""
         self.config = validate(config, "config")
+        if self.config["gui"]["second_algorithm"] == "silk":
+            raise ConfigError("gui.second_algorithm: 'silk' is already shown; expected norma, mog2, "
+                              "knn, gsoc or cnt")
         self.second = self.config["gui"]["second_algorithm"]
-        if self.second == "silk":
-            self.second = "norma"
         self._build_detectors()
 
     def reset_roc(self) -> None:

@@ -71,6 +71,7 @@ class ImageView(QWidget):
         super().__init__(parent)
         self.title = QLabel(title)
         self.title.setStyleSheet("font-weight: bold;")
+        self.title.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # long titles never widen a column
         self.canvas = _Canvas()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
