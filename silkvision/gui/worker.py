@@ -70,7 +70,7 @@ class Worker(QObject):
     ----------
     pipeline : Pipeline
     max_frames : int, optional
-        Pause after this many frames (``silkvision gui --frames N``).
+        Pause once after this many frames (``silkvision gui --frames N``); Play then continues.
     """
 
     opened = pyqtSignal(object)            # SourceInfo
@@ -213,10 +213,6 @@ class Worker(QObject):
             self.error.emit(f"{type(e).__name__}: {e}")
 
     def _process_one(self) -> None:
-        if self.max_frames is not None and self.pipeline.processed >= self.max_frames:
-            self._set_playing(False)
-            self.ended.emit(self.pipeline.processed)
-            return
         result = self.pipeline.step()
         if result is None:
             self._set_playing(False)
@@ -225,6 +221,7 @@ class Worker(QObject):
         self.slot.put(result)
         self.result_ready.emit()
         if self.max_frames is not None and self.pipeline.processed >= self.max_frames:
+            self.max_frames = None  # pause once; Play continues from there
             self._set_playing(False)
             self.ended.emit(self.pipeline.processed)
 

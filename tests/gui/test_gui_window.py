@@ -257,3 +257,15 @@ def test_view_toggles(qtbot, make_window, show_overlay):
     assert ("overlay" in win.shown) is show_overlay and "scores" not in win.shown
     win.scores_action.trigger()
     assert "scores" in win.shown
+
+
+def test_frames_limit_pauses_once_then_play_continues(qtbot, make_window, sample_seq):
+    win = make_window(max_frames=2)
+    open_and_run(qtbot, win, sample_seq, start=100, frames=2)
+    assert not win.playing
+    win.play()
+    qtbot.waitUntil(lambda: win.result is not None and win.result.processed >= 4, timeout=10_000)
+    win.pause()
+    qtbot.waitUntil(lambda: not win.playing, timeout=5000)
+    indices = win.result.index, win.result.processed
+    assert indices[0] == 100 + indices[1] - 1  # consecutive: no frame skipped or repeated
