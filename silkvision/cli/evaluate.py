@@ -198,9 +198,10 @@ def _figures(results, out: Path, scale: str, switches) -> list[Path]:
 
 
 def _format_light(light: dict, ev: dict) -> str:
-    lines = [f"light switches: F over {ev['light_switch_window']} evaluated frames before/after each "
-             f"event; recovery = frames until the {ev['recovery_smoothing']}-frame mean per-frame F is "
-             f"within {ev['recovery_tolerance']} of the mean before"]
+    w = ev["light_switch_window"]
+    lines = [f"light switches: F before = F over the {w} frames before the switch, F after = over the "
+             f"{w} frames after the event; recovery = frames until the {ev['recovery_smoothing']}-frame "
+             f"mean per-frame F is within {ev['recovery_tolerance']} of its mean before the switch"]
     head = ("sequence", "algorithm", "frame", "event", "F before", "F after", "recovery")
     rows = [head]
     for seq, algos in light.items():

@@ -268,7 +268,8 @@ def _nanmean(values: Sequence[float | None]) -> float | None:
 def mean_metrics(rows: Iterable[Mapping]) -> dict:
     """CDnet-style mean of per-sequence result rows.
 
-    Each row has ``tp, fp, fn, tn`` and the metric keys (and optionally ``auc``, ``threshold``).
+    Each row has ``tp, fp, fn, tn`` and the metric keys (and optionally ``auc``, ``best_f``,
+    ``threshold``).
     Metrics are averaged (a ``nan``/``None`` anywhere makes the mean ``None``); counts are summed;
     ``threshold`` is kept only if every row has the same one.
     """
@@ -276,7 +277,7 @@ def mean_metrics(rows: Iterable[Mapping]) -> dict:
     out: dict = {}
     for k in ("tp", "fp", "fn", "tn"):
         out[k] = int(sum(int(r[k]) for r in rows))
-    for k in (*METRIC_NAMES, "auc"):
+    for k in (*METRIC_NAMES, "auc", "best_f"):
         vals = [r.get(k) for r in rows]
         vals = [None if v is None or (isinstance(v, float) and math.isnan(v)) else v for v in vals]
         out[k] = _nanmean(vals)

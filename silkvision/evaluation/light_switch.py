@@ -7,25 +7,29 @@ detectors see them; the ground truth is unchanged. Overlapping switches multiply
 
 Events and measures
 -------------------
-Each switch makes two *events*: at frame ``START`` the light changes to ``GAIN``, and at frame
-``END + 1`` it comes back (when that frame exists). For every event at frame ``s``, with
-``W = evaluation.light_switch_window``, ``tol = evaluation.recovery_tolerance`` and
-``R = evaluation.recovery_smoothing``, on the evaluated frames only (temporalROI with ground truth):
+Each switch makes two *events*: at frame ``START`` the light changes to ``GAIN`` ("switch"), and at
+frame ``END + 1`` it comes back ("restore", when that frame exists). Both events of a switch are
+compared with the undisturbed light *before the switch*: with ``W = evaluation.light_switch_window``,
+``tol = evaluation.recovery_tolerance`` and ``R = evaluation.recovery_smoothing``, on the evaluated
+frames only (temporalROI with ground truth):
 
 ``f_before``
-    F-measure of the confusion counts pooled over frames ``s-W .. s-1``;
+    F-measure of the confusion counts pooled over frames ``START-W .. START-1`` (the same for both
+    events of a switch);
 ``f_after``
-    F-measure of the counts pooled over frames ``s .. s+W-1`` (CDnet pooling, like the tables);
+    F-measure of the counts pooled over frames ``s .. s+W-1`` after the event at frame ``s`` (CDnet
+    pooling, like the tables);
 ``f_reference``
-    mean per-frame F-measure over frames ``s-W .. s-1`` (the "value before the switch"; frames
-    whose F is undefined -- no ground-truth foreground and no detection -- are left out of every
-    mean);
+    mean per-frame F-measure over frames ``START-W .. START-1`` (the "value before the switch";
+    frames whose F is undefined -- no ground-truth foreground and no detection -- are left out of
+    every mean);
 ``recovery_frames``
     the smallest ``k >= 0`` such that the mean per-frame F-measure over frames ``s+k .. s+k+R-1``
-    is at least ``f_reference - tol``; searched until the next event (or the last evaluated frame).
-    ``None`` means not recovered in that span. ``R = 1`` is the literal per-frame criterion; the
-    default ``R`` averages a few frames so that one lucky frame does not count as recovery.
-    Being *better* than before counts as recovered (the tolerance is one-sided).
+    is at least ``f_reference - tol``; searched until the next event (or the last evaluated frame),
+    windows reaching past it are not used. ``None`` means not recovered in that span
+    (``searched_frames`` long). ``R = 1`` is the literal per-frame criterion; the default ``R``
+    averages a few frames so that one lucky frame does not count as recovery. Being *better* than
+    before counts as recovered (the tolerance is one-sided).
 """
 
 from __future__ import annotations
@@ -91,15 +95,17 @@ def apply_light_switches(frame: np.ndarray, index: int, switches: Sequence[Light
 
 
 def switch_events(switches: Iterable[LightSwitch], last_frame: int | None = None) -> list[dict]:
-    """Sorted events ``{"frame", "event", "gain"}``: ``"switch"`` at ``start`` and ``"restore"`` at
-    ``end + 1`` (dropped when after ``last_frame``)."""
+    """Sorted events ``{"frame", "event", "gain", "switch", "start"}``: ``"switch"`` at ``start``
+    and ``"restore"`` at ``end + 1`` (dropped when after ``last_frame``); ``start`` is the first
+    frame of the switch the event belongs to."""
     ev = []
     for s in switches:
-        ev.append({"frame": int(s.start), "event": "switch", "gain": float(s.gain), "switch": str(s)})
+        ev.append({"frame": int(s.start), "event": "switch", "gain": float(s.gain), "switch": str(s),
+                   "start": int(s.start)})
         if last_frame is None or s.end + 1 <= last_frame:
             ev.append({"frame": int(s.end + 1), "event": "restore", "gain": 1.0 / float(s.gain),
-                       "switch": str(s)})
-    return sorted(ev, key=lambda e: e["frame"])
+                       "switch": str(s), "start": int(s.start)})
+    return sorted(ev, key=lambda e: (e["frame"], e["event"] == "switch"))
 
 
 def _pooled_f(frame_counts: np.ndarray, sel: np.ndarray) -> float | None:
@@ -155,7 +161,7 @@ def recovery_report(frame_indices: np.ndarray, frame_counts: np.ndarray,
     out = []
     for j, e in enumerate(events):
         s = e["frame"]
-        before = (idx >= s - window) & (idx < s)
+        before = (idx >= e["start"] - window) & (idx < e["start"])
         after = (idx >= s) & (idx < s + window)
         ref = _mean(per_f[before])
         stop = events[j + 1]["frame"] - 1 if j + 1 < len(events) else last_eval

@@ -113,7 +113,7 @@ def plot_pr(seq, *, ax=None, title: str | None = None) -> Figure:
                 continue
             thr, f = ar.best_f()
             ax.plot(r, p, "-", color=c, lw=1.5,
-                    label=f"{name}" + (f" (best F {f:.3f} at {thr:.3g})" if f is not None else ""))
+                    label=f"{name}" + (f" (best raw F {f:.3f} at {thr:.3g})" if f is not None else ""))
             rc = ar.roc_counts
             if rc is not None:
                 rm = metrics(rc)

@@ -41,6 +41,8 @@ def test_recovery_by_hand():
     # frames 1..300; F 0.9 before the switch at 101, 0.0 for 20 frames, then 0.9 again
     f = np.full(300, 0.9)
     f[100:120] = 0.0
+    f[120:200] = 0.5   # adapted to the dark, worse than before: not recovered before the restore
+    f[200:215] = 0.3   # after the light comes back at 201: 15 bad frames, then 0.9
     idx = np.arange(1, 301)
     sw = [LightSwitch(101, 200, 0.4)]
     for smoothing in (1, 10):
@@ -49,9 +51,15 @@ def test_recovery_by_hand():
         assert first["frame"] == 101 and first["event"] == "switch"
         assert first["f_reference"] == pytest.approx(0.9)
         assert first["f_before"] == pytest.approx(0.9)
-        assert first["f_after"] == pytest.approx(2 * 80 * 90 / (2 * 80 * 90 + 20 * 200 + 80 * 20))
-        assert first["recovery_frames"] == 20
-        assert rep[1]["frame"] == 201 and rep[1]["recovery_frames"] == 0
+        # pooled over 101..200: tp = 20*0 + 80*50, fp = fn = 20*100 + 80*50
+        assert first["f_after"] == pytest.approx(2 * 4000 / (2 * 4000 + 2 * 6000))
+        assert first["recovery_frames"] is None and first["searched_frames"] == 100
+        second = rep[1]
+        assert second["frame"] == 201 and second["event"] == "restore"
+        assert second["f_reference"] == pytest.approx(0.9)  # the light before the switch, not the dark
+        assert second["f_before"] == pytest.approx(0.9)
+        assert second["recovery_frames"] == 15
+        assert second["searched_frames"] == 100
 
 
 def test_single_lucky_frame_does_not_count_with_smoothing():
