@@ -179,3 +179,17 @@ def test_real_detector_roc_point_equals_exported_masks(sample_head, algo):
     key = "threshold"
     res2 = evaluate_sequence(sample_head, [algo], {"detector": {"median": 0, algo: {key: t}}})
     assert res2.algorithms[algo].roc_counts == res2.algorithms[algo].counts
+
+
+def test_roc_point_equals_masks_written_by_silkvision_export(sample_head, tmp_path):
+    """The literal check: masks exported by ``silkvision export`` (median 0), scored as result files,
+    give exactly the counts of the ROC's point at the configured threshold."""
+    from silkvision.cli.main import main
+
+    out = tmp_path / "exported"
+    assert main(["export", str(sample_head), "-a", "silk", "--out", str(out),
+                 "--set", "detector.median=0"]) == 0
+    scored = score_results(sample_head, out)
+    ar = evaluate_sequence(sample_head, ["silk"], {"detector": {"median": 0}}).algorithms["silk"]
+    assert scored.counts == ar.roc_counts == ar.counts
+    assert scored.counts.tp > 0
