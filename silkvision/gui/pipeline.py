@@ -52,6 +52,7 @@ class RocView:
     point: tuple[float, float] | None = None   # (fpr, tpr) at the current threshold
     f_measure: float | None = None
     threshold: float | None = None
+    note: str = ""                        # why there is no curve/point yet
 
 
 @dataclass
@@ -149,9 +150,12 @@ class _Roc:
 
         v = RocView(self.det.name, frames=self.frames)
         if self.frames == 0:
+            v.note = "no frame with ground truth yet"
             return v
         if self.acc is not None:
             if self.acc.positives == 0 or self.acc.negatives == 0:
+                v.note = "no foreground in the ground truth yet" if self.acc.positives == 0 else \
+                    "no background in the ground truth yet"
                 return v  # ROC undefined until both classes were seen
             fpr, tpr, _ = self.acc.curve()
             v.fpr, v.tpr = np.asarray(fpr, float), np.asarray(tpr, float)
@@ -163,6 +167,8 @@ class _Roc:
         m = metrics(counts)
         if np.isfinite(m["fpr"]) and np.isfinite(m["recall"]):
             v.point = (float(m["fpr"]), float(m["recall"]))
+        else:
+            v.note = "no foreground in the ground truth yet"
         v.f_measure = None if not np.isfinite(m["f_measure"]) else float(m["f_measure"])
         return v
 
@@ -282,10 +288,11 @@ class Pipeline:
             for name, m in masks.items():
                 self.recorder.write(name, index, m)
         self.processed += 1
-        for name, dt in times.items():  # rate from a moving average of the detection time
-            old = self._dt.get(name)
-            self._dt[name] = dt if old is None else 0.9 * old + 0.1 * dt
-            self._fps[name] = 1.0 / max(self._dt[name], 1e-9)
+        if self.processed > 1:  # the first frame after a (re)start is a warm-up (JIT, allocation)
+            for name, dt in times.items():  # rate from a moving average of the detection time
+                old = self._dt.get(name)
+                self._dt[name] = dt if old is None else 0.9 * old + 0.1 * dt
+                self._fps[name] = 1.0 / max(self._dt[name], 1e-9)
         self.last = FrameResult(index=index, frame=frame, masks=masks, scores=scores,
                                 score_range=tuple(silk.score_range) if silk.has_scores else None,
                                 gt=gt, roc=self.roc_views(), processed=self.processed,

@@ -19,8 +19,8 @@ def _label(v: RocView) -> str:
         parts.append(f"AUC {v.auc:.3f}")
     if v.f_measure is not None:
         parts.append(f"F {v.f_measure:.3f}")
-    if v.frames == 0:
-        parts.append("(no scored frame yet)")
+    if v.note:
+        parts.append(f"({v.note})")
     return "  ".join(parts)
 
 
