@@ -1,0 +1,819 @@
+r"""OnlineSVM^R and OnlineASVM^R: online training of ramp-loss SVMs (Wang & Vucetic, ICDM 2009).
+
+The model is a zero-bias kernel expansion :math:`f(x) = \sum_i y_i \alpha_i k(x_i, x)` (eq. 4) that
+minimises the ramp-loss SVM objective (eq. 7)
+
+.. math:: P^R(w) = \tfrac12 \|w\|^2 + C \sum_i R_s(y_i f(x_i)),\qquad
+          R_s(z) = \min(1 - s, \max(0, 1 - z))
+
+(the paper's ramp, eq. 6, is ``s = -1``: loss 2 for ``y f < -1``). CCCP (eqs. 8-11) turns this into a
+sequence of hinge-loss SVMs on the active set ``V = {i : y_i f(x_i) >= s}`` (eq. 10), i.e. on the
+examples whose gradient ``g_i = 1 - y_i f(x_i)`` (eq. 3) is ``<= 1 - s``.
+
+:class:`OnlineSVMR` (``online_svm_r``) is **Algorithm 1**. Every example seen is kept in ``I`` with its
+``alpha_i`` and ``g_i``. A new example with ``g in [0, 1 - s]`` joins ``V`` and the solution is repaired
+by single-example SMO steps:
+
+* working-set choice, eq. (13): among the KKT violators of ``V`` (eq. 3, tolerance ``tol``) take the
+  one whose step increases the dual (11) the most,
+  ``gain_j = Q_jj (a_j^2 - a_j'^2)/2 + (g_j + Q_jj a_j)(a_j' - a_j)``;
+* the step, eq. (14): ``a_j' = clip(a_j + g_j / Q_jj, 0, C)``;
+* the gradient update, eq. (15): ``g_k <- g_k - y_k y_j (a_j' - a_j) k(x_j, x_k)`` for all ``k`` in
+  ``I`` (the paper's last line of eq. 15 prints ``+``, but its own first lines,
+  ``g = 1 - y f``, give ``-``; we use the consistent sign and test ``g == 1 - y f``);
+* the two stopping criteria of Section III.B: stop when no example of ``V`` violates eq. (3) by more
+  than ``tol`` (default 1e-3) **or** when the best gain (13) is below ``eps`` (default 1e-5) (the
+  paper's "while (violator or not improved much)" reads as "while a violator exists and the
+  improvement is not small"; both thresholds are the paper's defaults);
+* CCCP re-assignment (steps 16-26): every ``i`` of ``I`` with ``g_i <= 1 - s`` joins ``V``, every one
+  with ``g_i > 1 - s`` leaves it and is unlearned (``alpha_i = 0``, eq. 15); repeat until ``V`` is
+  unchanged (at most ``max_cccp`` rounds).
+
+**Removal step (Algorithm 2), parameter ``m``.** With ``m=None`` (default) every example is kept in
+``I`` (the exact algorithm; memory and time grow with the stream). With an integer ``m >= 0``, after
+each example the non-SVs (``alpha = 0``) beyond ``m`` are discarded from ``I``, largest ``|1 - g|`` (i.e.
+farthest from the boundary) first, so ``|I| <= n_support_ + m`` at all times. The same algorithm is
+also registered as ``online_svm_r_removal`` with ``m=100`` by default (the paper's recommended value,
+Section V.D).
+
+:class:`OnlineASVMR` (``online_asvm_r``) is **Algorithm 3** (online active learning): the label of an
+example is used ("queried") only when ``|f(x)| <= max(1, -s)`` (the ramp region; ``|f(x)| <= 1`` for the
+paper's ``s = -1``); only queried examples enter ``I``. ``n_queried_`` counts the labels used.
+
+Implementation. All per-example work runs in one numba loop (:func:`_process`) over slot arrays
+that double when full; removed examples free their slot for reuse. Rows ``k(x_j, .)`` over ``I`` are
+kept in an LRU cache of ``cache_mb`` MiB (a row stays complete: each new example fills its column in
+every cached row), so SMO steps on recently updated support vectors cost no kernel evaluations.
+:class:`RampSVMReference` is a plain Python/NumPy version of the same steps (no cache) used by the
+tests to check the numba code.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from silkvision.backends.base import BinaryClassifier, check_X
+from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.registry import register
+
+__all__ = ["OnlineSVMR", "OnlineSVMRRemoval", "OnlineASVMR", "RampSVMReference", "smo_step"]
+
+# META slots (int64 counters shared with the numba code)
+_HW, _NACT, _NFREE, _CLOCK, _NSEEN, _NQUERY, _NEVAL, _NSMO, _NCCCP, _NLIMIT, _NREMOVED = range(11)
+_NMETA = 11
+
+
+# --------------------------------------------------------------------------------------- numba core
+@njit(cache=True)
+def smo_step(a, g, q, C):
+    """Eq. (14) and its gain, eq. (13), for one example: returns ``(a_new, gain)``.
+
+    ``a`` = alpha_i, ``g`` = g_i, ``q`` = Q_ii = k(x_i, x_i). A degenerate ``q <= 0`` (``Phi(x_i) = 0``)
+    makes the sub-problem (12) linear: the optimum is at a bound.
+    """
+    if q > 1e-300:
+        an = a + g / q
+        if an < 0.0:
+            an = 0.0
+        elif an > C:
+            an = C
+        gain = 0.5 * q * (a * a - an * an) + (g + q * a) * (an - a)
+    else:
+        if g > 0.0:
+            an = C
+        elif g < 0.0:
+            an = 0.0
+        else:
+            an = a
+        gain = g * (an - a)
+    return an, gain
+
+
+@njit(cache=True)
+def _violates(a, g, C, tol):
+    """True when (alpha, g) breaks the KKT conditions (3) by more than ``tol``."""
+    if a <= 0.0:
+        return g > tol
+    if a >= C:
+        return g < -tol
+    return abs(g) > tol
+
+
+@njit(cache=True)
+def _get_row(j, SX, ACT, QD, CROW, C_OF, S_OF, LRU, SCRATCH, META, kind, sigma, degree, coef):
+    """The kernel row ``k(x_j, x_k)`` for every slot ``k`` (valid where ``ACT[k]``); cached, LRU."""
+    META[_CLOCK] += 1
+    c = C_OF[j]
+    if c >= 0:
+        LRU[c] = META[_CLOCK]
+        return CROW[c]
+    nrows = CROW.shape[0]
+    hw = META[_HW]
+    if nrows == 0:
+        row = SCRATCH
+    else:
+        v = 0
+        best = LRU[0]
+        for r in range(1, nrows):
+            if LRU[r] < best:
+                best = LRU[r]
+                v = r
+        old = S_OF[v]
+        if old >= 0:
+            C_OF[old] = -1
+        S_OF[v] = j
+        C_OF[j] = v
+        LRU[v] = META[_CLOCK]
+        row = CROW[v]
+    xj = SX[j]
+    for k in range(hw):
+        if ACT[k] == 0:
+            continue
+        if k == j:
+            row[k] = QD[j]
+        else:
+            row[k] = kernel_eval(xj, SX[k], kind, sigma, degree, coef)
+            META[_NEVAL] += 1
+    return row
+
+
+@njit(cache=True)
+def _update_g(j, delta, row, SY, G, ACT, hw):
+    """Eq. (15) for every example of I after alpha_j changed by ``delta``."""
+    yd = SY[j] * delta
+    for k in range(hw):
+        if ACT[k] != 0:
+            G[k] -= SY[k] * yd * row[k]
+
+
+@njit(cache=True)
+def _select(A, G, QD, ACT, INV, C, tol, hw):
+    """Working set by eq. (13): the KKT violator of V whose step (14) gains most; (-1, -inf, 0) if none."""
+    best = -1
+    bgain = -np.inf
+    bnew = 0.0
+    for j in range(hw):
+        if ACT[j] == 0 or INV[j] == 0:
+            continue
+        a = A[j]
+        g = G[j]
+        if not _violates(a, g, C, tol):
+            continue
+        an, gain = smo_step(a, g, QD[j], C)
+        if gain > bgain:
+            bgain = gain
+            best = j
+            bnew = an
+    return best, bgain, bnew
+
+
+@njit(cache=True)
+def _update_select(j, delta, row, SY, A, G, QD, ACT, INV, C, tol, hw):
+    """Eq. (15) for all of I after alpha_j moved by ``delta``, fused with :func:`_select` (same result)."""
+    yd = SY[j] * delta
+    best = -1
+    bgain = -np.inf
+    bnew = 0.0
+    for k in range(hw):
+        if ACT[k] == 0:
+            continue
+        g = G[k] - SY[k] * yd * row[k]
+        G[k] = g
+        if INV[k] == 0:
+            continue
+        a = A[k]
+        if not _violates(a, g, C, tol):
+            continue
+        an, gain = smo_step(a, g, QD[k], C)
+        if gain > bgain:
+            bgain = gain
+            best = k
+            bnew = an
+    return best, bgain, bnew
+
+
+@njit(cache=True)
+def _optimize(SX, SY, A, G, QD, ACT, INV, CROW, C_OF, S_OF, LRU, SCRATCH, REMOVED, META,
+              kind, sigma, degree, coef, C, s, tol, eps, max_smo, max_cccp):
+    """Steps 9-27 of Algorithm 1: SMO on V (eqs. 13-15, two stopping criteria) + CCCP re-assignment."""
+    upper = 1.0 - s
+    for _ in range(max_cccp):
+        META[_NCCCP] += 1
+        hw = META[_HW]
+        # steps 10-15 (the gradient update of one step and the working-set choice of the next one
+        # are fused into a single pass over I)
+        best, bgain, bnew = _select(A, G, QD, ACT, INV, C, tol, hw)
+        done = False
+        for _it in range(max_smo + 1):
+            if best < 0 or bgain < eps:
+                done = True
+                break
+            if _it == max_smo:
+                break
+            delta = bnew - A[best]
+            A[best] = bnew
+            row = _get_row(best, SX, ACT, QD, CROW, C_OF, S_OF, LRU, SCRATCH, META, kind, sigma, degree, coef)
+            best, bgain, bnew = _update_select(best, delta, row, SY, A, G, QD, ACT, INV, C, tol, hw)
+            META[_NSMO] += 1
+        if not done:
+            META[_NLIMIT] += 1
+        # steps 16-22: re-assign V by eq. (10)
+        changed = False
+        nrem = 0
+        for j in range(hw):
+            if ACT[j] == 0:
+                continue
+            if G[j] <= upper:
+                if INV[j] == 0:
+                    INV[j] = 1
+                    changed = True
+            elif INV[j] != 0:
+                INV[j] = 0
+                changed = True
+                REMOVED[nrem] = j
+                nrem += 1
+        # steps 23-26: decremental unlearning of the examples that left V
+        for r in range(nrem):
+            j = REMOVED[r]
+            if A[j] != 0.0:
+                delta = -A[j]
+                A[j] = 0.0
+                row = _get_row(j, SX, ACT, QD, CROW, C_OF, S_OF, LRU, SCRATCH, META, kind, sigma, degree, coef)
+                _update_g(j, delta, row, SY, G, ACT, hw)
+        if not changed:
+            return
+    META[_NLIMIT] += 1
+
+
+@njit(cache=True)
+def _free_slot(j, ACT, INV, A, C_OF, S_OF, LRU, FREE, META):
+    ACT[j] = 0
+    INV[j] = 0
+    A[j] = 0.0
+    c = C_OF[j]
+    if c >= 0:
+        S_OF[c] = -1
+        LRU[c] = 0
+        C_OF[j] = -1
+    FREE[META[_NFREE]] = j
+    META[_NFREE] += 1
+    META[_NACT] -= 1
+    META[_NREMOVED] += 1
+
+
+@njit(cache=True)
+def _removal(m, A, G, ACT, INV, C_OF, S_OF, LRU, FREE, META):
+    """Algorithm 2: keep at most ``m`` non-SVs in I, dropping those with the largest |1 - g|."""
+    hw = META[_HW]
+    nx = 0
+    for j in range(hw):
+        if ACT[j] != 0 and A[j] == 0.0:
+            nx += 1
+    while nx > m:
+        best = -1
+        bd = -1.0
+        for j in range(hw):
+            if ACT[j] != 0 and A[j] == 0.0:
+                d = abs(1.0 - G[j])
+                if d > bd:
+                    bd = d
+                    best = j
+        _free_slot(best, ACT, INV, A, C_OF, S_OF, LRU, FREE, META)
+        nx -= 1
+
+
+@njit(cache=True)
+def _process(X, Y, start, out_f, SX, SY, A, G, QD, ACT, INV, MARK, FREE, CROW, C_OF, S_OF, LRU,
+             NEWROW, SCRATCH, REMOVED, META, kind, sigma, degree, coef, C, s, tol, eps, m, active,
+             max_smo, max_cccp):
+    """Online loop over ``X[start:]``: ``out_f[i]`` = f(x_i) before learning it, then learn it.
+
+    Returns the index of the first example not processed: ``len(X)`` when done, smaller when the
+    slot arrays are full (the caller doubles them and calls again).
+    """
+    cap = SX.shape[0]
+    n = X.shape[0]
+    upper = 1.0 - s
+    qregion = max(1.0, -s)
+    for i in range(start, n):
+        if META[_NFREE] == 0 and META[_HW] >= cap:
+            return i
+        x = X[i]
+        yi = Y[i]
+        if META[_NFREE] > 0:
+            slot = FREE[META[_NFREE] - 1]
+        else:
+            slot = META[_HW]
+        hw = META[_HW]
+        stamp = META[_NSEEN] + 1
+        # f(x) (eq. 4) over the SVs; the kernel values also fill the new column of every cached row
+        f = 0.0
+        for j in range(hw):
+            if ACT[j] == 0:
+                continue
+            a = A[j]
+            c = C_OF[j]
+            if a > 0.0 or c >= 0:
+                kv = kernel_eval(SX[j], x, kind, sigma, degree, coef)
+                META[_NEVAL] += 1
+                NEWROW[j] = kv
+                MARK[j] = stamp
+                if c >= 0:
+                    CROW[c, slot] = kv
+                if a > 0.0:
+                    f += SY[j] * a * kv
+        out_f[i] = f
+        META[_NSEEN] = stamp
+        if active:
+            # Algorithm 3, step 3: query the label only inside the ramp region
+            if abs(f) > qregion:
+                continue
+            META[_NQUERY] += 1
+        # Algorithm 1, step 3 (Algorithm 3, steps 5-6): I = I + {t+1}, alpha = 0, g = 1 - y f
+        if META[_NFREE] > 0:
+            META[_NFREE] -= 1
+        else:
+            META[_HW] += 1
+            hw += 1
+        SX[slot, :] = x
+        SY[slot] = yi
+        A[slot] = 0.0
+        g0 = 1.0 - yi * f
+        G[slot] = g0
+        QD[slot] = kernel_eval(x, x, kind, sigma, degree, coef)
+        ACT[slot] = 1
+        INV[slot] = 0
+        C_OF[slot] = -1
+        META[_NACT] += 1
+        if 0.0 <= g0 <= upper:
+            # steps 4-8: V = V + {t+1}; alpha_{t+1} by eq. (14); g by eq. (15)
+            INV[slot] = 1
+            META[_CLOCK] += 1
+            nrows = CROW.shape[0]
+            if nrows == 0:
+                row = SCRATCH
+            else:
+                v = 0
+                best = LRU[0]
+                for r in range(1, nrows):
+                    if LRU[r] < best:
+                        best = LRU[r]
+                        v = r
+                old = S_OF[v]
+                if old >= 0:
+                    C_OF[old] = -1
+                S_OF[v] = slot
+                C_OF[slot] = v
+                LRU[v] = META[_CLOCK]
+                row = CROW[v]
+            for k in range(hw):
+                if ACT[k] == 0:
+                    continue
+                if k == slot:
+                    row[k] = QD[slot]
+                elif MARK[k] == stamp:
+                    row[k] = NEWROW[k]
+                else:
+                    row[k] = kernel_eval(SX[k], x, kind, sigma, degree, coef)
+                    META[_NEVAL] += 1
+            an, _gain = smo_step(0.0, g0, QD[slot], C)
+            if an != 0.0:
+                A[slot] = an
+                _update_g(slot, an, row, SY, G, ACT, hw)
+            # steps 9-27
+            _optimize(SX, SY, A, G, QD, ACT, INV, CROW, C_OF, S_OF, LRU, SCRATCH, REMOVED, META,
+                      kind, sigma, degree, coef, C, s, tol, eps, max_smo, max_cccp)
+        if m >= 0:
+            _removal(m, A, G, ACT, INV, C_OF, S_OF, LRU, FREE, META)
+    return n
+
+
+@njit(cache=True)
+def _decision_batch(Xq, SX, SY, A, ACT, hw, kind, sigma, degree, coef, out):
+    """out[i] = f(Xq[i]) = sum_j y_j alpha_j k(x_j, Xq[i]) (eq. 4), same summation order as learning."""
+    for i in range(Xq.shape[0]):
+        x = Xq[i]
+        f = 0.0
+        for j in range(hw):
+            if ACT[j] == 0:
+                continue
+            a = A[j]
+            if a > 0.0:
+                kv = kernel_eval(SX[j], x, kind, sigma, degree, coef)
+                f += SY[j] * a * kv
+        out[i] = f
+    return out
+
+
+# ----------------------------------------------------------------------------------- estimators
+def _check_pos(name, v, allow_zero=False):
+    try:
+        ok = math.isfinite(v) and (v >= 0 if allow_zero else v > 0)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(f"{name}: {v!r} must be a finite number {'>= 0' if allow_zero else '> 0'}")
+
+
+def _check_int(name, v, lo):
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+        raise ValueError(f"{name}: {v!r} must be an integer >= {lo}")
+
+
+class _RampSVMBase(BinaryClassifier):
+    _active = False
+
+    def __init__(self, C: float = 1.0, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2,
+                 coef: float = 1.0, s: float = -1.0, m: int | None = None, tol: float = 1e-3,
+                 eps: float = 1e-5, cache_mb: float = 128.0, max_smo: int = 100000, max_cccp: int = 100):
+        _check_pos("C", C)
+        self._kernel = make_kernel(kernel, sigma, degree, coef)
+        try:
+            s_ok = math.isfinite(s) and s < 1.0
+        except TypeError:
+            s_ok = False
+        if not s_ok:
+            raise ValueError(f"s: {s!r} must be a finite number < 1 (the ramp's flat part starts at y f = s)")
+        if m is not None:
+            _check_int("m", m, 0)
+        _check_pos("tol", tol)
+        _check_pos("eps", eps, allow_zero=True)
+        _check_pos("cache_mb", cache_mb, allow_zero=True)
+        _check_int("max_smo", max_smo, 1)
+        _check_int("max_cccp", max_cccp, 1)
+        self.C = C
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef = coef
+        self.s = s
+        self.m = m
+        self.tol = tol
+        self.eps = eps
+        self.cache_mb = cache_mb
+        self.max_smo = max_smo
+        self.max_cccp = max_cccp
+        self._st = None
+        self.n_features_ = None
+
+    # ----------------------------------------------------------------- state
+    def _alloc(self, d: int, cap: int = 64) -> None:
+        st = {
+            "SX": np.zeros((cap, d)), "SY": np.zeros(cap), "A": np.zeros(cap), "G": np.zeros(cap),
+            "QD": np.zeros(cap), "ACT": np.zeros(cap, np.int8), "INV": np.zeros(cap, np.int8),
+            "MARK": np.zeros(cap, np.int64), "FREE": np.zeros(cap, np.int64),
+            "C_OF": np.full(cap, -1, np.int64), "NEWROW": np.zeros(cap), "SCRATCH": np.zeros(cap),
+            "REMOVED": np.zeros(cap, np.int64), "META": np.zeros(_NMETA, np.int64),
+        }
+        nrows = self._cache_rows(cap)
+        st["CROW"] = np.zeros((nrows, cap))
+        st["S_OF"] = np.full(nrows, -1, np.int64)
+        st["LRU"] = np.zeros(nrows, np.int64)
+        self._st = st
+
+    def _cache_rows(self, cap: int) -> int:
+        return int(min(cap, (self.cache_mb * 2 ** 20) // (8 * cap)))
+
+    def _grow(self) -> None:
+        st = self._st
+        old = st["SX"].shape[0]
+        cap = 2 * old
+        for key in ("SX", "SY", "A", "G", "QD", "ACT", "INV", "MARK", "NEWROW", "SCRATCH", "REMOVED", "FREE"):
+            a = st[key]
+            b = np.zeros((cap,) + a.shape[1:], a.dtype)
+            b[:old] = a
+            st[key] = b
+        c_of = np.full(cap, -1, np.int64)
+        nrows = self._cache_rows(cap)
+        crow = np.zeros((nrows, cap))
+        s_of = np.full(nrows, -1, np.int64)
+        lru = np.zeros(nrows, np.int64)
+        # keep the most recently used rows that still fit
+        used = np.flatnonzero(st["S_OF"] >= 0)
+        used = used[np.argsort(-st["LRU"][used], kind="stable")][:nrows]
+        for r_new, r_old in enumerate(used):
+            j = st["S_OF"][r_old]
+            crow[r_new, :old] = st["CROW"][r_old]
+            s_of[r_new] = j
+            lru[r_new] = st["LRU"][r_old]
+            c_of[j] = r_new
+        st["CROW"], st["S_OF"], st["LRU"], st["C_OF"] = crow, s_of, lru, c_of
+
+    def _run(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if self._st is None:
+            self._alloc(X.shape[1])
+        st = self._st
+        out = np.zeros(X.shape[0])
+        i = 0
+        kind, sigma, degree, coef = self._kernel.args
+        while True:
+            i = _process(X, y, i, out, st["SX"], st["SY"], st["A"], st["G"], st["QD"], st["ACT"], st["INV"],
+                         st["MARK"], st["FREE"], st["CROW"], st["C_OF"], st["S_OF"], st["LRU"], st["NEWROW"],
+                         st["SCRATCH"], st["REMOVED"], st["META"], kind, sigma, degree, coef,
+                         float(self.C), float(self.s), float(self.tol), float(self.eps),
+                         -1 if self.m is None else int(self.m), bool(self._active),
+                         int(self.max_smo), int(self.max_cccp))
+            if i >= X.shape[0]:
+                return out
+            self._grow()
+
+    # ----------------------------------------------------------------- API
+    def learn_one(self, x, y):
+        """Algorithm 1 (3 for the active learner) on one example; ``y`` must be -1 or +1."""
+        x = self._check_one(x)
+        y = self._check_y(y, 1)
+        self._run(x[None, :], y)
+        return self
+
+    def decision_function_one(self, x) -> float:
+        """f(x) = sum_i y_i alpha_i k(x_i, x) (eq. 4); 0 before any example is learned."""
+        x = self._check_one(x)
+        return float(self._decision(x[None, :])[0])
+
+    def _decision(self, X: np.ndarray) -> np.ndarray:
+        out = np.zeros(X.shape[0])
+        if self._st is None:
+            return out
+        st = self._st
+        return _decision_batch(X, st["SX"], st["SY"], st["A"], st["ACT"], int(st["META"][_HW]),
+                               *self._kernel.args, out)
+
+    def decision_function(self, X) -> np.ndarray:
+        """f(x) for each row of ``X`` (one compiled loop)."""
+        X = check_X(X, self.n_features_)
+        return self._decision(X)
+
+    def predict(self, X) -> np.ndarray:
+        """Labels (-1/+1, float) for each row of ``X``: +1 where f(x) >= 0."""
+        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
+
+    def _progressive(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        f = self._run(X, y)
+        return np.where(f >= 0, 1.0, -1.0)
+
+    # ----------------------------------------------------------------- inspection
+    def _meta(self, k: int) -> int:
+        return 0 if self._st is None else int(self._st["META"][k])
+
+    def _slots(self) -> np.ndarray:
+        if self._st is None:
+            return np.zeros(0, np.int64)
+        hw = self._meta(_HW)
+        return np.flatnonzero(self._st["ACT"][:hw])
+
+    @property
+    def n_support_(self) -> int:
+        """Number of support vectors (alpha > 0)."""
+        if self._st is None:
+            return 0
+        sl = self._slots()
+        return int(np.count_nonzero(self._st["A"][sl] > 0))
+
+    @property
+    def support_vectors_(self) -> np.ndarray:
+        """The support vectors, shape (n_support_, d)."""
+        if self._st is None:
+            return np.zeros((0, self.n_features_ or 0))
+        sl = self._slots()
+        sl = sl[self._st["A"][sl] > 0]
+        return self._st["SX"][sl].copy()
+
+    @property
+    def dual_coef_(self) -> np.ndarray:
+        """y_i alpha_i of the support vectors (same order as :attr:`support_vectors_`)."""
+        if self._st is None:
+            return np.zeros(0)
+        sl = self._slots()
+        sl = sl[self._st["A"][sl] > 0]
+        return self._st["SY"][sl] * self._st["A"][sl]
+
+    def state(self) -> dict:
+        """Copy of the examples kept in I, in slot order: ``X, y, alpha, g, in_V`` (for tests/plots)."""
+        sl = self._slots()
+        if self._st is None:
+            return {"X": np.zeros((0, self.n_features_ or 0)), "y": np.zeros(0), "alpha": np.zeros(0),
+                    "g": np.zeros(0), "in_V": np.zeros(0, bool), "slots": sl}
+        st = self._st
+        return {"X": st["SX"][sl].copy(), "y": st["SY"][sl].copy(), "alpha": st["A"][sl].copy(),
+                "g": st["G"][sl].copy(), "in_V": st["INV"][sl].astype(bool), "slots": sl}
+
+    @property
+    def n_seen_(self) -> int:
+        """Number of examples given to ``learn_one`` / ``partial_fit``."""
+        return self._meta(_NSEEN)
+
+    @property
+    def n_stored_(self) -> int:
+        """|I|: examples kept (SVs and non-SVs); at most ``n_support_ + m`` with the removal step."""
+        return self._meta(_NACT)
+
+    @property
+    def n_kernel_evals_(self) -> int:
+        """Kernel evaluations made while learning (the paper's cost measure, Fig. 4.a)."""
+        return self._meta(_NEVAL)
+
+    @property
+    def n_smo_steps_(self) -> int:
+        """SMO steps (eq. 14 updates) made inside the CCCP loops."""
+        return self._meta(_NSMO)
+
+    @property
+    def n_limit_hits_(self) -> int:
+        """Times ``max_smo`` or ``max_cccp`` cut an optimisation short (0 in normal runs)."""
+        return self._meta(_NLIMIT)
+
+
+@register("online_svm_r", "OnlineSVM^R: online ramp-loss SVM by SMO + CCCP (Wang & Vucetic, ICDM 2009, Alg. 1; "
+          "removal step with m=)")
+class OnlineSVMR(_RampSVMBase):
+    """OnlineSVM^R (Algorithm 1 of Wang & Vucetic, ICDM 2009), optionally with the removal step.
+
+    Parameters
+    ----------
+    C : float, default 1.0
+        Regularisation of the ramp-loss SVM (eq. 7); the box of the dual (11).
+    kernel, sigma, degree, coef
+        Kernel (see :func:`~silkvision.backends.kernels.make_kernel`); RBF
+        ``exp(-||x - y||^2 / (2 sigma^2))`` is the paper's kernel (``sigma^2`` = the paper's delta^2).
+    s : float, default -1.0
+        Ramp parameter: examples with ``y f(x) < s`` lie on the flat part of the ramp and leave the
+        active set V (eq. 10 uses ``s = -1``). Must be < 1.
+    m : int or None, default None
+        Removal step (Algorithm 2): keep at most ``m`` non-support vectors in I (None: keep all).
+    tol : float, default 1e-3
+        KKT tolerance of the first stopping criterion (eq. 3).
+    eps : float, default 1e-5
+        Smallest dual improvement (eq. 13) worth a step: the second stopping criterion.
+    cache_mb : float, default 128
+        Memory for the LRU cache of kernel rows (0: no cache).
+    max_smo, max_cccp : int
+        Safety limits on SMO steps per CCCP round and CCCP rounds per example (:attr:`n_limit_hits_`
+        counts how often they stopped an optimisation; never in our benchmarks).
+
+    Attributes
+    ----------
+    n_support_, n_stored_, n_seen_, n_kernel_evals_, n_smo_steps_, support_vectors_, dual_coef_
+    """
+
+
+@register("online_svm_r_removal", "OnlineSVM^R with the removal step (Alg. 2), m=100 non-SVs kept by default")
+class OnlineSVMRRemoval(OnlineSVMR):
+    """:class:`OnlineSVMR` with the removal step on by default (``m=100``, Section V.D)."""
+
+    def __init__(self, C: float = 1.0, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2,
+                 coef: float = 1.0, s: float = -1.0, m: int | None = 100, tol: float = 1e-3,
+                 eps: float = 1e-5, cache_mb: float = 128.0, max_smo: int = 100000, max_cccp: int = 100):
+        super().__init__(C=C, kernel=kernel, sigma=sigma, degree=degree, coef=coef, s=s, m=m, tol=tol,
+                         eps=eps, cache_mb=cache_mb, max_smo=max_smo, max_cccp=max_cccp)
+
+
+@register("online_asvm_r", "OnlineASVM^R: active-learning OnlineSVM^R, queries labels only where |f(x)| <= 1 "
+          "(ICDM 2009, Alg. 3)")
+class OnlineASVMR(_RampSVMBase):
+    """OnlineASVM^R (Algorithm 3): OnlineSVM^R that uses ("queries") a label only when |f(x)| <= 1.
+
+    ``learn_one(x, y)`` looks at ``y`` only if ``|f(x)| <= max(1, -s)``; otherwise the example is
+    dropped (not put in I). Same parameters as :class:`OnlineSVMR`.
+
+    Attributes
+    ----------
+    n_queried_ : int
+        Number of labels queried (used) so far; ``n_seen_`` counts all examples offered.
+    """
+
+    _active = True
+
+    @property
+    def n_queried_(self) -> int:
+        return self._meta(_NQUERY)
+
+
+# ------------------------------------------------------------------------------- reference code
+class RampSVMReference:
+    """Plain Python/NumPy OnlineSVM^R / OnlineASVM^R (Algorithms 1-3, eqs. 13-15), no kernel cache.
+
+    A slow, literal transcription used by the tests to check :func:`_process`; it keeps the same
+    slot layout (freed slots are reused last-freed first) so that ties resolve identically.
+    """
+
+    def __init__(self, C=1.0, kernel="rbf", sigma=1.0, degree=2, coef=1.0, s=-1.0, m=None, tol=1e-3,
+                 eps=1e-5, active=False, max_smo=100000, max_cccp=100):
+        self.k = make_kernel(kernel, sigma, degree, coef)
+        self.C, self.s, self.m, self.tol, self.eps, self.active = float(C), float(s), m, tol, eps, active
+        self.max_smo, self.max_cccp = max_smo, max_cccp
+        self.X: list = []      # per slot
+        self.y: list = []
+        self.a: list = []
+        self.g: list = []
+        self.act: list = []
+        self.inV: list = []
+        self.free: list = []
+        self.n_queried = 0
+
+    def _kv(self, u, v) -> float:
+        return float(kernel_eval(np.asarray(u, np.float64), np.asarray(v, np.float64), *self.k.args))
+
+    def decision(self, x) -> float:
+        f = 0.0
+        for j in range(len(self.X)):
+            if self.act[j] and self.a[j] > 0.0:
+                f += self.y[j] * self.a[j] * self._kv(self.X[j], x)
+        return f
+
+    def _eq15(self, j, delta):
+        for k in range(len(self.X)):
+            if self.act[k]:
+                kv = float(kernel_eval(self.X[j], self.X[k], *self.k.args)) if k != j else self.qd(j)
+                self.g[k] -= self.y[k] * (self.y[j] * delta) * kv
+
+    def qd(self, j) -> float:
+        return self._kv(self.X[j], self.X[j])
+
+    @staticmethod
+    def _eq14_13(a, g, q, C):
+        if q > 1e-300:
+            an = min(max(a + g / q, 0.0), C)
+            return an, 0.5 * q * (a * a - an * an) + (g + q * a) * (an - a)
+        an = C if g > 0 else (0.0 if g < 0 else a)
+        return an, g * (an - a)
+
+    def _violates(self, a, g):
+        if a <= 0.0:
+            return g > self.tol
+        if a >= self.C:
+            return g < -self.tol
+        return abs(g) > self.tol
+
+    def learn(self, x, y) -> float:
+        x = np.asarray(x, np.float64)
+        f = self.decision(x)
+        if self.active:
+            if abs(f) > max(1.0, -self.s):
+                return f
+            self.n_queried += 1
+        if self.free:
+            j = self.free.pop()
+            self.X[j], self.y[j], self.a[j], self.g[j], self.act[j], self.inV[j] = x, float(y), 0.0, 1 - y * f, True, False
+        else:
+            j = len(self.X)
+            self.X.append(x)
+            self.y.append(float(y))
+            self.a.append(0.0)
+            self.g.append(1.0 - y * f)
+            self.act.append(True)
+            self.inV.append(False)
+        upper = 1.0 - self.s
+        if 0.0 <= self.g[j] <= upper:
+            self.inV[j] = True
+            an, _ = self._eq14_13(0.0, self.g[j], self.qd(j), self.C)
+            if an != 0.0:
+                self.a[j] = an
+                self._eq15(j, an)
+            self._optimize()
+        if self.m is not None:
+            nx = sum(1 for i in range(len(self.X)) if self.act[i] and self.a[i] == 0.0)
+            while nx > self.m:
+                cand = [i for i in range(len(self.X)) if self.act[i] and self.a[i] == 0.0]
+                d = [abs(1.0 - self.g[i]) for i in cand]
+                r = cand[int(np.argmax(d))]
+                self.act[r], self.inV[r], self.a[r] = False, False, 0.0
+                self.free.append(r)
+                nx -= 1
+        return f
+
+    def _optimize(self):
+        upper = 1.0 - self.s
+        for _ in range(self.max_cccp):
+            for _it in range(self.max_smo):
+                best, bgain, bnew = -1, -np.inf, 0.0
+                for j in range(len(self.X)):
+                    if not (self.act[j] and self.inV[j]) or not self._violates(self.a[j], self.g[j]):
+                        continue
+                    an, gain = self._eq14_13(self.a[j], self.g[j], self.qd(j), self.C)
+                    if gain > bgain:
+                        best, bgain, bnew = j, gain, an
+                if best < 0 or bgain < self.eps:
+                    break
+                delta = bnew - self.a[best]
+                self.a[best] = bnew
+                self._eq15(best, delta)
+            changed, removed = False, []
+            for j in range(len(self.X)):
+                if not self.act[j]:
+                    continue
+                if self.g[j] <= upper:
+                    if not self.inV[j]:
+                        self.inV[j], changed = True, True
+                elif self.inV[j]:
+                    self.inV[j], changed = False, True
+                    removed.append(j)
+            for j in removed:
+                if self.a[j] != 0.0:
+                    delta = -self.a[j]
+                    self.a[j] = 0.0
+                    self._eq15(j, delta)
+            if not changed:
+                return
