@@ -267,8 +267,9 @@ def _make_detector(name: str, cfg: dict):
 def _progress(total: int, desc: str, enabled: bool, position: int = 1):
     from tqdm import tqdm
 
+    tty = hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
     return tqdm(total=total, desc=desc, unit="frame", file=sys.stderr, disable=not enabled,
-                leave=False, position=position, dynamic_ncols=True)
+                leave=False, position=position, dynamic_ncols=True, mininterval=0.1 if tty else 5.0)
 
 
 def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, config: Mapping | None = None,
