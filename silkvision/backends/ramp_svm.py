@@ -693,10 +693,12 @@ class OnlineASVMR(_RampSVMBase):
 
 # ------------------------------------------------------------------------------- reference code
 class RampSVMReference:
-    """Plain Python/NumPy OnlineSVM^R / OnlineASVM^R (Algorithms 1-3, eqs. 13-15), no kernel cache.
+    """Plain Python/NumPy OnlineSVM^R / OnlineASVM^R (Algorithms 1-3, eqs. 13-15), no row cache.
 
-    A slow, literal transcription used by the tests to check :func:`_process`; it keeps the same
-    slot layout (freed slots are reused last-freed first) so that ties resolve identically.
+    A slow, literal transcription used by the tests to check :func:`_process`: NumPy vectors over
+    the examples of I, every kernel value from the scalar :func:`~silkvision.backends.kernels.kernel_eval`
+    (memoised per pair), and the same slot layout (freed slots are reused last-freed first) so that
+    ties resolve identically.
     """
 
     def __init__(self, C=1.0, kernel="rbf", sigma=1.0, degree=2, coef=1.0, s=-1.0, m=None, tol=1e-3,
@@ -704,50 +706,54 @@ class RampSVMReference:
         self.k = make_kernel(kernel, sigma, degree, coef)
         self.C, self.s, self.m, self.tol, self.eps, self.active = float(C), float(s), m, tol, eps, active
         self.max_smo, self.max_cccp = max_smo, max_cccp
-        self.X: list = []      # per slot
-        self.y: list = []
-        self.a: list = []
-        self.g: list = []
-        self.act: list = []
-        self.inV: list = []
+        self.X: list = []                     # per slot
+        self.y = np.zeros(0)
+        self.a = np.zeros(0)
+        self.g = np.zeros(0)
+        self.q = np.zeros(0)                  # Q_ii = k(x_i, x_i)
+        self.act = np.zeros(0, bool)
+        self.inV = np.zeros(0, bool)
         self.free: list = []
+        self._K: dict = {}                    # (i, j) -> k(x_i, x_j), i < j
         self.n_queried = 0
 
-    def _kv(self, u, v) -> float:
-        return float(kernel_eval(np.asarray(u, np.float64), np.asarray(v, np.float64), *self.k.args))
+    def _kv(self, i, j) -> float:
+        if i == j:
+            return float(self.q[i])
+        key = (i, j) if i < j else (j, i)
+        v = self._K.get(key)
+        if v is None:
+            v = self._K[key] = float(kernel_eval(self.X[key[0]], self.X[key[1]], *self.k.args))
+        return v
+
+    def _row(self, j) -> np.ndarray:
+        return np.array([self._kv(j, k) if self.act[k] else 0.0 for k in range(len(self.X))])
 
     def decision(self, x) -> float:
+        """f(x), eq. (4)."""
+        x = np.asarray(x, np.float64)
         f = 0.0
         for j in range(len(self.X)):
             if self.act[j] and self.a[j] > 0.0:
-                f += self.y[j] * self.a[j] * self._kv(self.X[j], x)
+                f += self.y[j] * self.a[j] * float(kernel_eval(self.X[j], x, *self.k.args))
         return f
 
     def _eq15(self, j, delta):
-        for k in range(len(self.X)):
-            if self.act[k]:
-                kv = float(kernel_eval(self.X[j], self.X[k], *self.k.args)) if k != j else self.qd(j)
-                self.g[k] -= self.y[k] * (self.y[j] * delta) * kv
+        upd = self.y * (self.y[j] * delta) * self._row(j)
+        self.g = np.where(self.act, self.g - upd, self.g)
 
-    def qd(self, j) -> float:
-        return self._kv(self.X[j], self.X[j])
+    def _eq14_13(self, a, g, q):
+        """Vectorised eq. (14) and gain (13) (q > 0 assumed: no degenerate kernel in the tests)."""
+        an = np.minimum(np.maximum(a + g / q, 0.0), self.C)
+        return an, 0.5 * q * (a * a - an * an) + (g + q * a) * (an - a)
 
-    @staticmethod
-    def _eq14_13(a, g, q, C):
-        if q > 1e-300:
-            an = min(max(a + g / q, 0.0), C)
-            return an, 0.5 * q * (a * a - an * an) + (g + q * a) * (an - a)
-        an = C if g > 0 else (0.0 if g < 0 else a)
-        return an, g * (an - a)
-
-    def _violates(self, a, g):
-        if a <= 0.0:
-            return g > self.tol
-        if a >= self.C:
-            return g < -self.tol
-        return abs(g) > self.tol
+    def _violators(self):
+        a, g = self.a, self.g
+        viol = np.where(a <= 0.0, g > self.tol, np.where(a >= self.C, g < -self.tol, np.abs(g) > self.tol))
+        return viol & self.act & self.inV
 
     def learn(self, x, y) -> float:
+        """Predict f(x), then learn (x, y); returns f(x)."""
         x = np.asarray(x, np.float64)
         f = self.decision(x)
         if self.active:
@@ -756,64 +762,54 @@ class RampSVMReference:
             self.n_queried += 1
         if self.free:
             j = self.free.pop()
-            self.X[j], self.y[j], self.a[j], self.g[j], self.act[j], self.inV[j] = x, float(y), 0.0, 1 - y * f, True, False
+            self._K = {key: v for key, v in self._K.items() if j not in key}
+            self.X[j] = x
         else:
             j = len(self.X)
             self.X.append(x)
-            self.y.append(float(y))
-            self.a.append(0.0)
-            self.g.append(1.0 - y * f)
-            self.act.append(True)
-            self.inV.append(False)
-        upper = 1.0 - self.s
-        if 0.0 <= self.g[j] <= upper:
+            for name in ("y", "a", "g", "q"):
+                setattr(self, name, np.append(getattr(self, name), 0.0))
+            self.act = np.append(self.act, False)
+            self.inV = np.append(self.inV, False)
+        self.y[j], self.a[j], self.g[j], self.act[j], self.inV[j] = float(y), 0.0, 1.0 - y * f, True, False
+        self.q[j] = float(kernel_eval(x, x, *self.k.args))
+        if 0.0 <= self.g[j] <= 1.0 - self.s:                      # Alg. 1 steps 4-8
             self.inV[j] = True
-            an, _ = self._eq14_13(0.0, self.g[j], self.qd(j), self.C)
+            an = min(max(self.g[j] / self.q[j], 0.0), self.C)
             if an != 0.0:
                 self.a[j] = an
                 self._eq15(j, an)
             self._optimize()
-        if self.m is not None:
-            nx = sum(1 for i in range(len(self.X)) if self.act[i] and self.a[i] == 0.0)
-            while nx > self.m:
-                cand = [i for i in range(len(self.X)) if self.act[i] and self.a[i] == 0.0]
-                d = [abs(1.0 - self.g[i]) for i in cand]
-                r = cand[int(np.argmax(d))]
+        if self.m is not None:                                     # Alg. 2
+            while np.sum(self.act & (self.a == 0.0)) > self.m:
+                d = np.where(self.act & (self.a == 0.0), np.abs(1.0 - self.g), -1.0)
+                r = int(np.argmax(d))
                 self.act[r], self.inV[r], self.a[r] = False, False, 0.0
                 self.free.append(r)
-                nx -= 1
         return f
 
     def _optimize(self):
         upper = 1.0 - self.s
         for _ in range(self.max_cccp):
-            for _it in range(self.max_smo):
-                best, bgain, bnew = -1, -np.inf, 0.0
-                for j in range(len(self.X)):
-                    if not (self.act[j] and self.inV[j]) or not self._violates(self.a[j], self.g[j]):
-                        continue
-                    an, gain = self._eq14_13(self.a[j], self.g[j], self.qd(j), self.C)
-                    if gain > bgain:
-                        best, bgain, bnew = j, gain, an
-                if best < 0 or bgain < self.eps:
+            for _it in range(self.max_smo):                       # steps 10-15
+                viol = self._violators()
+                if not viol.any():
                     break
-                delta = bnew - self.a[best]
-                self.a[best] = bnew
+                an, gain = self._eq14_13(self.a, self.g, np.where(viol, self.q, 1.0))
+                gain = np.where(viol, gain, -np.inf)
+                best = int(np.argmax(gain))
+                if gain[best] < self.eps:
+                    break
+                delta = an[best] - self.a[best]
+                self.a[best] = an[best]
                 self._eq15(best, delta)
-            changed, removed = False, []
-            for j in range(len(self.X)):
-                if not self.act[j]:
-                    continue
-                if self.g[j] <= upper:
-                    if not self.inV[j]:
-                        self.inV[j], changed = True, True
-                elif self.inV[j]:
-                    self.inV[j], changed = False, True
-                    removed.append(j)
-            for j in removed:
+            join = self.act & ~self.inV & (self.g <= upper)        # steps 16-22
+            leave = self.act & self.inV & (self.g > upper)
+            self.inV = (self.inV | join) & ~leave
+            for j in np.flatnonzero(leave):                        # steps 23-26
                 if self.a[j] != 0.0:
                     delta = -self.a[j]
                     self.a[j] = 0.0
                     self._eq15(j, delta)
-            if not changed:
+            if not (join.any() or leave.any()):
                 return
