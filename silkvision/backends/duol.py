@@ -45,7 +45,7 @@ from numba import njit
 
 from silkvision.backends._support import grow_rows, grow_vec
 from silkvision.backends.base import BinaryClassifier, check_binary_y
-from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.kernels import make_kernel
 from silkvision.backends.registry import register
 
 __all__ = ["DUOL", "DUOLAppr", "DUOLIter", "DUOLRand", "solve_prop2", "solve_box_qp", "duol_reference"]
@@ -185,12 +185,29 @@ def _seed_state(seed) -> np.ndarray:
 # numba core
 # ----------------------------------------------------------------------------------------------
 
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def kval(x, y, kind, sigma, degree, coef0):
+    """k(x, y) as :func:`silkvision.backends.kernels.kernel_eval`, with the feature sum allowed to be
+    reassociated (SIMD): about 2x faster for d >= 50; differs from it only in the last bits."""
+    s = 0.0
+    if kind == 0:
+        for i in range(x.shape[0]):
+            d = x[i] - y[i]
+            s += d * d
+        return np.exp(-s / (2.0 * sigma * sigma))
+    for i in range(x.shape[0]):
+        s += x[i] * y[i]
+    if kind == 1:
+        return (s + coef0) ** degree
+    return s
+
+
 @njit(cache=True)
 def _decision(SV, gam, ysv, n, x, kind, sigma, degree, coef0, krow):
     """f(x) = sum_i gam_i y_i k(x_i, x); fills ``krow[i] = k(x_i, x)``."""
     f = 0.0
     for i in range(n):
-        k = kernel_eval(SV[i], x, kind, sigma, degree, coef0)
+        k = kval(SV[i], x, kind, sigma, degree, coef0)
         krow[i] = k
         f += gam[i] * ysv[i] * k
     return f
@@ -229,7 +246,7 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
                     if wi <= wmin:
                         wmin = wi
                         b = i
-        ka = kernel_eval(x, x, kind, sigma, degree, coef0)
+        ka = kval(x, x, kind, sigma, degree, coef0)
         # new support vector t (lines 17-18)
         if n + 1 > SV.shape[0]:
             SV = grow_rows(SV, n, n + 1)
@@ -266,7 +283,7 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
                     brow[i] = G[b, i]
             else:
                 for i in range(n):
-                    brow[i] = kernel_eval(SV[i], SV[b], kind, sigma, degree, coef0)
+                    brow[i] = kval(SV[i], SV[b], kind, sigma, degree, coef0)
                 brow[n] = krow[b]
             kb = brow[b]
             gb_hat = gam[b]

@@ -28,8 +28,9 @@ from numba import njit
 
 from silkvision.backends._support import grow_rows, grow_vec
 from silkvision.backends.base import MultiClassifier, check_multiclass_y
-from silkvision.backends.duol import (APPR, EXACT, ITER, MARGIN_TOL, _check_common, _clip, solve_prop2)
-from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.duol import (APPR, EXACT, ITER, MARGIN_TOL, _check_common, _clip, kval,
+                                      solve_prop2)
+from silkvision.backends.kernels import make_kernel
 from silkvision.backends.registry import register
 
 __all__ = ["MDUOL", "MDUOLAppr", "MDUOLIter", "mduol_reference"]
@@ -55,7 +56,7 @@ def _scores(SV, gam, rsv, ssv, n, x, kind, sigma, degree, coef0, krow, sc):
     """sc[c] = f_c(x); fills krow[i] = k(x_i, x)."""
     sc[:] = 0.0
     for i in range(n):
-        k = kernel_eval(SV[i], x, kind, sigma, degree, coef0)
+        k = kval(SV[i], x, kind, sigma, degree, coef0)
         krow[i] = k
         g = gam[i] * k
         sc[rsv[i]] += g
@@ -103,7 +104,7 @@ def _mduol_run(X, Y, K, SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, gram_
                 if wi < wmin:
                     wmin = wi
                     b = i
-        ka = kernel_eval(x, x, kind, sigma, degree, coef0)
+        ka = kval(x, x, kind, sigma, degree, coef0)
         if n + 1 > SV.shape[0]:
             SV = grow_rows(SV, n, n + 1)
             gam = grow_vec(gam, n, n + 1)
@@ -140,7 +141,7 @@ def _mduol_run(X, Y, K, SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, gram_
                     brow[i] = G[b, i]
             else:
                 for i in range(n):
-                    brow[i] = kernel_eval(SV[i], SV[b], kind, sigma, degree, coef0)
+                    brow[i] = kval(SV[i], SV[b], kind, sigma, degree, coef0)
                 brow[n] = krow[b]
             kb = brow[b]
             gb_hat = gam[b]

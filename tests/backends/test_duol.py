@@ -184,3 +184,14 @@ def test_mduol_matches_reference_and_grows_classes():
 def test_bad_parameters_name_themselves(name, bad):
     with pytest.raises(ValueError, match=next(iter(bad))):
         create(name, **bad)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "linear"])
+def test_fast_kernel_matches_the_reference_kernel(kernel, rng):
+    from silkvision.backends.duol import kval
+    from silkvision.backends.kernels import kernel_matrix_reference
+
+    k = make_kernel(kernel, sigma=3.0, degree=3, coef=0.5)
+    A, B = rng.normal(size=(7, 57)), rng.normal(size=(5, 57))
+    ours = np.array([[kval(a, b, *k.args) for b in B] for a in A])
+    np.testing.assert_allclose(ours, kernel_matrix_reference(A, B, k), rtol=1e-10, atol=1e-12)
