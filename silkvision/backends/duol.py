@@ -301,7 +301,7 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
             for i in range(n + 1):
                 fsv[i] += ysv[i] * (ga * yt * krow[i] + d * yb * brow[i])
             counts[1] += 1
-            if C >= gb_hat + 1.0 / (1.0 - rho):
+            if lb >= 1.0 and C >= gb_hat + 1.0 / (1.0 - rho):  # strong: y_b f(x_b) <= 0 (Theorem 1)
                 counts[2] += 1
         else:
             # single update (lines 27-32)
@@ -423,7 +423,8 @@ class _DUOLBase(BinaryClassifier):
 
     @property
     def n_strong_updates_(self) -> int:
-        """Double updates with ``C >= hat_gamma_b + 1/(1-rho)`` (the set M_d^s of Theorem 4)."""
+        """Double updates with ``y_b f(x_b) <= 0`` and ``C >= hat_gamma_b + 1/(1-rho)``: the set
+        M_d^s of Theorem 4."""
         return int(self._counts[2])
 
 

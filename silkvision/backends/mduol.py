@@ -165,7 +165,7 @@ def _mduol_run(X, Y, K, SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, gram_
                 fsv[i] += (ga * _hh(r, s, rsv[i], ssv[i]) * krow[i]
                            + d * _hh(rb, sb, rsv[i], ssv[i]) * brow[i])
             counts[1] += 1
-            if C >= gb_hat + 1.0 / (2.0 * (1.0 - rho)):
+            if lb >= 1.0 and C >= gb_hat + 1.0 / (2.0 * (1.0 - rho)):  # strong (Theorem 5)
                 counts[2] += 1
         else:
             ga = min(C, lt / (2.0 * ka))
