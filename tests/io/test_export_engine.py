@@ -255,3 +255,41 @@ def test_progress_bar_goes_to_stderr_when_asked(tmp_path, sample_seq, capsys):
                  progress=True, log=lambda m: None)
     cap = capsys.readouterr()
     assert cap.out == "" and "frame/s" in cap.err and "/3 " in cap.err
+
+
+def test_camera_export_with_video_and_no_resume(tmp_path, monkeypatch):
+    import silkvision.capture.camera as camera_mod
+
+    class Cap:
+        def __init__(self, index, *a):
+            self.n = 0
+
+        def isOpened(self):  # noqa: N802
+            return True
+
+        def get(self, prop):
+            return 0.0
+
+        def read(self):
+            self.n += 1
+            time.sleep(0.002)
+            return True, np.full((12, 16, 3), (self.n * 37) % 256, np.uint8)
+
+        def release(self):
+            pass
+
+    monkeypatch.setattr(camera_mod.cv2, "VideoCapture", Cap)
+    out = tmp_path / "cam"
+    res = export_masks("0", out, {"capture": {"max_frames": 5}}, detector=FakeDetector(), video=True,
+                       progress=False)
+    assert res.complete and res.frames == 5 and res.video.name == "masks.mkv"
+    assert json.loads((out / MANIFEST).read_text())["source"] == "camera:0"
+    # an unfinished camera export cannot be resumed
+    m = json.loads((out / MANIFEST).read_text())
+    m["status"] = "running"
+    (out / MANIFEST).write_text(json.dumps(m))
+    with pytest.raises(ExportError, match="cannot be resumed"):
+        export_masks("0", out, {"capture": {"max_frames": 5}}, detector=FakeDetector(), video=True,
+                     progress=False)
+    monkeypatch.undo()  # the real VideoCapture again, to read the mask video
+    assert len(_video_frames(out / "masks.mkv")) == 5
