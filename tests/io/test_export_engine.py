@@ -293,3 +293,34 @@ def test_camera_export_with_video_and_no_resume(tmp_path, monkeypatch):
                      progress=False)
     monkeypatch.undo()  # the real VideoCapture again, to read the mask video
     assert len(_video_frames(out / "masks.mkv")) == 5
+
+
+@pytest.mark.parametrize("algorithm", ["silk", "norma"])
+def test_real_detector_interrupted_and_resumed_gives_identical_files(tmp_path, sample_seq, algorithm):
+    """SIGINT after frame 12 of 30 (checkpoints every 10), resume, compare with an uninterrupted run."""
+    cfg = {"capture": {"max_frames": 30, "resize": [160, 120]}, "export": {"checkpoint_every": 10}}
+    ref = tmp_path / "ref"
+    assert export_masks(sample_seq, ref, cfg, algorithm=algorithm, scores=True, progress=False).complete
+
+    det = sv.create_subtractor(algorithm)
+    apply = det.apply
+
+    def apply_then_interrupt(frame, *a, **k):
+        mask = apply(frame, *a, **k)
+        if det.frames_seen == 12:
+            os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C: caught, the export stops after this frame
+        return mask
+
+    det.apply = apply_then_interrupt
+    out = tmp_path / "out"
+    notes = []
+    res = export_masks(sample_seq, out, cfg, algorithm=algorithm, scores=True, detector=det,
+                       progress=False, log=notes.append)
+    assert res.interrupted and not res.complete and res.last_index == 12
+    assert int(load_npz(out / CHECKPOINT)["_index"]) == 12
+    assert "checkpoint saved" in notes[-1] and not (out / "bin000013.png").exists()
+    res = export_masks(sample_seq, out, cfg, algorithm=algorithm, scores=True, progress=False,
+                       log=notes.append)
+    assert res.complete and res.resumed_from == 12 and res.processed == 18 and res.frames == 30
+    fa, fb = _files(ref), _files(out)
+    assert sorted(fa) == sorted(fb) and all(fa[n] == fb[n] for n in fa)
