@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
     result = export_masks(args.source, args.out, cfg, algorithm=args.algorithm, scores=args.scores,
                           video=args.video, overwrite=args.overwrite)
     print(result.summary(), flush=True)
-    return 130 if result.interrupted else 0
+    # Ctrl-C: 130, SIGTERM: 143 (128 + signal number, as a shell reports a killed command)
+    return 128 + (result.signal or 2) if result.interrupted else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

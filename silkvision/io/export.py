@@ -142,6 +142,8 @@ class ExportResult:
         from the first frame); None for a fresh export.
     interrupted : bool
         Stopped by SIGINT/SIGTERM; the checkpoint was saved (re-run to resume).
+    signal : int or None
+        The signal number that stopped it.
     complete : bool
         The export is finished (``export.json`` says "complete").
     video : Path or None
@@ -157,6 +159,7 @@ class ExportResult:
     last_index: int | None = None
     resumed_from: int | None = None
     interrupted: bool = False
+    signal: int | None = None
     complete: bool = False
     already_complete: bool = False
     video: Path | None = None
@@ -567,6 +570,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
             if bar is not None:
                 bar.close()
     res.seconds = time.perf_counter() - t0
+    res.signal = stop.signum
     res.frames, res.first_index, res.last_index = frames, first_index, last_index
 
     if stop.set and src.seekable:

@@ -141,13 +141,14 @@ def test_sigkill_then_rerun_gives_identical_files(tmp_path, sample_seq, referenc
     _assert_same_export(reference, out)
 
 
-def test_sigint_saves_checkpoint_exits_130_and_resumes(tmp_path, sample_seq, reference):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_signal_saves_checkpoint_exits_128_plus_signal_and_resumes(tmp_path, sample_seq, reference, signum):
     out = tmp_path / "out"
     proc = _run_fake(_args(sample_seq, out), {"FAKE_SLEEP": "0.03"})
     _wait_for(out / "bin000012.png", proc)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     stdout, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 130, stderr
+    assert proc.returncode == 128 + signum, stderr
     assert "checkpoint saved; run the same command again to resume" in stderr
     assert stdout.startswith("interrupted after")
     assert (out / CHECKPOINT).exists() and not (out / "masks.mkv").exists()
