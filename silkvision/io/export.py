@@ -504,18 +504,16 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         log(f"{algorithm} has no per-pixel scores: no scores files are written")
         want_scores = False
 
+    # the video is opened at the first decoded frame (its real size; a header may disagree)
     writer = None
-    if want_video and src.frame_size is not None:  # (camera: opened at its first frame)
-        writer = MaskVideoWriter(out, src.frame_size, src.fps or 25.0)
-
-    # position the source
     if resume_index is not None:
         src.seek(resume_index)
         try:
             next(src)  # skip the checkpoint frame itself
         except StopIteration:
             pass
-        if writer is not None:  # rebuild the video's first part from the masks on disk
+        if want_video:  # rebuild the video's first part from the masks on disk
+            writer = MaskVideoWriter(out, src.frame_size, src.fps or 25.0)
             _feed_video_from_disk(out, src, writer, resume_index)
 
     frames = frames_before
@@ -532,6 +530,8 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
     with _StopFlag(handle_signals) as stop:
         try:
             for index, frame in src:
+                if want_video and writer is None:
+                    writer = MaskVideoWriter(out, (frame.shape[1], frame.shape[0]), src.fps or 25.0)
                 mask = det.apply(frame)
                 mask_path = out / mask_name(index)
                 if not (keep_existing and mask_path.is_file()):
@@ -540,9 +540,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
                     sp = out / scores_name(index)
                     if not (keep_existing and sp.is_file()):
                         save_npz(sp, {"scores": det.scores.astype(np.float16)})
-                if want_video:
-                    if writer is None:
-                        writer = MaskVideoWriter(out, (mask.shape[1], mask.shape[0]), src.fps or 25.0)
+                if writer is not None:
                     writer.write(mask)
                 frames += 1
                 res.processed += 1
@@ -579,7 +577,9 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
             writer.abandon()
         saved = last_index is not None and (last_index == checkpointed or
                                             _save_checkpoint(out, det, last_index, frames))
-        if saved:
+        if last_index is None:
+            res.notes.append("interrupted before the first frame was exported")
+        elif saved:
             res.notes.append(f"interrupted after frame {last_index}; checkpoint saved; run the same "
                              f"command again to resume")
         else:
