@@ -22,7 +22,7 @@ scores ``x_t`` first and then updates.
     truncation: keep the omega most recent terms
 
 so that in the long run a fraction ``nu`` of the points falls below the offset. The offset starts at
-``rho`` (0 by default) and is available as ``rho_``.
+``rho`` (1 by default, as the pixel detector) and is available as ``rho_``.
 """
 
 from __future__ import annotations
@@ -146,12 +146,12 @@ class NORMANovelty(NoveltyKernelDetector):
         Target fraction of points below the offset.
     omega : int or None, default 20
         Truncation to the ``omega`` most recent terms (``None``: unbounded).
-    rho : float, default 0.0
-        Initial offset.
+    rho : float, default 1.0
+        Initial offset (the pixel detector's ``RHO0``).
     """
 
     def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 eta: float = 0.1, lam: float = 0.1, nu: float = 0.5, omega: int | None = 20, rho: float = 0.0):
+                 eta: float = 0.1, lam: float = 0.1, nu: float = 0.5, omega: int | None = 20, rho: float = 1.0):
         self.eta, self.lam, self.nu, self.omega, self.rho = eta, lam, nu, omega, rho
         self._eta = check_positive("eta", eta)
         self._lam = check_positive("lam", lam, allow_zero=True)
@@ -200,7 +200,7 @@ def silk_novelty_reference(X, C=0.4, tau=0.01, rho=1.0, omega=20, kernel="rbf", 
     return np.array(out), np.array(SV).reshape(len(SV), -1), np.array(a)
 
 
-def norma_novelty_reference(X, eta=0.1, lam=0.1, nu=0.5, omega=20, rho=0.0, kernel="rbf", sigma=1.0, degree=2,
+def norma_novelty_reference(X, eta=0.1, lam=0.1, nu=0.5, omega=20, rho=1.0, kernel="rbf", sigma=1.0, degree=2,
                             coef=1.0):
     """Plain NumPy NORMA novelty detector; returns ``(scores, support vectors, coefficients, final rho)``."""
     k = make_kernel(kernel, sigma, degree, coef)

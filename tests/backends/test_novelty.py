@@ -98,3 +98,19 @@ def test_parameters():
         create("norma_novelty", rho=float("nan"))
     with pytest.raises(ValueError, match="omega"):
         create("silk_novelty", omega=None)
+
+
+def test_same_maths_as_the_pixel_detector_models():
+    """The vector detectors score a colour stream exactly like the per-pixel textbook models."""
+    from silkvision.detector.reference import NormaPixelModel, SilkPixelModel
+
+    rng = np.random.default_rng(13)
+    X = np.clip(120 + 10 * rng.normal(size=(300, 3)), 0, 255)
+    X[150:200] += 60                                     # a "foreground object" passes
+    pix = SilkPixelModel(omega=20, tau=0.01, C=0.4, rho=1.0, sigma=15.0, threshold=0.36)
+    det = create("silk_novelty", sigma=15.0, C=0.4, tau=0.01, rho=1.0, omega=20)
+    np.testing.assert_allclose(det.progressive_score(X), [pix.step(x) for x in X], rtol=1e-9, atol=1e-12)
+    pix = NormaPixelModel(omega=20, eta=0.1, lam=0.1, nu=0.5, sigma=15.0, rho0=1.0)
+    det = create("norma_novelty", sigma=15.0, eta=0.1, lam=0.1, nu=0.5, omega=20, rho=1.0)
+    np.testing.assert_allclose(det.progressive_score(X), [pix.step(x) for x in X], rtol=1e-9, atol=1e-12)
+    assert det.rho_ == pytest.approx(pix.rho)
