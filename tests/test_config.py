@@ -4,7 +4,7 @@ import yaml
 from silkvision.config import defaults, load_config, parse_set, render_commented, validate
 from silkvision.errors import ConfigError
 
-from conftest import REPO
+from tests.conftest import REPO
 
 
 def test_top_level_config_yaml_matches_builtin_defaults():

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from gui_helpers import FRAMES, START, binary, fpr_tpr, reference_run
+from .gui_helpers import FRAMES, START, binary, fpr_tpr, reference_run
 from silkvision.errors import SourceError
 from silkvision.gui.pipeline import MaskRecorder, Pipeline
 

@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from gui_helpers import FRAMES, START, binary, fpr_tpr, open_and_run, reference_run
+from .gui_helpers import FRAMES, START, binary, fpr_tpr, open_and_run, reference_run
 from silkvision.config import load_config
 from silkvision.errors import SourceError
 from silkvision.gui.pipeline import Pipeline

@@ -20,7 +20,7 @@ from silkvision.errors import ExportError
 from silkvision.io.export import CHECKPOINT, MANIFEST, export_masks, is_export_output
 from silkvision.io.npz import load_npz, npz_bytes
 
-from fake_detector import FakeDetector
+from .fake_detector import FakeDetector
 
 HERE = Path(__file__).resolve().parent
 N = 60  # frames of the sample clip used here
