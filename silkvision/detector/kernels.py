@@ -3,91 +3,119 @@
 One call processes a whole frame: it scores every pixel with its detector's current function
 (``scores``, computed BEFORE the update), writes the raw mask ``scores < threshold`` (0/255) and, when
 learning, updates every pixel's detector. The plain NumPy references of every kernel are in
-:mod:`silkvision.detector.reference`; the tests check that both agree.
+:mod:`silkvision.detector.reference`; ``tests/detector/test_reference_agreement.py`` checks that
+both agree.
 
-Row layout (why it is fast)
----------------------------
-The state of a frame of H x W pixels with a budget of ``omega`` support vectors and C colour
-channels is stored row-major *across pixels*:
+Why it is fast (each point measured with ``benchmarks/detector_speed.py``-style A/B runs)
+-----------------------------------------------------------------------------------------
+* **Row layout.** For H x W pixels, a budget of ``omega`` support vectors and C colour channels:
+  ``colours`` (H, omega, C, W) uint8 and ``alphas`` (H, omega, W) float32. For a row ``y`` and a
+  slot ``j`` the W pixels are contiguous, so the innermost loops run over the pixels of a row and
+  LLVM vectorises them (8 pixels per AVX2 instruction), the argmin over slots included.
+* **One global decay scale.** Every pixel decays by the same factor every frame (SILK eq. 11:
+  alpha_i <- (1 - tau) alpha_i), so ``alphas`` holds the coefficients divided by a global scale
+  ``g`` and the decay is ``g <- (1 - tau) g``, one scalar instead of rewriting 80 bytes per pixel
+  per frame. A new coefficient is stored as ``alpha_t / g_new``. When ``g`` gets small the caller
+  renormalises (:func:`renormalise`); entries whose true value fell below a floor are zeroed then,
+  so no float32 ever becomes subnormal (slow on x86).
+* **A vectorisable exp.** The Gaussian kernel is k = exp(-d2 / (2 sigma^2)) = 2^u with
+  u = d2 * nl, nl = -log2(e) / (2 sigma^2), computed by :func:`exp2_neg`: u is clamped to
+  :data:`U_MIN`, split as u = n + f (n = floor(u), f in [0, 1)), 2^f is a degree-4 polynomial and
+  2^n is added to the float's exponent bits. Relative error < 1e-5 for u in [-72, 0] (measured
+  3.3e-6 plus the rounding of u); for u < -72 the value is 2^-72 = 2.1e-22 (colours that far
+  contribute nothing a threshold can see, and scores stay distinct from 0). numba's own ``exp``
+  is a scalar library call (4x slower here).
+* **Explicit fused multiply-adds** (:func:`fma32`, LLVM's ``llvm.fma.f32``): the polynomial, d2
+  and the score accumulation. Explicit rather than ``fastmath`` so that *which* operations are
+  fused is fixed, and the NumPy reference reproduces it with a correctly rounded FMA (+12% speed).
+* **Short dependency chains.** The slot loop is split into two passes (d2 -> u, then exp and
+  accumulation): one fused loop is latency-bound (+5% split).
+* **Branchy insertion with unsigned slot indices**: a pixel inserts with probability ~0.3-0.5, the
+  branch costs less than unconditional (select) stores; unsigned indices avoid numba's
+  negative-index wraparound code in that scalar loop (+13%).
 
-* ``colours``: (H, omega, C, W) uint8 -- the support vectors' colours. For a row ``y`` and a slot
-  ``j`` the W pixels of the row are contiguous, so the innermost loop runs over the pixels of a row
-  and LLVM vectorises it (AVX2/AVX-512: 8-16 pixels per instruction, argmin included);
-* ``alphas``: (H, omega, W) float32 -- the coefficients, stored *divided by one global scale*
-  ``g``: the true coefficient is ``g * alphas``. Every pixel decays by the same factor every frame
-  (SILK eq. 11: alpha_i <- (1 - tau) alpha_i), so the decay is ``g <- (1 - tau) g`` -- one scalar
-  instead of rewriting 80 bytes per pixel per frame. A new coefficient is stored as
-  ``alpha_t / g_new``. When ``g`` becomes small the caller renormalises (:func:`renormalise`:
-  ``alphas *= g``, ``g = 1``); entries whose true value fell below a floor are zeroed there, so no
-  float32 value ever becomes subnormal (which is slow on x86).
-* the Gaussian kernel uses :func:`fast_exp`, a polynomial exp that vectorises (numba's ``exp`` is a
-  scalar library call).
+All arithmetic is float32 without ``fastmath`` (no re-association), in a fixed order per pixel,
+so the NumPy mirror that performs the same float32 operations (with a correctly rounded FMA)
+reproduces the kernel's scores and state bit for bit.
 
-Arithmetic is plain IEEE float32 without ``fastmath`` (no re-association, no FMA contraction), in
-a fixed order per pixel, so the NumPy reference, which performs the same float32 operations in the
-same order, reproduces the kernel's scores and state (see ``tests/detector/test_reference_agreement.py``
-for the tolerance used and why).
-
-Scratch memory: ``scr_f`` (T, 5, W) float32 and ``scr_i`` (T, W) int32 with T >= the number of
-numba threads; each thread uses its own ``numba.get_thread_id()`` slice, so nothing is allocated
-per frame.
+Scratch memory: ``scr_f`` (T, 6, W) float32 and ``scr_i`` (T, W) uint32, T >= the number of numba
+threads; each thread uses the slice of ``numba.get_thread_id()``, so nothing is allocated per frame.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
+from llvmlite import ir as _llir
 from numba import njit, prange
+from numba.core import types as _nbt
+from numba.extending import intrinsic
 
-__all__ = ["fast_exp", "fast_exp_array", "silk_frame", "norma_frame", "renormalise",
-           "EXP_MIN", "EXP_COEFFS", "EXP_SQUARINGS", "SCRATCH_ROWS"]
+__all__ = ["fma32", "exp2_neg", "exp2_neg_array", "fma32_array", "silk_frame", "norma_frame",
+           "renormalise", "U_MIN", "EXP2_COEFFS", "SCRATCH_ROWS", "kernel_log2_scale"]
 
-#: fast_exp(y) = exp(max(y, EXP_MIN)): below EXP_MIN the kernel value is exp(EXP_MIN) ~ 2e-22.
-EXP_MIN = np.float32(-50.0)
-#: exp(y) = exp(y / 2**m) ** (2**m); the inner exp is a degree-5 polynomial on [-50/64, 0].
-EXP_SQUARINGS = 6
-#: Coefficients c1..c5 of 1 + c1 z + ... + c5 z^5 ~ exp(z), z in [-0.78125, 0] (least-squares fit
-#: of the relative error on Chebyshev nodes, then rounded to float32; c0 = 1 so exp(0) = 1 exactly).
-#: Measured max relative error of fast_exp on [-50, 0]: 2.3e-5.
-EXP_COEFFS = (0.99999064, 0.49984303, 0.16578376, 0.03943098, 0.00563961)
+#: exp2_neg(u) = 2^max(u, U_MIN): kernel values below 2^-72 = 2.1e-22 are clamped to it.
+U_MIN = np.float32(-72.0)
+#: 2^f ~ 1 + c1 f + c2 f^2 + c3 f^3 + c4 f^4 on [0, 1) (iteratively reweighted least squares on
+#: the relative error, rounded to float32; c0 = 1 so 2^0 = exp(0) = 1 exactly, i.e. k(x, x) = 1).
+EXP2_COEFFS = (0.69304484, 0.24128021, 0.05224247, 0.01342669)
+#: rows of float32 scratch per thread: 3 feature rows, acc, min alpha, u
+SCRATCH_ROWS = 6
 
-_E1, _E2, _E3, _E4, _E5 = (np.float32(c) for c in EXP_COEFFS)
-_EXP_SCALE = np.float32(1.0 / 2 ** EXP_SQUARINGS)
+_P1, _P2, _P3, _P4 = (np.float32(c) for c in EXP2_COEFFS)
 _ONE = np.float32(1.0)
 _ZERO = np.float32(0.0)
 _INF = np.float32(np.inf)
+_EXPBIT = np.int32(1 << 23)
 _FG = np.uint8(255)
 _BG = np.uint8(0)
-#: rows of float32 scratch per thread used by the kernels (3 colour rows, acc, min alpha)
-SCRATCH_ROWS = 5
+
+
+def kernel_log2_scale(sigma: float) -> np.float32:
+    """``nl = -log2(e) / (2 sigma^2)`` as float32: the Gaussian kernel is ``2 ** (d2 * nl)``."""
+    return np.float32(-np.log2(np.e) / (2.0 * float(sigma) ** 2))
+
+
+@intrinsic
+def fma32(typingctx, a, b, c):
+    """``a * b + c`` with a single rounding (LLVM ``llvm.fma.f32``), float32 arguments."""
+    sig = _nbt.float32(_nbt.float32, _nbt.float32, _nbt.float32)
+
+    def codegen(context, builder, signature, args):
+        f32 = _llir.FloatType()
+        fn = builder.module.declare_intrinsic("llvm.fma", [f32], _llir.FunctionType(f32, [f32, f32, f32]))
+        return builder.call(fn, args)
+
+    return sig, codegen
 
 
 @njit(inline="always")
-def fast_exp(y):
-    """exp(y) for float32 ``y <= 0`` with relative error < 2.5e-5 on [-50, 0] (vectorisable).
-
-    ``y`` is clamped to :data:`EXP_MIN`; then exp(y) = p(y / 64) ** 64 with a degree-5 polynomial p
-    evaluated by Horner's rule and six squarings (all float32 multiplies and adds).
-    """
-    y = max(y, EXP_MIN)
-    z = y * _EXP_SCALE
-    p = ((((_E5 * z + _E4) * z + _E3) * z + _E2) * z + _E1) * z + _ONE
-    p = p * p
-    p = p * p
-    p = p * p
-    p = p * p
-    p = p * p
-    p = p * p
-    return p
+def exp2_neg(u):
+    """2^u for float32 ``u <= 0`` (clamped to :data:`U_MIN`); vectorisable, see the module notes."""
+    u = max(u, U_MIN)
+    n = np.floor(u)
+    f = u - n
+    p = fma32(fma32(fma32(fma32(_P4, f, _P3), f, _P2), f, _P1), f, _ONE)
+    b = np.float32(p).view(np.int32) + np.int32(n) * _EXPBIT
+    return np.int32(b).view(np.float32)
 
 
 @njit(cache=True)
-def fast_exp_array(y, out):
-    """:func:`fast_exp` of every element of the float32 array ``y`` into ``out`` (for tests)."""
-    yf = y.ravel()
+def exp2_neg_array(u, out):
+    """:func:`exp2_neg` of every element of the float32 array ``u`` into ``out`` (for tests)."""
+    uf = u.ravel()
     of = out.ravel()
-    for i in range(yf.size):
-        of[i] = fast_exp(yf[i])
+    for i in range(uf.size):
+        of[i] = exp2_neg(uf[i])
+    return out
+
+
+@njit(cache=True)
+def fma32_array(a, b, c, out):
+    """:func:`fma32` element-wise on float32 arrays (for tests)."""
+    af, bf, cf, of = a.ravel(), b.ravel(), c.ravel(), out.ravel()
+    for i in range(af.size):
+        of[i] = fma32(af[i], bf[i], cf[i])
     return out
 
 
@@ -99,9 +127,35 @@ def _load_features(feat, y, featf, C, W):
             fr[x] = np.float32(feat[y, x, c])
 
 
+@njit(inline="always")
+def _slot_sums(feat, colours, alphas, y, featf, ubuf, acc, nl, C, W, j):
+    """acc += alphas[y, j] * k(colours[y, j], feat[y]) for the pixels of row y (two passes)."""
+    f0 = featf[0]
+    arow = alphas[y, j]
+    if C == 3:
+        f1 = featf[1]
+        f2 = featf[2]
+        c0 = colours[y, j, 0]
+        c1 = colours[y, j, 1]
+        c2 = colours[y, j, 2]
+        for x in range(W):
+            t0 = f0[x] - np.float32(c0[x])
+            t1 = f1[x] - np.float32(c1[x])
+            t2 = f2[x] - np.float32(c2[x])
+            d2 = fma32(t2, t2, fma32(t1, t1, t0 * t0))   # integers < 2^24: exact
+            ubuf[x] = d2 * nl
+    else:
+        c0 = colours[y, j, 0]
+        for x in range(W):
+            t0 = f0[x] - np.float32(c0[x])
+            ubuf[x] = (t0 * t0) * nl
+    for x in range(W):
+        acc[x] = fma32(arow[x], exp2_neg(ubuf[x]), acc[x])
+
+
 @njit(parallel=True, cache=True)
 def silk_frame(feat, colours, alphas, scale, inv_scale_new, decay, rho, cap, cap_fg, threshold,
-               inv2s2, learn, scores, mask, scr_f, scr_i):
+               nl, learn, scores, mask, scr_f, scr_i):
     """One frame of per-pixel SILK novelty detection (see :mod:`silkvision.detector.silk`).
 
     Parameters
@@ -124,13 +178,13 @@ def silk_frame(feat, colours, alphas, scale, inv_scale_new, decay, rho, cap, cap
         foreground (soft conservative update; equal to ``cap`` when off or during warm-up).
     threshold : float32
         Foreground iff ``score < threshold``.
-    inv2s2 : float32
-        ``1 / (2 sigma^2)`` of the Gaussian kernel.
+    nl : float32
+        ``-log2(e) / (2 sigma^2)`` (:func:`kernel_log2_scale`).
     learn : bool
         False: score only.
     scores : (H, W) float32, mask : (H, W) uint8
         Outputs.
-    scr_f : (T, 5, W) float32, scr_i : (T, W) int32
+    scr_f : (T, 6, W) float32, scr_i : (T, W) uint32
         Per-thread scratch.
     """
     H, W, C = feat.shape
@@ -140,44 +194,26 @@ def silk_frame(feat, colours, alphas, scale, inv_scale_new, decay, rho, cap, cap
         featf = scr_f[tid]
         acc = featf[3]
         minv = featf[4]
+        ubuf = featf[5]
         mini = scr_i[tid]
         _load_features(feat, y, featf, C, W)
         for x in range(W):
             acc[x] = _ZERO
             minv[x] = _INF
-            mini[x] = 0
-        f0 = featf[0]
-        f1 = featf[1]
-        f2 = featf[2]
+            mini[x] = np.uint32(0)
         for j in range(omega):
-            arow = alphas[y, j]
-            if C == 3:
-                c0 = colours[y, j, 0]
-                c1 = colours[y, j, 1]
-                c2 = colours[y, j, 2]
+            _slot_sums(feat, colours, alphas, y, featf, ubuf, acc, nl, C, W, j)
+            if learn:
+                # lowest coefficient (first slot on ties); a separate loop: LLVM does not
+                # vectorise it fused with the sums
+                arow = alphas[y, j]
+                j32 = np.uint32(j)
                 for x in range(W):
-                    t0 = f0[x] - np.float32(c0[x])
-                    t1 = f1[x] - np.float32(c1[x])
-                    t2 = f2[x] - np.float32(c2[x])
-                    d2 = t0 * t0 + t1 * t1 + t2 * t2
-                    k = fast_exp(-d2 * inv2s2)
-                    acc[x] = acc[x] + arow[x] * k
-            else:
-                c0 = colours[y, j, 0]
-                for x in range(W):
-                    t0 = f0[x] - np.float32(c0[x])
-                    d2 = t0 * t0
-                    k = fast_exp(-d2 * inv2s2)
-                    acc[x] = acc[x] + arow[x] * k
-            # lowest coefficient of the row's pixels (first index on ties); a separate loop because
-            # LLVM does not vectorise the fused one (measured 7x slower)
-            j32 = np.int32(j)
-            for x in range(W):
-                a = arow[x]
-                m = minv[x]
-                lt = a < m
-                minv[x] = a if lt else m
-                mini[x] = j32 if lt else mini[x]
+                    a = arow[x]
+                    m = minv[x]
+                    lt = a < m
+                    minv[x] = a if lt else m
+                    mini[x] = j32 if lt else mini[x]
         srow = scores[y]
         mrow = mask[y]
         for x in range(W):
@@ -185,31 +221,44 @@ def silk_frame(feat, colours, alphas, scale, inv_scale_new, decay, rho, cap, cap
             srow[x] = s
             mrow[x] = _FG if s < threshold else _BG
         if learn:
+            # new coefficients, vectorised (into acc, no longer needed): eq. 16, novelty form
             for x in range(W):
                 s = srow[x]
                 cp = cap_fg if s < threshold else cap
                 a = rho - decay * s
                 a = min(max(a, _ZERO), cp)
-                a = a * inv_scale_new
-                # replace the lowest slot iff the new coefficient is larger; written without a
-                # branch (unconditional stores of either the new or the old values), because
-                # whether a pixel inserts is data dependent and mispredicts often
-                ins = a > minv[x]
-                j = mini[x]
-                alphas[y, j, x] = a if ins else alphas[y, j, x]
-                for c in range(C):
-                    colours[y, j, c, x] = feat[y, x, c] if ins else colours[y, j, c, x]
+                acc[x] = a * inv_scale_new
+            # the new pair replaces the lowest slot iff its coefficient is larger
+            arows = alphas[y]
+            crows = colours[y]
+            frow = feat[y]
+            if C == 3:
+                for x in range(W):
+                    a = acc[x]
+                    if a > minv[x]:
+                        j = mini[x]
+                        arows[j, x] = a
+                        crows[j, 0, x] = frow[x, 0]
+                        crows[j, 1, x] = frow[x, 1]
+                        crows[j, 2, x] = frow[x, 2]
+            else:
+                for x in range(W):
+                    a = acc[x]
+                    if a > minv[x]:
+                        j = mini[x]
+                        arows[j, x] = a
+                        crows[j, 0, x] = frow[x, 0]
 
 
 @njit(parallel=True, cache=True)
-def norma_frame(feat, colours, alphas, ptr, rho, scale, inv_scale_new, alpha_new, rho_down, rho_up,
-                threshold, inv2s2, learn, scores, mask, scr_f):
+def norma_frame(feat, colours, alphas, ptr, rho, scale, alpha_new, rho_down, rho_up,
+                threshold, nl, learn, scores, mask, scr_f):
     """One frame of per-pixel truncated NORMA novelty detection (see :mod:`silkvision.detector.norma`).
 
     Parameters
     ----------
-    feat, colours, alphas, scale, inv_scale_new, threshold, inv2s2, learn, scores, mask, scr_f
-        As in :func:`silk_frame` (``g_new = (1 - eta lambda) g``).
+    feat, colours, alphas, scale, threshold, nl, learn, scores, mask, scr_f
+        As in :func:`silk_frame` (the scale decays by ``1 - eta lambda``).
     ptr : (H, W) uint8
         Per-pixel ring-buffer position: the slot the next support vector overwrites (the oldest).
     rho : (H, W) float32
@@ -225,32 +274,12 @@ def norma_frame(feat, colours, alphas, ptr, rho, scale, inv_scale_new, alpha_new
         tid = numba.get_thread_id()
         featf = scr_f[tid]
         acc = featf[3]
+        ubuf = featf[5]
         _load_features(feat, y, featf, C, W)
         for x in range(W):
             acc[x] = _ZERO
-        f0 = featf[0]
-        f1 = featf[1]
-        f2 = featf[2]
         for j in range(omega):
-            arow = alphas[y, j]
-            if C == 3:
-                c0 = colours[y, j, 0]
-                c1 = colours[y, j, 1]
-                c2 = colours[y, j, 2]
-                for x in range(W):
-                    t0 = f0[x] - np.float32(c0[x])
-                    t1 = f1[x] - np.float32(c1[x])
-                    t2 = f2[x] - np.float32(c2[x])
-                    d2 = t0 * t0 + t1 * t1 + t2 * t2
-                    k = fast_exp(-d2 * inv2s2)
-                    acc[x] = acc[x] + arow[x] * k
-            else:
-                c0 = colours[y, j, 0]
-                for x in range(W):
-                    t0 = f0[x] - np.float32(c0[x])
-                    d2 = t0 * t0
-                    k = fast_exp(-d2 * inv2s2)
-                    acc[x] = acc[x] + arow[x] * k
+            _slot_sums(feat, colours, alphas, y, featf, ubuf, acc, nl, C, W, j)
         srow = scores[y]
         mrow = mask[y]
         for x in range(W):
@@ -260,14 +289,17 @@ def norma_frame(feat, colours, alphas, ptr, rho, scale, inv_scale_new, alpha_new
         if learn:
             rrow = rho[y]
             prow = ptr[y]
+            arows = alphas[y]
+            crows = colours[y]
+            frow = feat[y]
             for x in range(W):
                 r = rrow[x]
                 if srow[x] < r:
-                    j = np.int64(prow[x])
-                    alphas[y, j, x] = alpha_new
+                    j = np.uint32(prow[x])
+                    arows[j, x] = alpha_new
                     for c in range(C):
-                        colours[y, j, c, x] = feat[y, x, c]
-                    j += 1
+                        crows[j, c, x] = frow[x, c]
+                    j += np.uint32(1)
                     prow[x] = np.uint8(0 if j >= omega else j)
                     rrow[x] = r - rho_down
                 else:

@@ -102,11 +102,11 @@ class NormaSubtractor(KernelPixelSubtractor):
 
     def kernel_args(self, learn: bool) -> tuple:
         """Scalar arguments of :func:`~silkvision.detector.kernels.norma_frame`: ``(scale,
-        inv_scale_new, alpha_new, rho_down, rho_up, threshold, inv2s2, learn)``."""
+        alpha_new, rho_down, rho_up, threshold, nl, learn)``."""
         p = self._p
         g_new = self._scale * (1.0 - p["eta"] * p["lam"]) if learn else self._scale
-        return (_F(self._scale), _F(1.0 / g_new), _F(p["eta"] / g_new), _F(p["eta"] * (1.0 - p["nu"])),
-                _F(p["eta"] * p["nu"]), _F(p["threshold"]), _F(1.0 / (2.0 * p["sigma"] ** 2)),
+        return (_F(self._scale), _F(p["eta"] / g_new), _F(p["eta"] * (1.0 - p["nu"])),
+                _F(p["eta"] * p["nu"]), _F(p["threshold"]), _k.kernel_log2_scale(p["sigma"]),
                 bool(learn))
 
     def _run(self, feat: np.ndarray, learn: bool) -> None:

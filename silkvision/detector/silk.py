@@ -229,7 +229,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         self._raw = np.zeros((H, W), np.uint8)
         T = max(numba.config.NUMBA_NUM_THREADS, 1)
         self._scr_f = np.zeros((T, _k.SCRATCH_ROWS, W), np.float32)
-        self._scr_i = np.zeros((T, W), np.int32)
+        self._scr_i = np.zeros((T, W), np.uint32)
         self._extra = {k: np.full(shape, fill, dtype) for k, (shape, dtype, fill)
                        in self._extra_state_shapes(H, W).items()}
 
@@ -441,14 +441,14 @@ class SilkSubtractor(KernelPixelSubtractor):
 
     def kernel_args(self, learn: bool) -> tuple:
         """The scalar arguments of :func:`~silkvision.detector.kernels.silk_frame` for the next
-        frame: ``(scale, inv_scale_new, decay, rho, cap, cap_fg, threshold, inv2s2, learn)``."""
+        frame: ``(scale, inv_scale_new, decay, rho, cap, cap_fg, threshold, nl, learn)``."""
         p = self._p
         decay = 1.0 - p["tau"]
         g_new = self._scale * decay if learn else self._scale
         cap = decay * p["C"]
         cap_fg = decay * p["kappa"] * p["C"] if (p["conservative"] and self._frames >= p["warmup"]) else cap
         return (_F(self._scale), _F(1.0 / g_new), _F(decay), _F(p["rho"]), _F(cap), _F(cap_fg),
-                _F(p["threshold"]), _F(1.0 / (2.0 * p["sigma"] ** 2)), bool(learn))
+                _F(p["threshold"]), _k.kernel_log2_scale(p["sigma"]), bool(learn))
 
     def _run(self, feat: np.ndarray, learn: bool) -> None:
         args = self.kernel_args(learn)
