@@ -85,7 +85,7 @@ def read_image(path: Path, flags: int = cv2.IMREAD_COLOR, what: str = "image") -
     if not data:
         raise SourceError(f"{path}: empty file; expected {what}")
     if path.suffix.lower() in _JPEG and data[:2] == b"\xff\xd8" and _jpeg_truncated(data):
-        raise SourceError(f"{path}: truncated JPEG (no end-of-image marker); expected a complete {what}")
+        raise SourceError(f"{path}: truncated JPEG (no end-of-image marker); expected a complete JPEG file")
     img = cv2.imdecode(np.frombuffer(data, np.uint8), flags)
     if img is None:
         raise SourceError(f"{path}: cannot decode (corrupt file or not an image); expected {what}")

@@ -78,7 +78,7 @@ class CameraSource(Source):
     def _run(self) -> None:
         cap = None
         try:
-            cap = cv2.VideoCapture(self.index)
+            cap = _open_quietly(self.index)
             ok = bool(cap.isOpened())
             if ok:
                 fps = cap.get(cv2.CAP_PROP_FPS)
@@ -137,3 +137,17 @@ class CameraSource(Source):
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=min(1.0, self.camera_timeout))
         super().close()
+
+
+def _open_quietly(index: int):
+    """``cv2.VideoCapture(index)`` without OpenCV's own WARN lines on the console: a camera that
+    cannot be opened is reported once, by us, as a one-line :class:`SourceError`."""
+    log = getattr(getattr(cv2, "utils", None), "logging", None)
+    if log is None:
+        return cv2.VideoCapture(index)
+    old = log.getLogLevel()
+    log.setLogLevel(log.LOG_LEVEL_ERROR)
+    try:
+        return cv2.VideoCapture(index)
+    finally:
+        log.setLogLevel(old)
