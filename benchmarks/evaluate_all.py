@@ -135,6 +135,28 @@ def main(argv=None) -> int:
                 fb = "-" if e["f_before"] is None else f"{e['f_before']:.4f}"
                 fa = "-" if e["f_after"] is None else f"{e['f_after']:.4f}"
                 print(f"| {a} | {e['event']} ({e['frame']}) | {fb} | {fa} | {rec} | {whole:.4f} |")
+    pets = [r for r in results if r.name == "pets2001_illumination"]
+    if pets:  # real illumination change, no simulation: first vs second half of the evaluated frames
+        import numpy as np
+
+        from silkvision.evaluation.cdnet import Counts, metrics
+
+        r = pets[0]
+        idx = r.evaluated
+        mid = idx[len(idx) // 2]
+        bidx = np.asarray(r.brightness_indices)
+        halves = [(idx[0], mid - 1), (mid, idx[-1])]
+        print("\n## pets2001_illumination: pooled F over each half of the evaluated frames\n")
+        print("| algorithm | " + " | ".join(f"F frames {a}-{b}" for a, b in halves) + " |")
+        print("|---|" + "---|" * len(halves))
+        for a, ar in r.algorithms.items():
+            fs = []
+            for lo, hi in halves:
+                sel = (ar.frame_indices >= lo) & (ar.frame_indices <= hi)
+                fs.append(metrics(Counts.from_array(ar.frame_counts[sel].sum(axis=0)))["f_measure"])
+            print(f"| {a} | " + " | ".join(f"{f:.4f}" for f in fs) + " |")
+        print("| mean grey level | " + " | ".join(
+            f"{np.mean(r.brightness[(bidx >= lo) & (bidx <= hi)]):.1f}" for lo, hi in halves) + " |")
     print("\n## Timing (s, 2 shared cores, numba threads %d)\n" % args.threads)
     for name, t in timing.items():
         print(f"- {name}: {t['frames']} frames, wall {t['wall_s']:.0f} s; "
