@@ -14,8 +14,20 @@ from typing import Callable
 __all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_write_with"]
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_MODE = 0o666 & ~_umask()   # what open() would give a new file (mkstemp itself gives 0600)
+
+
 def atomic_write_with(path: Path, writer: Callable[[str], None], suffix: str = "") -> Path:
-    """Call ``writer(tmp_path)`` to produce the file, then move it into place atomically."""
+    """Call ``writer(tmp_path)`` to produce the file, then move it into place atomically.
+
+    The file gets the usual permissions of a new file (0666 less the umask).
+    """
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=suffix + ".tmp", dir=path.parent)
     os.close(fd)
@@ -23,6 +35,7 @@ def atomic_write_with(path: Path, writer: Callable[[str], None], suffix: str = "
         writer(tmp)
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
+        os.chmod(tmp, _MODE)
         os.replace(tmp, path)
     except BaseException:
         try:
