@@ -31,10 +31,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "example, then learn it) for several orderings and report the mean mistake rate, "
                     "number of support vectors and seconds per run. Defaults: Gaussian kernel sigma=8, "
                     "C=5, rho=0 (binary) or C=10 (multiclass), as in Zhao, Hoi & Jin (JMLR 2011).")
-    p.add_argument("--dataset", required=True, metavar="NAME|PATH",
+    p.add_argument("--list", action="store_true",
+                   help="list the learner names with one-line descriptions, and the named data sets")
+    p.add_argument("--dataset", metavar="NAME|PATH",
                    help="a data-set name under the online-data root (e.g. german, spambase, dna) or a "
                         "file (.mat, LIBSVM, CSV with the label first, ARFF)")
-    p.add_argument("--algorithms", required=True, metavar="A,B,...",
+    p.add_argument("--algorithms", metavar="A,B,...",
                    help="comma-separated learner names (see --list)")
     p.add_argument("--runs", type=int, default=20,
                    help="number of orderings (default 20; the stored ones first, then seeded random)")
@@ -77,8 +79,18 @@ def format_table(res: dict) -> str:
 
 
 def run(args) -> int:
-    from silkvision.backends import bench, datasets
+    from silkvision.backends import available, bench, datasets
 
+    if args.list:
+        for name, text in available().items():
+            print(f"{name:<22} {text}")
+        names = datasets.available_names(args.data_root)  # empty when the data root is absent
+        if names:
+            print("\ndata sets: " + ", ".join(names))
+        return 0
+    for opt in ("dataset", "algorithms"):
+        if not getattr(args, opt):
+            raise ConfigError(f"--{opt}: required (or use --list)")
     algos = [a.strip() for a in args.algorithms.split(",") if a.strip()]
     if not algos:
         raise ConfigError("--algorithms: give at least one learner name")

@@ -101,3 +101,20 @@ def test_errors_exit_2_one_line(argv, msg, tiny_csv, tiny_multi, tmp_path, capsy
     out, err = capsys.readouterr()
     assert out == ""
     assert err.count("\n") == 1 and err.startswith("silkvision: error: ") and msg in err
+
+
+def test_list_names_every_registered_learner(capsys):
+    from silkvision.backends import available
+    from silkvision.cli.main import main
+
+    assert main(["online-bench", "--list"]) == 0
+    out = capsys.readouterr().out
+    for name in available():
+        assert any(line.split()[0] == name for line in out.splitlines() if line.strip())
+
+
+def test_dataset_and_algorithms_required_without_list(capsys):
+    from silkvision.cli.main import main
+
+    assert main(["online-bench", "--dataset", "german"]) == 2
+    assert "--algorithms: required (or use --list)" in capsys.readouterr().err
