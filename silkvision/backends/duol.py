@@ -64,7 +64,7 @@ from numba import njit
 
 from silkvision.backends._support import grow_rows, grow_vec
 from silkvision.backends.base import BinaryClassifier, check_binary_y
-from silkvision.backends.kernels import make_kernel
+from silkvision.backends.kernels import kernel_eval, make_kernel
 from silkvision.backends.registry import register
 
 __all__ = ["DUOL", "DUOLAppr", "DUOLIter", "DUOLRand", "solve_prop2", "solve_box_qp", "duol_reference"]
@@ -205,21 +205,7 @@ def _seed_state(seed) -> np.ndarray:
 # numba core
 # ----------------------------------------------------------------------------------------------
 
-@njit(cache=True, fastmath={"reassoc", "contract"})
-def kval(x, y, kind, sigma, degree, coef0):
-    """k(x, y) as :func:`silkvision.backends.kernels.kernel_eval`, with the feature sum allowed to be
-    reassociated (SIMD): about 2x faster for d >= 50; differs from it only in the last bits."""
-    s = 0.0
-    if kind == 0:
-        for i in range(x.shape[0]):
-            d = x[i] - y[i]
-            s += d * d
-        return np.exp(-s / (2.0 * sigma * sigma))
-    for i in range(x.shape[0]):
-        s += x[i] * y[i]
-    if kind == 1:
-        return (s + coef0) ** degree
-    return s
+kval = kernel_eval  # the shared kernel (reassociable feature sum, SIMD)
 
 
 @njit(cache=True)
