@@ -196,7 +196,7 @@ def fit_eval(algo, C, d2, Xtr, ytr, Xte, yte):
     est.partial_fit(Xtr, ytr)
     t_train = time.perf_counter() - t
     acc = float((est.predict(Xte) == yte).mean())
-    return {"acc": acc, "nsv": est.n_support_, "time": t_train,
+    return {"acc": acc, "nsv": est.n_support_, "time": t_train, "shrinking": est.shrinking,
             "queried": getattr(est, "n_queried_", len(ytr)), "limit_hits": est.n_limit_hits_}
 
 
@@ -226,7 +226,9 @@ def main(argv=None) -> int:
     ap.add_argument("--params", type=Path, default=None,
                     help="JSON with previously selected parameters (skips the grid search)")
     ap.add_argument("--quick", action="store_true", help="smoke run: 1/5 sizes, 2 repeats, small grid sample")
-    ap.add_argument("--json", type=Path, default=None, help="write all results here")
+    ap.add_argument("--json", type=Path, default=None, help="write all results here (after every step)")
+    ap.add_argument("--resume", action="store_true",
+                    help="continue the run saved in --json: keep its selected parameters and finished runs")
     args = ap.parse_args(argv)
     root = args.root or default_root()
     if not root.is_dir():
@@ -242,6 +244,11 @@ def main(argv=None) -> int:
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores")
     chosen = json.loads(args.params.read_text())["params"] if args.params else {}
     results = {"params": chosen, "runs": {}, "notes": {}, "args": {k: str(v) for k, v in vars(args).items()}}
+    if args.resume and args.json and args.json.exists():
+        old = json.loads(args.json.read_text())
+        chosen.update(old.get("params", {}))
+        results["runs"].update(old.get("runs", {}))
+        log(f"# resumed from {args.json}: {len(results['runs'])} finished, {len(chosen)} selected")
     for task in tasks:
         results["notes"][task.name] = task.note
         Xte, yte = task.test()
@@ -249,7 +256,12 @@ def main(argv=None) -> int:
             key = f"{task.name}/{algo}"
             if key not in chosen:
                 chosen[key] = select(task, algo, log)
+                if args.json:
+                    args.json.write_text(json.dumps(results, indent=1))
             p = chosen[key]
+            if key in results["runs"] and len(results["runs"][key]) >= args.repeats:
+                log(f"{task.name:14s} {algo:6s} (finished in the resumed run)")
+                continue
             runs = []
             for rep in range(args.repeats):
                 Xtr, ytr = task.train(rep)
