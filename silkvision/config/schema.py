@@ -77,6 +77,10 @@ SCHEMA: dict[str, Any] = {
                            help="cap factor of the new coefficient for foreground pixels"),
             "warmup": Param(100, int, "an integer >= 0", lambda v: v >= 0,
                             help="frames learned without the conservative cap"),
+            "global_change": Param(0.5, float, "a number in (0, 1]", lambda v: 0 < v <= 1,
+                                   help="if more than this fraction of the last frame was foreground "
+                                        "(e.g. a light switch), learn without the conservative cap; "
+                                        "1 = never"),
         },
         "norma": {
             "omega": Param(20, int, "an integer 1..255", lambda v: 1 <= v <= 255,

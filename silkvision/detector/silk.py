@@ -42,7 +42,10 @@ Refinements (switchable; see ``docs/BENCHMARKS.md`` section 2 for their measured
   background colours. For pixels scored foreground (s < threshold) the new coefficient is capped
   at (1 - tau) kappa C instead of (1 - tau) C; a background pixel is still learned normally, and a
   foreground object that stays (parked car) is absorbed slowly. The cap is off for the first
-  ``warmup`` learned frames so that the background is learned first. (A hard conservative update,
+  ``warmup`` learned frames so that the background is learned first, and for one frame after a
+  *global* change (``global_change``: more than that fraction of the previous frame was foreground,
+  e.g. a light switch), so that a change of the whole scene is absorbed within a few frames while
+  a local object is absorbed slowly. (A hard conservative update,
   kappa = 0, never absorbs such objects.)
 * **Median filter** of the mask (``median``: 0 or an odd size).
 * **Colour space** of the feature (``colour_space``: rgb, ycrcb, lab, gray).
@@ -68,7 +71,7 @@ import numpy as np
 from silkvision.config.schema import SCHEMA
 from silkvision.detector import kernels as _k
 from silkvision.detector.base import BackgroundSubtractor
-from silkvision.detector.colour import (COLOUR_SPACES, FeatureConverter, channels, check_colour_space,
+from silkvision.detector.colour import (FeatureConverter, channels, check_colour_space, check_frame,
                                         features_to_bgr)
 from silkvision.detector.postprocess import median_mask
 
@@ -79,7 +82,6 @@ _F = np.float32
 RENORM_BELOW = 2.0 ** -40
 #: at renormalisation, true coefficients below this are set to 0 (no subnormal float32 ever)
 ALPHA_FLOOR = 1e-8
-_COLOUR_CODES = {c: i for i, c in enumerate(COLOUR_SPACES)}
 
 
 def _default(section: str, key: str):
@@ -213,6 +215,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         self._shape = None
         self._frames = 0
         self._frames_scored = 0
+        self._fg_fraction = 0.0   # foreground fraction of the last learned frame's raw mask
         self._scale = 1.0
         self._bound = self._score_bound()
         self._colours = self._alphas = self._scores = self._raw = None
@@ -256,8 +259,6 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         ndarray
             HxW uint8 mask (255 = foreground), equal to ``mask_from_scores(self.scores)``.
         """
-        from silkvision.detector.colour import check_frame
-
         frame = check_frame(frame)
         H, W = frame.shape[:2]
         if self._shape is None:
@@ -276,6 +277,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         self._run(feat, learn)
         self._frames_scored += 1
         if learn:
+            self._fg_fraction = np.count_nonzero(self._raw) / self._raw.size
             self._frames += 1
             if self._scale < RENORM_BELOW:
                 _k.renormalise(self._alphas, _F(self._scale), _F(ALPHA_FLOOR))
@@ -322,6 +324,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
             "scale": np.array(self._scale, np.float64),
             "frames_seen": np.array(self._frames, np.int64),
             "score_bound": np.array(self._bound, np.float64),
+            "fg_fraction": np.array(self._fg_fraction, np.float64),
         }
         if self._shape is None:
             state["colours"] = np.zeros((0, om, C, 0), np.uint8)
@@ -363,6 +366,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         self._scale = float(state["scale"])
         self._frames = int(state["frames_seen"])
         self._bound = float(state["score_bound"])
+        self._fg_fraction = float(state.get("fg_fraction", 0.0))
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self._p.items())
@@ -393,6 +397,9 @@ class SilkSubtractor(KernelPixelSubtractor):
         Cap factor in [0, 1] of the conservative update.
     warmup : int
         Number of learned frames before the conservative cap starts.
+    global_change : float
+        In (0, 1]: when more than this fraction of the previous learned frame's pixels were
+        foreground (raw mask), the frame is learned without the conservative cap (1 = never).
     colour_space : {"rgb", "ycrcb", "lab", "gray"}
         Pixel feature.
     median : int
@@ -409,7 +416,7 @@ class SilkSubtractor(KernelPixelSubtractor):
 
     name = "silk"
     _PARAM_NAMES = ("omega", "tau", "C", "rho", "sigma", "threshold", "conservative", "kappa",
-                    "warmup", "colour_space", "median")
+                    "warmup", "global_change", "colour_space", "median")
 
     def __init__(self, omega: int = _default("silk", "omega"), tau: float = _default("silk", "tau"),
                  C: float = _default("silk", "C"), rho: float = _default("silk", "rho"),
@@ -417,10 +424,12 @@ class SilkSubtractor(KernelPixelSubtractor):
                  threshold: float = _default("silk", "threshold"),
                  conservative: bool = _default("silk", "conservative"),
                  kappa: float = _default("silk", "kappa"), warmup: int = _default("silk", "warmup"),
+                 global_change: float = _default("silk", "global_change"),
                  colour_space: str = SCHEMA["detector"]["colour_space"].default,
                  median: int = SCHEMA["detector"]["median"].default):
         super().__init__(omega=omega, tau=tau, C=C, rho=rho, sigma=sigma, threshold=threshold,
                          conservative=conservative, kappa=kappa, warmup=warmup,
+                         global_change=global_change,
                          colour_space=colour_space, median=median)
 
     def _check(self, p: dict) -> dict:
@@ -431,6 +440,7 @@ class SilkSubtractor(KernelPixelSubtractor):
         p["threshold"] = _check_number("threshold", p["threshold"], 0)
         p["kappa"] = _check_number("kappa", p["kappa"], 0, 1)
         p["warmup"] = _check_int("warmup", p["warmup"], 0)
+        p["global_change"] = _check_number("global_change", p["global_change"], 0, 1, lo_open=True)
         if not isinstance(p["conservative"], (bool, np.bool_)):
             raise ValueError(f"conservative: {p['conservative']!r} must be true or false")
         p["conservative"] = bool(p["conservative"])
@@ -446,7 +456,9 @@ class SilkSubtractor(KernelPixelSubtractor):
         decay = 1.0 - p["tau"]
         g_new = self._scale * decay if learn else self._scale
         cap = decay * p["C"]
-        cap_fg = decay * p["kappa"] * p["C"] if (p["conservative"] and self._frames >= p["warmup"]) else cap
+        capped = (p["conservative"] and self._frames >= p["warmup"]
+                  and self._fg_fraction <= p["global_change"])
+        cap_fg = decay * p["kappa"] * p["C"] if capped else cap
         return (_F(self._scale), _F(1.0 / g_new), _F(decay), _F(p["rho"]), _F(cap), _F(cap_fg),
                 _F(p["threshold"]), _k.kernel_log2_scale(p["sigma"]), bool(learn))
 

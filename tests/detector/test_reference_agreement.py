@@ -156,7 +156,7 @@ def test_silk_matches_textbook_per_pixel_model(sample_seq):
     frames = [f[100:106, 150:156] for f in _clip_frames(sample_seq, 60)]   # a 6x6 patch with traffic
     p = dict(omega=5, tau=0.05, C=0.5, rho=1.0, sigma=12.0, threshold=0.4, conservative=True,
              kappa=0.2, warmup=8)
-    det = SilkSubtractor(median=0, **p)
+    det = SilkSubtractor(median=0, global_change=1.0, **p)    # per-pixel maths only
     models = [[R.SilkPixelModel(**p) for _ in range(6)] for _ in range(6)]
     for t, f in enumerate(frames):
         learn = t != 20

@@ -89,6 +89,32 @@ def test_conservative_cap_is_off_during_warmup():
     assert np.all(_true_alphas(det).max(axis=1) > 0.3)
 
 
+def _switch_recovery(det, changed, n_before=300, limit=200):
+    """Frames until the pixels in ``changed`` are background again after their colour switched."""
+    for _ in range(n_before):
+        det.apply(_bg())
+    f = _bg()
+    f[changed] = (200, 200, 60)
+    for t in range(1, limit + 1):
+        m = det.apply(f)
+        if not m[changed].any():
+            return t
+    return None
+
+
+def test_global_change_lifts_the_conservative_cap():
+    kw = dict(median=0, tau=0.01, C=0.4, kappa=0.1, warmup=5, conservative=True)
+    everything = np.ones((12, 16), bool)
+    fast = _switch_recovery(SilkSubtractor(global_change=0.5, **kw), everything)
+    slow = _switch_recovery(SilkSubtractor(global_change=1.0, **kw), everything)
+    assert fast is not None and fast <= 3                  # a light switch: learned at once
+    assert slow is not None and slow >= 20                 # capped: slow (29 frames)
+    one = np.zeros((12, 16), bool)
+    one[5, 5] = True                                       # a local change keeps the cap
+    local = _switch_recovery(SilkSubtractor(global_change=0.5, **kw), one)
+    assert local is not None and local >= 20
+
+
 def test_buffer_drops_the_lowest_coefficient():
     det = SilkSubtractor(median=0, omega=2, tau=0.5, C=1.0, rho=1.0, conservative=False)
     colours = [(10, 10, 10), (100, 100, 100), (200, 200, 200)]
@@ -142,6 +168,7 @@ def test_size_change_needs_reset():
     (dict(kappa=1.5), "kappa"), (dict(warmup=-1), "warmup"), (dict(threshold=-0.1), "threshold"),
     (dict(colour_space="hsv"), "colour_space"), (dict(median=4), "median"), (dict(rho=0), "rho"),
     (dict(conservative="yes"), "conservative"), (dict(tau=float("nan")), "tau"),
+    (dict(global_change=0.0), "global_change"), (dict(global_change=1.5), "global_change"),
 ])
 def test_bad_parameters_name_the_parameter(kw, name):
     with pytest.raises(ValueError, match=name):

@@ -1,0 +1,192 @@
+"""CDnet F-measure of SILK (one fixed parameter set: the built-in defaults) vs NORMA, MOG2 and KNN.
+
+Every sequence of ``../shared/data/video/`` is run through every detector once, from its first
+frame; frames inside ``temporalROI.txt`` are scored against the ground truth with the CDnet rules
+(pixels inside ``ROI.bmp`` if present; label 255 positive, 0 and 50 negative, 85 and 170 ignored;
+counts pooled per sequence; F = 2 P R / (P + R)) via :func:`silkvision.evaluation.confusion_counts`.
+
+Detectors (all with the built-in defaults of ``silkvision/config/schema.py``):
+
+* ``silk``: SILK as configured by default (chosen by ``benchmarks/calibrate_defaults.py`` on
+  office and pedestrians ONLY; those two sequences are marked "tuning" in the table);
+* ``silk-nomedian``: the same run's raw mask (score < threshold) without the median filter;
+* ``silk-plain``: SILK without the soft conservative update (same other parameters);
+* ``norma``: truncated NORMA (bare f score, its own defaults, same median as SILK);
+* ``mog2``, ``knn``: OpenCV defaults, shadows off, raw masks; ``mog2+median``, ``knn+median``:
+  the same masks after the same median filter as SILK.
+
+Usage::
+
+    .venv/bin/python benchmarks/detector_accuracy.py                  # all sequences, markdown table
+    .venv/bin/python benchmarks/detector_accuracy.py --sequences highway --json out.json
+
+Single-threaded (numba and OpenCV) and two worker processes (one sequence each) by default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+DEFAULT_ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "video"
+SEQUENCES = ("highway", "office", "pedestrians", "traffic", "canoe", "pets2001_illumination")
+TUNING = ("office", "pedestrians")
+DETECTORS = ("silk", "silk-nomedian", "silk-plain", "norma", "mog2", "mog2+median", "knn", "knn+median")
+
+
+@dataclass
+class Sequence:
+    """A CDnet-layout sequence held in memory."""
+
+    name: str
+    frames: list = field(repr=False)          # BGR uint8, frame i+1 at index i
+    first: int                                # temporal ROI, 1-based inclusive
+    last: int
+    roi: np.ndarray | None = field(repr=False, default=None)
+    gt: dict = field(repr=False, default_factory=dict)   # frame number -> uint8 labels
+
+    @property
+    def shape(self):
+        return self.frames[0].shape[:2]
+
+
+def load_sequence(path: Path, max_frames: int | None = None, load_gt: bool = True) -> Sequence:
+    """Read input/in%06d.jpg, temporalROI.txt, ROI.bmp and the ground truth of the evaluated frames."""
+    files = sorted((path / "input").glob("in*.jpg"))
+    if not files:
+        sys.exit(f"{path}: no input/in*.jpg")
+    if max_frames:
+        files = files[:max_frames]
+    frames = [cv2.imread(str(f), cv2.IMREAD_COLOR) for f in files]
+    first, last = (int(v) for v in (path / "temporalROI.txt").read_text().split()[:2])
+    last = min(last, len(frames))
+    roi = None
+    if (path / "ROI.bmp").exists():
+        r = cv2.imread(str(path / "ROI.bmp"), cv2.IMREAD_GRAYSCALE)
+        if r is not None and r.shape == frames[0].shape[:2]:
+            roi = r > 0
+    gt = {}
+    if load_gt:
+        for i in range(first, last + 1):
+            g = cv2.imread(str(path / "groundtruth" / f"gt{i:06d}.png"), cv2.IMREAD_GRAYSCALE)
+            if g is not None:
+                gt[i] = g
+    return Sequence(path.name, frames, first, last, roi, gt)
+
+
+def _f(c) -> float:
+    from silkvision.evaluation import metrics
+    return metrics(c)["f_measure"]
+
+
+def run_sequence(seq: Sequence, detectors=DETECTORS, threads: int = 1) -> dict:
+    """F-measure (and counts) of every detector on one sequence."""
+    import numba
+
+    import silkvision as sv
+    from silkvision.detector.postprocess import median_mask
+    from silkvision.evaluation import Counts, confusion_counts
+
+    numba.set_num_threads(threads)
+    cv2.setNumThreads(threads)
+    median = sv.create_subtractor("silk").median
+    runs = {}
+    if "silk" in detectors or "silk-nomedian" in detectors:
+        runs["silk"] = sv.create_subtractor("silk")
+    if "silk-plain" in detectors:
+        runs["silk-plain"] = sv.create_subtractor("silk", conservative=False)
+    if "norma" in detectors:
+        runs["norma"] = sv.create_subtractor("norma")
+    if any(d.startswith("mog2") for d in detectors):
+        runs["mog2"] = sv.create_subtractor("mog2", median=0, detect_shadows=False)
+    if any(d.startswith("knn") for d in detectors):
+        runs["knn"] = sv.create_subtractor("knn", median=0, detect_shadows=False)
+    counts = {d: Counts(0, 0, 0, 0) for d in detectors}
+    seconds = {k: 0.0 for k in runs}
+    tmpb = np.empty(seq.shape, bool)
+    for i, frame in enumerate(seq.frames, start=1):
+        gt = seq.gt.get(i) if seq.first <= i <= seq.last else None
+        for k, det in runs.items():
+            t0 = time.process_time()
+            mask = det.apply(frame)
+            seconds[k] += time.process_time() - t0
+            if gt is None:
+                continue
+            if k == "silk":
+                if "silk" in counts:
+                    counts["silk"] = counts["silk"] + confusion_counts(mask, gt, seq.roi)
+                if "silk-nomedian" in counts:
+                    raw = np.less(det.scores, np.float32(det.threshold), out=tmpb)
+                    counts["silk-nomedian"] = counts["silk-nomedian"] + confusion_counts(raw, gt, seq.roi)
+            elif k in ("mog2", "knn"):
+                if k in counts:
+                    counts[k] = counts[k] + confusion_counts(mask, gt, seq.roi)
+                if k + "+median" in counts:
+                    m = median_mask(mask, median) if median else mask
+                    counts[k + "+median"] = counts[k + "+median"] + confusion_counts(m, gt, seq.roi)
+            elif k in counts:
+                counts[k] = counts[k] + confusion_counts(mask, gt, seq.roi)
+    return {"sequence": seq.name, "frames": len(seq.frames), "evaluated": [seq.first, seq.last],
+            "f_measure": {d: _f(c) for d, c in counts.items()},
+            "counts": {d: [c.tp, c.fp, c.fn, c.tn] for d, c in counts.items()},
+            "cpu_seconds": seconds}
+
+
+def _worker(args):
+    root, name, detectors, max_frames = args
+    seq = load_sequence(Path(root) / name, max_frames)
+    return run_sequence(seq, detectors)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", type=Path, default=DEFAULT_ROOT)
+    ap.add_argument("--sequences", nargs="+", default=list(SEQUENCES))
+    ap.add_argument("--detectors", nargs="+", default=list(DETECTORS))
+    ap.add_argument("--max-frames", type=int, default=None, help="debug: only the first N frames")
+    ap.add_argument("--processes", type=int, default=2)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+
+    import silkvision as sv
+    silk = sv.create_subtractor("silk").get_params()
+    norma = sv.create_subtractor("norma").get_params()
+    print("SILK parameters:", silk)
+    print("NORMA parameters:", norma, flush=True)
+    tasks = [(str(args.root), s, tuple(args.detectors), args.max_frames) for s in args.sequences]
+    t0 = time.time()
+    if args.processes > 1:
+        import multiprocessing as mp
+        with mp.get_context("fork").Pool(min(args.processes, len(tasks))) as pool:
+            results = pool.map(_worker, tasks, chunksize=1)
+    else:
+        results = [_worker(t) for t in tasks]
+    print(f"({time.time() - t0:.0f} s wall)\n")
+    dets = args.detectors
+    print("| sequence | used for tuning | " + " | ".join(dets) + " |")
+    print("|---|---|" + "---|" * len(dets))
+    for r in results:
+        tag = "yes" if r["sequence"] in TUNING else "no"
+        print(f"| {r['sequence']} | {tag} | " + " | ".join(f"{r['f_measure'][d]:.3f}" for d in dets) + " |")
+    held = [r for r in results if r["sequence"] not in TUNING]
+    if held:
+        print("| mean of sequences not used for tuning | | "
+              + " | ".join(f"{np.mean([r['f_measure'][d] for r in held]):.3f}" for d in dets) + " |")
+    print(f"| mean of all {len(results)} | | "
+          + " | ".join(f"{np.mean([r['f_measure'][d] for r in results]):.3f}" for d in dets) + " |")
+    if args.json:
+        args.json.write_text(json.dumps({"silk": silk, "norma": norma, "results": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("NUMBA_NUM_THREADS", "2")
+    raise SystemExit(main())
