@@ -65,6 +65,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import cv2
 import numba
 import numpy as np
 
@@ -75,13 +76,31 @@ from silkvision.detector.colour import (FeatureConverter, channels, check_colour
                                         features_to_bgr)
 from silkvision.detector.postprocess import median_mask
 
-__all__ = ["SilkSubtractor", "KernelPixelSubtractor"]
+__all__ = ["SilkSubtractor", "KernelPixelSubtractor", "binary_median"]
 
 _F = np.float32
 #: the global decay scale is renormalised to 1 once it falls below this
 RENORM_BELOW = 2.0 ** -40
 #: at renormalisation, true coefficients below this are set to 0 (no subnormal float32 ever)
 ALPHA_FLOOR = 1e-8
+
+
+def binary_median(mask: np.ndarray, size: int, out: np.ndarray | None = None,
+                  work: np.ndarray | None = None) -> np.ndarray:
+    """``size`` x ``size`` median filter of a 0/255 uint8 mask, equal to ``cv2.medianBlur``.
+
+    For sizes >= 5 it counts the foreground pixels of every window with a box filter (the median of
+    a binary window is 255 iff more than half of it is 255; both use replicated borders): 43 us
+    instead of 200 us for 5x5 at 320x240 here. Sizes 0/1 (off) and 3 go to
+    :func:`silkvision.detector.postprocess.median_mask`. ``work``: optional (H, W) uint16 buffer.
+    """
+    if size < 5:
+        return median_mask(mask, size, out=out)
+    if size % 2 == 0:
+        raise ValueError(f"median: {size!r} must be 0 or an odd integer >= 3")
+    box = cv2.boxFilter(mask, cv2.CV_16U, (size, size), dst=work, normalize=False,
+                        borderType=cv2.BORDER_REPLICATE)
+    return cv2.compare(box, (size * size // 2 + 1) * 255 - 1, cv2.CMP_GT, dst=out)
 
 
 def _default(section: str, key: str):
@@ -218,7 +237,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         self._fg_fraction = 0.0   # foreground fraction of the last learned frame's raw mask
         self._scale = 1.0
         self._bound = self._score_bound()
-        self._colours = self._alphas = self._scores = self._raw = None
+        self._colours = self._alphas = self._scores = self._raw = self._box = None
         self._conv = None
         self._extra: dict = {}
 
@@ -230,6 +249,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         self._alphas = np.zeros((H, om, W), np.float32)
         self._scores = np.zeros((H, W), np.float32)
         self._raw = np.zeros((H, W), np.uint8)
+        self._box = np.zeros((H, W), np.uint16)
         T = max(numba.config.NUMBA_NUM_THREADS, 1)
         self._scr_f = np.zeros((T, _k.SCRATCH_ROWS, W), np.float32)
         self._scr_i = np.zeros((T, W), np.uint32)
@@ -282,7 +302,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
             if self._scale < RENORM_BELOW:
                 _k.renormalise(self._alphas, _F(self._scale), _F(ALPHA_FLOOR))
                 self._scale = 1.0
-        return median_mask(self._raw, self._p["median"], out=fgmask)
+        return binary_median(self._raw, self._p["median"], out=fgmask, work=self._box)
 
     def mask_from_scores(self, scores: np.ndarray, threshold: float | None = None,
                          out: np.ndarray | None = None) -> np.ndarray:
@@ -295,7 +315,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         scores = np.asarray(scores)
         raw = np.less(scores, _F(thr)).view(np.uint8)
         raw = raw * np.uint8(255)
-        return median_mask(raw, self._p["median"], out=out)
+        return binary_median(raw, self._p["median"], out=out)
 
     def get_background_image(self) -> np.ndarray:
         """HxWx3 BGR uint8: per pixel, the colour of the support vector with the largest

@@ -291,3 +291,15 @@ def test_grey_frames_match_colour_frames():
     g.apply(grey)
     assert g.get_state()["colours"].shape == (6, 20, 1, 9)
     assert g.state_nbytes == 6 * 9 * 20 * 5                # 1 byte colour + 4 byte alpha per slot
+
+
+@pytest.mark.parametrize("size", [0, 3, 5, 7, 15])
+def test_binary_median_equals_opencv_median(rng, size):
+    from silkvision.detector.silk import binary_median
+    for p in (0.1, 0.5, 0.9):
+        m = np.where(rng.random((37, 53)) < p, 255, 0).astype(np.uint8)
+        want = m if size == 0 else cv2.medianBlur(m, size)
+        np.testing.assert_array_equal(binary_median(m, size), want)
+        out = np.empty_like(m)
+        assert binary_median(m, size, out=out) is out
+        np.testing.assert_array_equal(out, want)
