@@ -156,7 +156,7 @@ def test_silk_matches_textbook_per_pixel_model(sample_seq):
     frames = [f[100:106, 150:156] for f in _clip_frames(sample_seq, 60)]   # a 6x6 patch with traffic
     p = dict(omega=5, tau=0.05, C=0.5, rho=1.0, sigma=12.0, threshold=0.4, conservative=True,
              kappa=0.2, warmup=8)
-    det = SilkSubtractor(median=0, global_change=1.0, **p)    # per-pixel maths only
+    det = SilkSubtractor(median=0, global_change=1.0, colour_space="rgb", **p)    # per-pixel maths only
     models = [[R.SilkPixelModel(**p) for _ in range(6)] for _ in range(6)]
     for t, f in enumerate(frames):
         learn = t != 20
@@ -171,7 +171,7 @@ def test_norma_matches_textbook_per_pixel_model(sample_seq):
     # in float32 and float64 alike: otherwise rho ~ 0 is 1.8e-7 on one side and -8e-17 on the other
     # and the comparison f < rho legitimately flips (seen with eta 0.2, nu 0.3)
     p = dict(omega=5, eta=0.25, lam=0.4, nu=0.25, sigma=12.0)
-    det = NormaSubtractor(median=0, threshold=0.3, **p)
+    det = NormaSubtractor(median=0, threshold=0.3, colour_space="rgb", **p)
     models = [[R.NormaPixelModel(**p) for _ in range(6)] for _ in range(6)]
     for t, f in enumerate(frames):
         det.apply(f)

@@ -65,7 +65,7 @@ def test_novel_object_is_foreground_and_first_coefficient_is_capped():
 
 
 def test_soft_conservative_update_caps_foreground_coefficients():
-    kw = dict(median=0, tau=0.1, C=0.4, kappa=0.25, warmup=5)
+    kw = dict(median=0, tau=0.1, C=0.4, kappa=0.25, warmup=5, colour_space="rgb")
     caps = {}
     for cons in (False, True):
         det = SilkSubtractor(conservative=cons, **kw)
