@@ -76,9 +76,10 @@ def test_parameter_edits_reach_the_detector(qtbot, make_window, sample_seq):
     win.panels["second"].apply()
     qtbot.waitUntil(lambda: win.pipeline.detectors["norma"].get_params()["eta"] == 0.2, timeout=5000)
     # an out-of-range value is refused with a message naming the key
+    before = win.pipeline.silk.get_params()["median"]
     win.panels["silk"].editors["median"].setValue(4)
     assert win.panels["silk"].apply() == {}
-    assert "median" in win.errors[-1] and win.pipeline.silk.get_params()["median"] == 3
+    assert "median" in win.errors[-1] and win.pipeline.silk.get_params()["median"] == before
 
 
 def test_second_algorithm_choice(qtbot, make_window, sample_seq):
