@@ -183,6 +183,25 @@ class SupportStore:
             self.coef = np.zeros((int(capacity), self.n_outputs))
         self.stamp = np.zeros(int(capacity), dtype=np.int64)
         self.n = 0
+        self.XT = None      # feature-major copy (d, capacity) for sparse inputs; see enable_columns
+        self.sqn = None
+
+    @property
+    def columns(self) -> bool:
+        """Whether the feature-major copy (:mod:`silkvision.backends.sparse`) is kept."""
+        return self.XT is not None
+
+    def enable_columns(self) -> None:
+        """Keep a feature-major copy ``XT`` and squared norms ``sqn`` of the vectors from now on."""
+        if self.XT is None:
+            from silkvision.backends.sparse import cols_from_rows
+            self.XT, self.sqn = cols_from_rows(self.X, self.n, self.X.shape[0])
+
+    def cols_args(self):
+        """``(XT, sqn)`` for a numba loop: the real arrays, or 1-element dummies when not kept."""
+        if self.XT is None:
+            return np.zeros((self.n_features, 1)), np.zeros(1)
+        return self.XT, self.sqn
 
     @property
     def capacity(self) -> int:
@@ -207,6 +226,9 @@ class SupportStore:
         else:
             c = np.ascontiguousarray(c, dtype=np.float64)
             self.X, self.coef, self.stamp = sv_append_multi(self.X, self.coef, self.stamp, self.n, x, c, int(t))
+        if self.XT is not None:
+            from silkvision.backends.sparse import cols_append
+            self.XT, self.sqn = cols_append(self.XT, self.sqn, self.n, x)
         self.n += 1
         return self.n - 1
 
@@ -214,6 +236,9 @@ class SupportStore:
         """Remove row ``i`` (the last row takes its place)."""
         if not 0 <= i < self.n:
             raise IndexError(f"row {i} out of range for {self.n} support vectors")
+        if self.XT is not None:
+            from silkvision.backends.sparse import cols_remove
+            cols_remove(self.XT, self.sqn, self.n, i)
         if self.n_outputs is None:
             self.n = sv_remove(self.X, self.coef, self.stamp, self.n, i)
         else:
@@ -235,6 +260,8 @@ class SupportStore:
         new = SupportStore.__new__(SupportStore)
         new.n_features, new.n_outputs, new.n = self.n_features, self.n_outputs, self.n
         new.X, new.coef, new.stamp = self.X.copy(), self.coef.copy(), self.stamp.copy()
+        new.XT = None if self.XT is None else self.XT.copy()
+        new.sqn = None if self.sqn is None else self.sqn.copy()
         return new
 
 
@@ -343,7 +370,13 @@ from silkvision.backends.base import (BinaryClassifier, MultiClassifier, Novelty
 class BinaryKernelClassifier(KernelExpansionMixin, BinaryClassifier):
     """Binary learner with a kernel expansion; subclasses implement ``_run(X, y, store)``, a call
     of their numba loop that returns the predictions (made before each update) and stores the
-    new arrays in ``store``."""
+    new arrays in ``store``.
+
+    Subclasses whose loop supports the feature-major path (:mod:`silkvision.backends.sparse`) set
+    ``_sparse_path = True``; it is switched on when the first batch the model learns is sparse.
+    """
+
+    _sparse_path = False
 
     def decision_function_one(self, x) -> float:
         """f(x) = sum_j coef_j k(X_j, x)."""
@@ -360,7 +393,12 @@ class BinaryKernelClassifier(KernelExpansionMixin, BinaryClassifier):
     def _progressive(self, X, y):
         if len(X) == 0:
             return np.empty(0)
+        new = self._store is None
         st = self._ensure_store(X.shape[1])
+        if new and self._sparse_path:
+            from silkvision.backends.sparse import is_sparse
+            if is_sparse(X):
+                st.enable_columns()
         pred = self._run(np.ascontiguousarray(X), np.ascontiguousarray(y, dtype=np.float64), st)
         self._t += len(X)
         return pred

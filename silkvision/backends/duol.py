@@ -66,6 +66,7 @@ from silkvision.backends._support import grow_rows, grow_vec
 from silkvision.backends.base import BinaryClassifier, check_binary_y
 from silkvision.backends.kernels import kernel_eval, make_kernel
 from silkvision.backends.registry import register
+from silkvision.backends.sparse import cols_append, cols_kernel_row, is_sparse, nonzeros, sqn_of
 
 __all__ = ["DUOL", "DUOLAppr", "DUOLIter", "DUOLRand", "solve_prop2", "solve_box_qp", "duol_reference"]
 
@@ -221,18 +222,29 @@ def _decision(SV, gam, ysv, n, x, kind, sigma, degree, coef0, krow):
 
 @njit(cache=True)
 def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
-              kind, sigma, degree, coef0, C, rho, variant, rng, out, counts):
+              kind, sigma, degree, coef0, C, rho, variant, rng, out, counts, cols, XT, sqn):
     """Algorithm 1 over the rows of ``X``: ``out[t] = f_{t-1}(x_t)``, then learn ``(x_t, Y[t])``.
 
     Returns the (possibly re-allocated) state arrays, the new count ``n`` and the cache flag.
     ``counts`` accumulates [updates, double updates, strong double updates, fallback solves].
+    With ``cols`` the kernel row comes from the feature-major copy ``XT``/``sqn`` of the support
+    vectors (:mod:`silkvision.backends.sparse`, for sparse inputs), which is kept up to date.
     """
+    idx = np.empty(X.shape[1], np.int64)
+    val = np.empty(X.shape[1])
     for t in range(X.shape[0]):
         x = X[t]
         if krow.shape[0] < n + 1:
             krow = grow_vec(krow, 0, n + 1)
             brow = grow_vec(brow, 0, n + 1)
-        f = _decision(SV, gam, ysv, n, x, kind, sigma, degree, coef0, krow)
+        if cols:
+            nnz = nonzeros(x, idx, val)
+            cols_kernel_row(XT, sqn, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0, krow)
+            f = 0.0
+            for i in range(n):
+                f += gam[i] * ysv[i] * krow[i]
+        else:
+            f = _decision(SV, gam, ysv, n, x, kind, sigma, degree, coef0, krow)
         out[t] = f
         yt = Y[t]
         lt = 1.0 - yt * f
@@ -260,6 +272,8 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
             ysv = grow_vec(ysv, n, n + 1)
             fsv = grow_vec(fsv, n, n + 1)
         SV[n, :] = x
+        if cols:
+            XT, sqn = cols_append(XT, sqn, n, x)
         gam[n] = 0.0
         ysv[n] = yt
         fsv[n] = yt * f
@@ -319,7 +333,7 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
             for i in range(n + 1):
                 fsv[i] += ysv[i] * ga * yt * krow[i]
         n += 1
-    return SV, gam, ysv, fsv, krow, brow, G, n, gram_on
+    return SV, gam, ysv, fsv, krow, brow, G, n, gram_on, XT, sqn
 
 
 # ----------------------------------------------------------------------------------------------
@@ -348,7 +362,7 @@ class _DUOLBase(BinaryClassifier):
         self._rng = _seed_state(getattr(self, "seed", 0))
         self._counts = np.zeros(4, dtype=np.int64)
 
-    def _ensure_state(self, d):
+    def _ensure_state(self, d, X=None):
         if self._SV is None:
             cap = 16
             self._SV = np.zeros((cap, d))
@@ -360,15 +374,18 @@ class _DUOLBase(BinaryClassifier):
             self._gram_limit = int(np.sqrt(self.cache_mb * 1e6 / 8.0))
             self._gram_on = self._gram_limit >= 1
             self._G = np.zeros((min(cap, max(self._gram_limit, 1)),) * 2)
+            # feature-major copy of the support vectors when the first batch is sparse
+            self._cols = X is not None and bool(is_sparse(X))
+            self._XT, self._sqn = (np.zeros((d, cap)), np.zeros(cap)) if self._cols else (np.zeros((d, 1)), np.zeros(1))
 
     def _run(self, X, Y):
-        self._ensure_state(X.shape[1])
+        self._ensure_state(X.shape[1], X)
         out = np.empty(X.shape[0])
         (self._SV, self._gam, self._ysv, self._fsv, self._krow, self._brow, self._G, self._n,
-         self._gram_on) = _duol_run(X, Y, self._SV, self._gam, self._ysv, self._fsv, self._krow,
-                                    self._brow, self._G, self._n, self._gram_on, self._gram_limit,
-                                    *self._kernel.args, self.C, self.rho, self._variant, self._rng,
-                                    out, self._counts)
+         self._gram_on, self._XT, self._sqn) = _duol_run(
+            X, Y, self._SV, self._gam, self._ysv, self._fsv, self._krow, self._brow, self._G, self._n,
+            self._gram_on, self._gram_limit, *self._kernel.args, self.C, self.rho, self._variant, self._rng,
+            out, self._counts, self._cols, self._XT, self._sqn)
         return out
 
     # -- river-style API --------------------------------------------------------------------------

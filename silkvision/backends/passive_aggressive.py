@@ -20,6 +20,7 @@ from numba import njit
 from silkvision.backends._support import (BinaryKernelClassifier, check_positive, reference_decision, sv_append,
                                           sv_decision)
 from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.sparse import cols_append, cols_decision, grow_vec, nonzeros, sqn_of
 from silkvision.backends.registry import register
 
 __all__ = ["PA", "PA1", "PA2", "pa_step_size", "pa_reference"]
@@ -38,12 +39,20 @@ def pa_step_size(loss, kxx, variant, C):
 
 
 @njit(cache=True)
-def _pa_loop(X, y, SV, coef, stamp, n, t0, variant, C, kind, sigma, degree, c0):
+def _pa_loop(X, y, SV, coef, stamp, n, t0, variant, C, kind, sigma, degree, c0, cols, XT, sqn):
     m = X.shape[0]
     pred = np.empty(m)
+    idx = np.empty(X.shape[1], np.int64)
+    val = np.empty(X.shape[1])
+    work = np.empty(max(n, 16))
     for i in range(m):
         x = X[i]
-        f = sv_decision(SV, coef, n, x, kind, sigma, degree, c0)
+        if cols:
+            nnz = nonzeros(x, idx, val)
+            work = grow_vec(work, 0, n)
+            f = cols_decision(XT, sqn, coef, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, c0, work)
+        else:
+            f = sv_decision(SV, coef, n, x, kind, sigma, degree, c0)
         pred[i] = 1.0 if f >= 0.0 else -1.0
         loss = 1.0 - y[i] * f
         if loss > 0.0:
@@ -51,8 +60,10 @@ def _pa_loop(X, y, SV, coef, stamp, n, t0, variant, C, kind, sigma, degree, c0):
             tau = pa_step_size(loss, kxx, variant, C)
             if tau > 0.0:
                 SV, coef, stamp = sv_append(SV, coef, stamp, n, x, y[i] * tau, t0 + i)
+                if cols:
+                    XT, sqn = cols_append(XT, sqn, n, x)
                 n += 1
-    return pred, SV, coef, stamp, n
+    return pred, SV, coef, stamp, n, XT, sqn
 
 
 class _PABase(BinaryKernelClassifier):
@@ -64,9 +75,14 @@ class _PABase(BinaryKernelClassifier):
         self._C = check_positive("C", C)
         self._init_kernel(kernel, sigma, degree, coef)
 
+    _sparse_path = True
+
     def _run(self, X, y, st):
-        pred, st.X, st.coef, st.stamp, st.n = _pa_loop(X, y, st.X, st.coef, st.stamp, st.n, self._t,
-                                                       self._variant, self._C, *self.kernel_.args)
+        pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _pa_loop(
+            X, y, st.X, st.coef, st.stamp, st.n, self._t, self._variant, self._C, *self.kernel_.args,
+            st.columns, *st.cols_args())
+        if st.columns:
+            st.XT, st.sqn = XT, sqn
         return pred
 
 

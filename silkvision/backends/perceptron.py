@@ -14,23 +14,34 @@ from numba import njit
 from silkvision.backends._support import BinaryKernelClassifier, reference_decision, sv_append, sv_decision
 from silkvision.backends.kernels import make_kernel
 from silkvision.backends.registry import register
+from silkvision.backends.sparse import cols_append, cols_decision, grow_vec, nonzeros, sqn_of
 
 __all__ = ["Perceptron", "perceptron_reference"]
 
 
 @njit(cache=True)
-def _perceptron_loop(X, y, SV, coef, stamp, n, t0, kind, sigma, degree, c0):
+def _perceptron_loop(X, y, SV, coef, stamp, n, t0, kind, sigma, degree, c0, cols, XT, sqn):
     m = X.shape[0]
     pred = np.empty(m)
+    idx = np.empty(X.shape[1], np.int64)
+    val = np.empty(X.shape[1])
+    work = np.empty(max(n, 16))
     for i in range(m):
         x = X[i]
-        f = sv_decision(SV, coef, n, x, kind, sigma, degree, c0)
+        if cols:
+            nnz = nonzeros(x, idx, val)
+            work = grow_vec(work, 0, n)
+            f = cols_decision(XT, sqn, coef, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, c0, work)
+        else:
+            f = sv_decision(SV, coef, n, x, kind, sigma, degree, c0)
         p = 1.0 if f >= 0.0 else -1.0
         pred[i] = p
         if p != y[i]:
             SV, coef, stamp = sv_append(SV, coef, stamp, n, x, y[i], t0 + i)
+            if cols:
+                XT, sqn = cols_append(XT, sqn, n, x)
             n += 1
-    return pred, SV, coef, stamp, n
+    return pred, SV, coef, stamp, n, XT, sqn
 
 
 @register("perceptron", "kernel Perceptron: add y_t k(x_t, .) on each mistake (Rosenblatt; DUOL paper peer)")
@@ -53,9 +64,13 @@ class Perceptron(BinaryKernelClassifier):
     def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0):
         self._init_kernel(kernel, sigma, degree, coef)
 
+    _sparse_path = True
+
     def _run(self, X, y, st):
-        pred, st.X, st.coef, st.stamp, st.n = _perceptron_loop(X, y, st.X, st.coef, st.stamp, st.n, self._t,
-                                                               *self.kernel_.args)
+        pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _perceptron_loop(
+            X, y, st.X, st.coef, st.stamp, st.n, self._t, *self.kernel_.args, st.columns, *st.cols_args())
+        if st.columns:
+            st.XT, st.sqn = XT, sqn
         return pred
 
 
