@@ -53,7 +53,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detector_accuracy import DEFAULT_ROOT, load_sequence  # noqa: E402
 
-TRAIN = ("office", "pedestrians")
+TRAIN = ["office", "pedestrians"]   # replaced by --train
 STEP = 1.0 / 400          # histogram bin width of the scores
 NBINS = 2000              # scores >= NBINS * STEP = 5 go to the last bin
 MEDIANS = (0, 3, 5)
@@ -114,6 +114,8 @@ _DATA: dict = {}
 def _load(root: Path) -> None:
     from silkvision.evaluation.cdnet import label_classes
     for name in TRAIN:
+        if name in _DATA:
+            continue
         seq = load_sequence(root / name)
         cls = {i: label_classes(g, seq.roi).astype(np.uint8) for i, g in seq.gt.items()}
         _DATA[name] = (seq, cls)
@@ -188,9 +190,20 @@ def f_curve(h: np.ndarray) -> np.ndarray:
 
 
 class Search:
-    def __init__(self, algo, pool, max_recovery: int = 0):
+    def __init__(self, algo, pool, max_recovery: int = 0, cache_dir: Path | None = None):
         self.algo, self.pool, self.cache, self.log = algo, pool, {}, []
         self.max_recovery, self.recovery = max_recovery, {}
+        self.cache_dir = cache_dir
+        if cache_dir is not None:
+            cache_dir.mkdir(parents=True, exist_ok=True)
+
+    def _disk(self, p, name) -> Path | None:
+        """Cache file of (configuration, sequence): the histograms do not depend on the training set."""
+        if self.cache_dir is None:
+            return None
+        import hashlib
+        h = hashlib.sha1(repr((self.algo, self.key(p), name)).encode()).hexdigest()[:20]
+        return self.cache_dir / f"{self.algo}-{name}-{h}.npz"
 
     def allowed(self, p) -> bool:
         """SILK configurations must absorb a permanent background change within max_recovery frames."""
@@ -208,13 +221,27 @@ class Search:
         todo = []
         for p in configs:
             k = self.key(p)
-            if k not in self.cache and k not in [self.key(q) for q, _ in todo]:
-                todo.extend((p, n) for n in TRAIN)
+            if k in [self.key(q) for q, _ in todo]:
+                continue
+            for n in TRAIN:
+                if n in self.cache.get(k, {}):
+                    continue
+                f = self._disk(p, n)
+                if f is not None and f.exists():
+                    z = np.load(f)
+                    self.cache.setdefault(k, {})[n] = (z["h"], float(z["sec"]))
+                else:
+                    todo.append((p, n))
         if todo:
             tasks = [(self.algo, p, n) for p, n in todo]
             out = self.pool.map(_run, tasks, chunksize=1) if self.pool else list(map(_run, tasks))
             for (p, n), (h, sec) in zip(todo, out):
                 self.cache.setdefault(self.key(p), {})[n] = (h, sec)
+                f = self._disk(p, n)
+                if f is not None:
+                    tmp = f.with_suffix(".tmp.npz")
+                    np.savez(tmp, h=h, sec=sec)
+                    os.replace(tmp, f)
 
     def score(self, p):
         """(objective, details) of configuration p: SILK at its own threshold, NORMA at its best."""
@@ -266,6 +293,16 @@ class Search:
         return cur
 
 
+def current_defaults() -> dict:
+    """The built-in SILK defaults (``silkvision/config/schema.py``) in this script's parameter names."""
+    from silkvision.config.schema import SCHEMA
+    d, s = SCHEMA["detector"], SCHEMA["detector"]["silk"]
+    return dict(colour_space=d["colour_space"].default, sigma=s["sigma"].default, tau=s["tau"].default,
+                C=s["C"].default, threshold=s["threshold"].default, kappa=s["kappa"].default,
+                warmup=s["warmup"].default, median=d["median"].default,
+                global_change=s["global_change"].default)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", type=Path, default=DEFAULT_ROOT)
@@ -276,7 +313,13 @@ def main(argv=None) -> int:
                     help="SILK must absorb a permanent background change within this many frames "
                          "(synthetic test, see recovery_frames); 0 = no constraint")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--train", default=",".join(TRAIN),
+                    help="comma-separated training sequences (default: office,pedestrians)")
+    ap.add_argument("--start", choices=("notes", "defaults"), default="notes",
+                    help="starting point: the notes' parameters, or the current built-in defaults")
+    ap.add_argument("--cache", type=Path, help="folder caching each (configuration, sequence) run")
     args = ap.parse_args(argv)
+    TRAIN[:] = [n.strip() for n in args.train.split(",") if n.strip()]
     t0 = time.time()
     _load(args.root)
     import multiprocessing as mp
@@ -284,9 +327,11 @@ def main(argv=None) -> int:
     out = {}
     try:
         print("SILK:", flush=True)
-        s = Search("silk", pool, args.max_recovery)
-        assert s.allowed(SILK_START), "the starting point must satisfy the recovery constraint"
-        best = SILK_START
+        s = Search("silk", pool, args.max_recovery, args.cache)
+        start = SILK_START if args.start == "notes" else current_defaults()
+        print(f"training sequences: {TRAIN}; start: {start}", flush=True)
+        assert s.allowed(start), "the starting point must satisfy the recovery constraint"
+        best = start
         for i, axes in enumerate(SILK_STAGES, 1):
             axes = axes or fine_axes(best, SILK_STAGES[0])
             print(f"SILK stage {i}: {axes}", flush=True)
@@ -316,7 +361,7 @@ def main(argv=None) -> int:
                   + f"  recovery {v['recovery_frames']}")
         if not args.skip_norma:
             print("NORMA:", flush=True)
-            n = Search("norma", pool)
+            n = Search("norma", pool, cache_dir=args.cache)
             nstart = dict(NORMA_START, colour_space=best["colour_space"], median=best["median"])
             nbest = nstart
             for i, axes in enumerate(NORMA_STAGES, 1):
