@@ -8,7 +8,7 @@ counts pooled per sequence; F = 2 P R / (P + R)) via :func:`silkvision.evaluatio
 Detectors (all with the built-in defaults of ``silkvision/config/schema.py``):
 
 * ``silk``: SILK as configured by default (chosen by ``benchmarks/calibrate_defaults.py`` on
-  office and pedestrians ONLY; those two sequences are marked "tuning" in the table);
+  office, pedestrians, traffic, canoe and pets2001_illumination ONLY (highway held out); those are marked "tuning" in the table);
 * ``silk-nomedian``: the same run's raw mask (score < threshold) without the median filter;
 * ``silk-plain``: SILK without the soft conservative update (same other parameters);
 * ``norma``: truncated NORMA (bare f score, its own defaults, same median as SILK);
@@ -38,7 +38,7 @@ import numpy as np
 
 DEFAULT_ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "video"
 SEQUENCES = ("highway", "office", "pedestrians", "traffic", "canoe", "pets2001_illumination")
-TUNING = ("office", "pedestrians")
+TUNING = ("office", "pedestrians", "traffic", "canoe", "pets2001_illumination")
 DETECTORS = ("silk", "silk-nomedian", "silk-plain", "norma", "mog2", "mog2+median", "knn", "knn+median")
 
 

@@ -113,6 +113,14 @@ def bench(frames, threads: int, repeats: int, which: list[str]) -> dict:
            "median_fps": {k: statistics.median(v) for k, v in fps.items()},
            "median_cpu_fps": {k: statistics.median(v) for k, v in cpu.items()},
            "all_fps": fps, "all_cpu_fps": cpu}
+    if "mog2" in dets:
+        # the same repeat of two detectors ran back to back: their ratio cancels slow drifts of the
+        # machine's load, so the median of these paired ratios is the figure to read
+        res["paired_ratio_to_mog2"] = {
+            k: {"median": statistics.median(a / b for a, b in zip(v, fps["mog2"])),
+                "min": min(a / b for a, b in zip(v, fps["mog2"])),
+                "max": max(a / b for a, b in zip(v, fps["mog2"]))}
+            for k, v in fps.items() if k != "mog2"}
     if "silk" in dets:
         res["silk_state_bytes_per_pixel"] = dets["silk"].state_nbytes / (h * w)
     if "norma" in dets:
@@ -161,6 +169,11 @@ def main(argv=None) -> int:
             ratio = f"{m['silk'] / m['mog2']:.2f}" if "silk" in m and "mog2" in m else "-"
             print(f"| {r['size']} | {r['threads']} | {clock} | " + " | ".join(f"{m[n]:.0f}" for n in names)
                   + f" | {ratio} |")
+    for r in results:
+        if "paired_ratio_to_mog2" in r:
+            print(f"{r['size']} threads={r['threads']}: paired per-repeat ratio to MOG2 (median [min, max]): "
+                  + ", ".join(f"{k} {v['median']:.2f} [{v['min']:.2f}, {v['max']:.2f}]"
+                              for k, v in r["paired_ratio_to_mog2"].items()))
     for r in results[:1]:
         if "silk_state_bytes_per_pixel" in r:
             print(f"\nSILK state: {r['silk_state_bytes_per_pixel']:.0f} bytes/pixel"
