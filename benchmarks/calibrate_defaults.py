@@ -324,6 +324,8 @@ def main(argv=None) -> int:
                     help="starting point: 'notes' (the notes' parameters), 'defaults' (the current built-in "
                          "defaults) or a JSON object of SILK parameters")
     ap.add_argument("--cache", type=Path, help="folder caching each (configuration, sequence) run")
+    ap.add_argument("--fixed", default="", help="comma-separated SILK parameters kept at their starting "
+                                                "value (not searched), e.g. warmup")
     args = ap.parse_args(argv)
     TRAIN[:] = [n.strip() for n in args.train.split(",") if n.strip()]
     t0 = time.time()
@@ -339,8 +341,10 @@ def main(argv=None) -> int:
         print(f"training sequences: {TRAIN}; start: {start}", flush=True)
         assert s.allowed(start), "the starting point must satisfy the recovery constraint"
         best = start
+        fixed = {k.strip() for k in args.fixed.split(",") if k.strip()}
         for i, axes in enumerate(SILK_STAGES, 1):
             axes = axes or fine_axes(best, SILK_STAGES[0])
+            axes = {k: v for k, v in axes.items() if k not in fixed}
             print(f"SILK stage {i}: {axes}", flush=True)
             best = s.descend(best, axes, args.rounds)
         obj, det = s.score(best)
