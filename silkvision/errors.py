@@ -29,3 +29,7 @@ class DataError(SilkvisionError, ValueError):
 
 class ExportError(SilkvisionError):
     """An export cannot proceed (output folder in use, disk errors)."""
+
+
+class ExportMismatchError(ExportError):
+    """The output folder holds an export made from another source or with other settings."""

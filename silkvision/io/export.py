@@ -42,7 +42,7 @@ from silkvision.capture import Source, open_source
 from silkvision.capture.folder import FolderSource
 from silkvision.config import ALGORITHMS, validate, write_config
 from silkvision.detector import create_subtractor
-from silkvision.errors import ExportError, SilkvisionError, SourceError
+from silkvision.errors import ExportError, ExportMismatchError, SilkvisionError, SourceError
 from silkvision.io.atomic import atomic_write_bytes, atomic_write_text
 from silkvision.io.npz import load_npz, save_npz
 
@@ -237,20 +237,20 @@ def _fmt(v: Any) -> str:
 
 
 def _compare(out: Path, old: dict, new: dict) -> None:
-    """Raise ExportError naming the first thing that differs between two manifests."""
+    """Raise ExportMismatchError naming the first thing that differs between two manifests."""
     hint = "; re-run with the same arguments to resume, or add --overwrite to start over"
     if old.get("source") != new["source"]:
-        raise ExportError(f"{out}: holds an export of {old.get('source')}, not {new['source']}{hint}")
+        raise ExportMismatchError(f"{out}: holds an export of {old.get('source')}, not {new['source']}{hint}")
     if old.get("algorithm") != new["algorithm"]:
-        raise ExportError(f"{out}: holds an export made with --algorithm {old.get('algorithm')}, "
+        raise ExportMismatchError(f"{out}: holds an export made with --algorithm {old.get('algorithm')}, "
                           f"not {new['algorithm']}{hint}")
     a, b = old.get("settings", {}), new["settings"]
     for key in list(b) + [k for k in a if k not in b]:
         if a.get(key, "<unset>") != b.get(key, "<unset>"):
-            raise ExportError(f"{out}: holds an export made with {key}={_fmt(a.get(key, '<unset>'))}, "
+            raise ExportMismatchError(f"{out}: holds an export made with {key}={_fmt(a.get(key, '<unset>'))}, "
                               f"not {_fmt(b.get(key, '<unset>'))}{hint}")
     if old.get("source_frames") != new["source_frames"]:
-        raise ExportError(f"{out}: holds an export of a source with {old.get('source_frames')} frames, "
+        raise ExportMismatchError(f"{out}: holds an export of a source with {old.get('source_frames')} frames, "
                           f"but it now has {new['source_frames']}{hint}")
 
 

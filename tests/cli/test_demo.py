@@ -17,3 +17,20 @@ def test_demo_exports_the_sample_and_prints_its_f_measure(tmp_path, capsys):
 def test_demo_rejects_an_unknown_algorithm(tmp_path, capsys):
     assert main(["demo", "--out", str(tmp_path), "-a", "silk,bogus"]) == 2
     assert "--algorithms: 'bogus' is unknown" in capsys.readouterr().err
+
+
+def test_demo_replaces_its_own_earlier_export_made_with_other_settings(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path), "-a", "mog2"]) == 0
+    capsys.readouterr()
+    assert main(["demo", "--out", str(tmp_path), "-a", "mog2", "--set", "detector.median=3"]) == 0
+    out, err = capsys.readouterr()
+    assert "detector.median=5, not 3" in err and "starting that demo export over" in err
+    assert "mog2" in out.splitlines()[-1]
+
+
+def test_demo_still_refuses_a_folder_with_foreign_files(tmp_path, capsys):
+    (tmp_path / "mog2").mkdir()
+    (tmp_path / "mog2" / "notes.txt").write_text("mine")
+    assert main(["demo", "--out", str(tmp_path), "-a", "mog2"]) != 0
+    assert "notes.txt" in capsys.readouterr().err
+    assert (tmp_path / "mog2" / "notes.txt").read_text() == "mine"
