@@ -34,7 +34,10 @@ Variants (JMLR section 5.1 and 5.3), selected by the registered name:
 Implementation: the support vectors, weights, labels and tracked scores live in preallocated arrays
 that double when full; the Gram matrix of the support vectors is cached (for the auxiliary
 example's kernel row) while it fits in ``cache_mb`` megabytes, else that row is recomputed. The whole
-online loop (:meth:`progressive_predict`) is one numba function. :func:`duol_reference` is a plain
+online loop (:meth:`progressive_predict`) is one numba function. When the first batch is sparse
+(:func:`silkvision.backends.sparse.is_sparse`, e.g. w7a), the kernel row ``k(x_i, x_t)`` comes from
+a feature-major copy of the support vectors (:mod:`silkvision.backends.sparse`; identical results on
+integer data). :func:`duol_reference` is a plain
 Python version (recomputing every score from scratch) used by the tests.
 
 Conventions (checked against the Hoi group's published MATLAB template for kernel online learners,

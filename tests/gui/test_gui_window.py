@@ -270,3 +270,25 @@ def test_frames_limit_pauses_once_then_play_continues(qtbot, make_window, sample
     qtbot.waitUntil(lambda: not win.playing, timeout=5000)
     indices = win.result.index, win.result.processed
     assert indices[0] == 100 + indices[1] - 1  # consecutive: no frame skipped or repeated
+
+
+def test_parameter_editors_hold_the_defaults_exactly(qtbot, make_window, sample_seq):
+    """A spin box with too few decimals would round tau = 0.00075 to 0.0008 and apply that."""
+    win = make_window(max_frames=2)
+    open_and_run(qtbot, win, sample_seq, frames=2)
+    panel = win.panels["silk"]
+    params = win.pipeline.silk.get_params()
+    for key in ("tau", "kappa", "C", "sigma", "threshold"):
+        assert panel.value(key) == params[key], key
+    assert panel.changed() == {}
+    panel.editors["omega"].setValue(params["omega"])
+    assert panel.changed() == {}
+
+
+def test_spin_box_decimals_follow_the_value():
+    from silkvision.gui.widgets.param_panel import _decimals
+
+    assert _decimals(0.45) == 4
+    assert _decimals(0.00075) == 5
+    assert _decimals(0.078125) == 6
+    assert _decimals(1e-12) == 4          # below the most we show: rounded, at least 4

@@ -28,6 +28,12 @@ def _spec(algorithm: str, key: str):
     return section.get(key), {"detector": {algorithm: {key: None}}}
 
 
+
+def _decimals(value: float, least: int = 4, most: int = 8) -> int:
+    """Decimals a spin box needs to hold ``value`` without rounding it (between ``least`` and ``most``)."""
+    text = f"{value:.{most}f}".rstrip("0")
+    return max(least, len(text.split(".")[1]) if "." in text else 0)
+
 class ParamPanel(QWidget):
     """Editable parameters of one detector.
 
@@ -102,7 +108,7 @@ class ParamPanel(QWidget):
             w.setValue(value)
         elif isinstance(value, float):
             w = QDoubleSpinBox()
-            w.setDecimals(4)
+            w.setDecimals(_decimals(value))     # enough to show the value exactly (tau = 0.00075)
             w.setRange(0.0, 1e6)
             w.setStepType(QAbstractSpinBox.AdaptiveDecimalStepType)
             w.setValue(value)
