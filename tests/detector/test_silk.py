@@ -103,11 +103,13 @@ def _switch_recovery(det, changed, n_before=300, limit=200):
 
 
 def test_global_change_lifts_the_conservative_cap():
-    kw = dict(median=0, tau=0.01, C=0.4, kappa=0.1, warmup=5, conservative=True)
+    kw = dict(median=0, tau=0.01, C=0.4, kappa=0.1, warmup=5, conservative=True, threshold=0.45, sigma=8.0)
     everything = np.ones((12, 16), bool)
     fast = _switch_recovery(SilkSubtractor(global_change=0.5, **kw), everything)
     slow = _switch_recovery(SilkSubtractor(global_change=1.0, **kw), everything)
-    assert fast is not None and fast <= 3                  # a light switch: learned at once
+    # a light switch: the switch frame itself is capped, then full steps of (1 - tau) C ~ 0.4 each
+    # until the score passes the threshold 0.45: a handful of frames
+    assert fast is not None and fast <= 5
     assert slow is not None and slow >= 20                 # capped: slow (29 frames)
     one = np.zeros((12, 16), bool)
     one[5, 5] = True                                       # a local change keeps the cap
