@@ -17,10 +17,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from silkvision.backends._support import (BinaryKernelClassifier, check_positive, reference_decision, sv_append,
-                                          sv_decision)
+from silkvision.backends._support import BinaryKernelClassifier, check_positive, reference_decision, sv_append
 from silkvision.backends.kernels import kernel_eval, make_kernel
-from silkvision.backends.sparse import cols_append, cols_decision, grow_vec, nonzeros, sqn_of
+from silkvision.backends.sparse import cols_append, decision_any
 from silkvision.backends.registry import register
 
 __all__ = ["PA", "PA1", "PA2", "pa_step_size", "pa_reference"]
@@ -47,12 +46,7 @@ def _pa_loop(X, y, SV, coef, stamp, n, t0, variant, C, kind, sigma, degree, c0, 
     work = np.empty(max(n, 16))
     for i in range(m):
         x = X[i]
-        if cols:
-            nnz = nonzeros(x, idx, val)
-            work = grow_vec(work, 0, n)
-            f = cols_decision(XT, sqn, coef, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, c0, work)
-        else:
-            f = sv_decision(SV, coef, n, x, kind, sigma, degree, c0)
+        f, work = decision_any(SV, coef, n, x, kind, sigma, degree, c0, cols, XT, sqn, idx, val, work)
         pred[i] = 1.0 if f >= 0.0 else -1.0
         loss = 1.0 - y[i] * f
         if loss > 0.0:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from silkvision.backends._support import BinaryKernelClassifier, reference_decision, sv_append, sv_decision
+from silkvision.backends._support import BinaryKernelClassifier, reference_decision, sv_append
 from silkvision.backends.kernels import make_kernel
 from silkvision.backends.registry import register
-from silkvision.backends.sparse import cols_append, cols_decision, grow_vec, nonzeros, sqn_of
+from silkvision.backends.sparse import cols_append, decision_any
 
 __all__ = ["Perceptron", "perceptron_reference"]
 
@@ -28,12 +28,7 @@ def _perceptron_loop(X, y, SV, coef, stamp, n, t0, kind, sigma, degree, c0, cols
     work = np.empty(max(n, 16))
     for i in range(m):
         x = X[i]
-        if cols:
-            nnz = nonzeros(x, idx, val)
-            work = grow_vec(work, 0, n)
-            f = cols_decision(XT, sqn, coef, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, c0, work)
-        else:
-            f = sv_decision(SV, coef, n, x, kind, sigma, degree, c0)
+        f, work = decision_any(SV, coef, n, x, kind, sigma, degree, c0, cols, XT, sqn, idx, val, work)
         p = 1.0 if f >= 0.0 else -1.0
         pred[i] = p
         if p != y[i]:

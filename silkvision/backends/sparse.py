@@ -27,10 +27,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from silkvision.backends._support import grow_vec
+from silkvision.backends._support import grow_vec, sv_decision
 
 __all__ = ["SPARSE_DENSITY", "is_sparse", "nonzeros", "sqn_of", "grow_vec", "cols_from_rows", "cols_append", "cols_remove",
-           "cols_kernel_row", "cols_decision"]
+           "cols_kernel_row", "cols_decision", "decision_any"]
 
 #: inputs with at most this fraction of non-zero entries use the feature-major path
 SPARSE_DENSITY = 0.1
@@ -143,3 +143,17 @@ def cols_decision(XT, sqn, coef, n, idx, val, nnz, xx, kind, sigma, degree, coef
     for j in range(n):
         f += coef[j] * work[j]
     return f
+
+
+@njit(cache=True)
+def decision_any(SV, coef, n, x, kind, sigma, degree, coef0, cols, XT, sqn, idx, val, work):
+    """f(x) through the feature-major path when ``cols`` is set, else the dense loop.
+
+    Returns ``(f, work)`` (``work`` may have been grown); ``idx``/``val`` are length-d buffers.
+    """
+    if cols:
+        nnz = nonzeros(x, idx, val)
+        work = grow_vec(work, 0, n)
+        return cols_decision(XT, sqn, coef, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0,
+                             work), work
+    return sv_decision(SV, coef, n, x, kind, sigma, degree, coef0), work
