@@ -29,7 +29,7 @@ from numba import njit
 
 from silkvision.backends._support import grow_vec, sv_decision
 
-__all__ = ["SPARSE_DENSITY", "is_sparse", "nonzeros", "sqn_of", "grow_vec", "cols_from_rows", "cols_append", "cols_remove",
+__all__ = ["SPARSE_DENSITY", "is_sparse", "nonzeros", "sqn_of", "cols_from_rows", "cols_append", "cols_remove",
            "cols_kernel_row", "cols_decision", "decision_any"]
 
 #: inputs with at most this fraction of non-zero entries use the feature-major path

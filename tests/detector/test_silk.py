@@ -297,7 +297,7 @@ def test_grey_frames_match_colour_frames():
 
 @pytest.mark.parametrize("size", [0, 3, 5, 7, 15])
 def test_binary_median_equals_opencv_median(rng, size):
-    from silkvision.detector.silk import binary_median
+    from silkvision.detector.postprocess import median_mask as binary_median
     for p in (0.1, 0.5, 0.9):
         m = np.where(rng.random((37, 53)) < p, 255, 0).astype(np.uint8)
         want = m if size == 0 else cv2.medianBlur(m, size)

@@ -28,11 +28,11 @@ def _spec(algorithm: str, key: str):
     return section.get(key), {"detector": {algorithm: {key: None}}}
 
 
-
 def _decimals(value: float, least: int = 4, most: int = 8) -> int:
     """Decimals a spin box needs to hold ``value`` without rounding it (between ``least`` and ``most``)."""
     text = f"{value:.{most}f}".rstrip("0")
     return max(least, len(text.split(".")[1]) if "." in text else 0)
+
 
 class ParamPanel(QWidget):
     """Editable parameters of one detector.
