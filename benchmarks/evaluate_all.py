@@ -73,6 +73,8 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     docs = Path(args.docs) if args.docs else None
+    if docs is not None:
+        docs.mkdir(parents=True, exist_ok=True)
     print(f"# algorithms: {', '.join(algos)}; GSOC/CNT available: {bool(extra)}; numba threads "
           f"{args.threads}", file=sys.stderr)
 
