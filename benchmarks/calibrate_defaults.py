@@ -64,7 +64,7 @@ NBINS = 2000              # scores >= NBINS * STEP = 5 go to the last bin
 MEDIANS = (0, 3, 5)
 
 SILK_START = dict(colour_space="rgb", sigma=15.0, tau=0.01, C=0.4, threshold=0.36, kappa=0.1,
-                  warmup=100, median=3,     # the starting point of detector-calibration.md
+                  warmup=100, hold=0, median=3,     # the starting point of detector-calibration.md
                   global_change=0.5)        # by design (no global change in the training data)
 # kappa > 0 by design, not by measurement: with kappa = 0 (hard conservative update) a pixel whose
 # background changes for good (light switch, moved object) is foreground forever; the training
@@ -81,6 +81,7 @@ SILK_STAGES = [
         "threshold": [0.2, 0.28, 0.36, 0.45, 0.55, 0.7],
         "kappa": [0.02, 0.05, 0.1, 0.2, 0.4, 1.0],     # 1.0 = conservative update off
         "warmup": [0, 50, 100, 200],
+        "hold": [0, 1, 2, 4, 8],
         "median": list(MEDIANS),
     },
     None,   # stage 2: finer, a multiplicative neighbourhood of stage 1's optimum (fine_axes)
@@ -97,6 +98,8 @@ def fine_axes(best: dict, coarse: dict) -> dict:
             axes[k] = values
         elif k == "warmup":
             axes[k] = sorted({int(round(v * f)) for f in (0.5, 1.0, 2.0)})
+        elif k == "hold":        # a small integer: its neighbours
+            axes[k] = sorted({max(0, v + d) for d in (-2, -1, 0, 1, 2)})
         elif k == "threshold":   # on the histogram grid
             axes[k] = sorted({round(round(v * f / STEP) * STEP, 6) for f in FACTORS})
         elif k == "kappa":
@@ -220,7 +223,9 @@ class Search:
         return self.recovery[k] is not None
 
     def key(self, p):
-        return tuple(sorted((k, v) for k, v in p.items() if k != "median"))
+        # hold = 0 is the behaviour from before the key existed: same key, so cached runs are reused
+        return tuple(sorted((k, v) for k, v in p.items()
+                            if k != "median" and not (k == "hold" and v == 0)))
 
     def evaluate(self, configs):
         todo = []
@@ -304,7 +309,7 @@ def current_defaults() -> dict:
     d, s = SCHEMA["detector"], SCHEMA["detector"]["silk"]
     return dict(colour_space=d["colour_space"].default, sigma=s["sigma"].default, tau=s["tau"].default,
                 C=s["C"].default, threshold=s["threshold"].default, kappa=s["kappa"].default,
-                warmup=s["warmup"].default, median=d["median"].default,
+                warmup=s["warmup"].default, hold=s["hold"].default, median=d["median"].default,
                 global_change=s["global_change"].default)
 
 

@@ -67,7 +67,7 @@ SCHEMA: dict[str, Any] = {
             "omega": Param(20, int, "an integer 1..255", lambda v: 1 <= v <= 255,
                            help="support-vector buffer size per pixel"),
             "tau": unit_open(0.00075, "decay: old coefficients are multiplied by (1 - tau)"),
-            "C": positive(0.375, "box constraint: new coefficient <= (1 - tau) C"),
+            "C": positive(0.4, "box constraint: new coefficient <= (1 - tau) C"),
             "rho": positive(1.0, "margin of the novelty hinge loss"),
             "sigma": positive(8.0, "Gaussian kernel width in 8-bit colour units"),
             "threshold": Param(0.45, float, "a number >= 0", lambda v: v >= 0,
@@ -77,6 +77,9 @@ SCHEMA: dict[str, Any] = {
                            help="cap factor of the new coefficient for foreground pixels"),
             "warmup": Param(200, int, "an integer >= 0", lambda v: v >= 0,
                             help="frames learned without the conservative cap"),
+            "hold": Param(1, int, "an integer 0..100", lambda v: 0 <= v <= 100,
+                          help="the conservative cap also applies for this many frames after a "
+                               "pixel was last scored foreground"),
             "global_change": Param(0.5, float, "a number in (0, 1]", lambda v: 0 < v <= 1,
                                    help="if more than this fraction of the last frame was foreground "
                                         "(e.g. a light switch), learn without the conservative cap; "

@@ -154,8 +154,8 @@ def _slot_sums(feat, colours, alphas, y, featf, ubuf, acc, nl, C, W, j):
 
 
 @njit(parallel=True, cache=True)
-def silk_frame(feat, colours, alphas, scale, inv_scale_new, decay, rho, cap, cap_fg, threshold,
-               nl, learn, scores, mask, scr_f, scr_i):
+def silk_frame(feat, colours, alphas, since, scale, inv_scale_new, decay, rho, cap, cap_fg,
+               threshold, hold, nl, learn, scores, mask, scr_f, scr_i):
     """One frame of per-pixel SILK novelty detection (see :mod:`silkvision.detector.silk`).
 
     Parameters
@@ -166,6 +166,9 @@ def silk_frame(feat, colours, alphas, scale, inv_scale_new, decay, rho, cap, cap
         Support-vector colours (updated in place when learning).
     alphas : (H, omega, W) float32
         Coefficients divided by the global scale (updated in place when learning).
+    since : (H, W) uint8
+        Per pixel, learned frames since it was last scored foreground (0: this frame; saturates at
+        255; updated in place when learning).
     scale, inv_scale_new : float32
         ``g`` before this frame (scores are ``g * sum``) and ``1 / g_new`` with
         ``g_new = (1 - tau) g`` (the scale new coefficients are stored in).
@@ -178,6 +181,9 @@ def silk_frame(feat, colours, alphas, scale, inv_scale_new, decay, rho, cap, cap
         foreground (soft conservative update; equal to ``cap`` when off or during warm-up).
     threshold : float32
         Foreground iff ``score < threshold``.
+    hold : int
+        ``cap_fg`` applies to pixels scored foreground in this frame or in one of the ``hold``
+        frames before (``since <= hold`` after this frame's update).
     nl : float32
         ``-log2(e) / (2 sigma^2)`` (:func:`kernel_log2_scale`).
     learn : bool
@@ -222,9 +228,13 @@ def silk_frame(feat, colours, alphas, scale, inv_scale_new, decay, rho, cap, cap
             mrow[x] = _FG if s < threshold else _BG
         if learn:
             # new coefficients, vectorised (into acc, no longer needed): eq. 16, novelty form
+            sincerow = since[y]
             for x in range(W):
                 s = srow[x]
-                cp = cap_fg if s < threshold else cap
+                c = np.int32(sincerow[x])
+                c = 0 if s < threshold else min(c + 1, 255)
+                sincerow[x] = np.uint8(c)
+                cp = cap_fg if c <= hold else cap
                 a = rho - decay * s
                 a = min(max(a, _ZERO), cp)
                 acc[x] = a * inv_scale_new

@@ -79,11 +79,11 @@ def _kernel_sums(feat, colours, alphas, nl):
     return acc
 
 
-def silk_frame_reference(feat, colours, alphas, scale, inv_scale_new, decay, rho, cap, cap_fg,
-                         threshold, nl, learn, scores, mask) -> None:
+def silk_frame_reference(feat, colours, alphas, since, scale, inv_scale_new, decay, rho, cap,
+                         cap_fg, threshold, hold, nl, learn, scores, mask) -> None:
     """NumPy mirror of :func:`silkvision.detector.kernels.silk_frame` (same arguments, no scratch).
 
-    Updates ``colours``, ``alphas`` (when ``learn``), ``scores`` and ``mask`` in place.
+    Updates ``colours``, ``alphas``, ``since`` (when ``learn``), ``scores`` and ``mask`` in place.
     """
     H, W, C = feat.shape
     acc = _kernel_sums(feat, colours, alphas, nl)
@@ -93,7 +93,10 @@ def silk_frame_reference(feat, colours, alphas, scale, inv_scale_new, decay, rho
     mask[...] = np.where(fg, 255, 0).astype(np.uint8)
     if not learn:
         return
-    cp = np.where(fg, _F(cap_fg), _F(cap)).astype(np.float32)
+    c = np.minimum(since.astype(np.int32) + 1, 255)
+    c[fg] = 0
+    since[...] = c.astype(np.uint8)
+    cp = np.where(c <= int(hold), _F(cap_fg), _F(cap)).astype(np.float32)
     a = _F(rho) - _F(decay) * s
     a = np.minimum(np.maximum(a, _F(0.0)), cp)
     a = a * _F(inv_scale_new)
@@ -147,18 +150,20 @@ class SilkPixelModel:
     ``step(x)`` returns f_t(x_t) = sum_i alpha_i k(x_i, x_t) computed before the update, then
     decays every alpha by (1 - tau) (eq. 11), computes the new coefficient by the implicit hinge
     step clip(rho - (1 - tau) f_t(x_t), 0, cap) with k(x, x) = 1 (eq. 16, novelty form; cap =
-    (1 - tau) C, or (1 - tau) kappa C for a pixel scored foreground after ``warmup`` frames when
-    ``conservative``), and keeps the omega largest coefficients (the new one replaces the
-    lowest iff it is larger; ties: the first slot).
+    (1 - tau) C, or (1 - tau) kappa C after ``warmup`` frames when ``conservative`` for a pixel
+    scored foreground in this frame or in one of the ``hold`` frames before), and keeps the omega
+    largest coefficients (the new one replaces the lowest iff it is larger; ties: the first slot).
     """
 
     def __init__(self, omega, tau, C, rho, sigma, threshold, conservative=False, kappa=1.0,
-                 warmup=0):
+                 warmup=0, hold=0):
         self.omega, self.tau, self.C, self.rho, self.sigma = omega, tau, C, rho, sigma
         self.threshold, self.conservative, self.kappa, self.warmup = threshold, conservative, kappa, warmup
+        self.hold = hold
         self.sv: list = [None] * omega
         self.alpha = [0.0] * omega
         self.t = 0
+        self.since = 255          # learned frames since the last foreground score (saturating)
 
     def score(self, x) -> float:
         return sum(a * _gauss(x, s, self.sigma) for a, s in zip(self.alpha, self.sv) if a > 0)
@@ -170,7 +175,8 @@ class SilkPixelModel:
         d = 1.0 - self.tau
         self.alpha = [a * d for a in self.alpha]
         cap = d * self.C
-        if self.conservative and self.t >= self.warmup and f < self.threshold:
+        self.since = 0 if f < self.threshold else min(self.since + 1, 255)
+        if self.conservative and self.t >= self.warmup and self.since <= self.hold:
             cap = d * self.kappa * self.C
         a_new = min(max(self.rho - d * f, 0.0), cap)
         j = int(np.argmin(self.alpha))

@@ -47,6 +47,11 @@ Refinements (switchable; see ``docs/BENCHMARKS.md`` section 2 for their measured
   e.g. a light switch), so that a change of the whole scene is absorbed within a few frames while
   a local object is absorbed slowly. (A hard conservative update,
   kappa = 0, never absorbs such objects.)
+* **Hold** (``hold``): the cap also applies for ``hold`` learned frames after a pixel was last scored
+  foreground. Inside a passing car some pixels score just above the threshold (the car's colour is
+  close to colours learned earlier); without the hold they are learned at the full cap, and in busy
+  lanes car colours then fill the buffer. A pixel that was foreground in the frame before is
+  probably still covered by the object.
 * **Median filter** of the mask (``median``: 0 or an odd size).
 * **Colour space** of the feature (``colour_space``: rgb, ycrcb, lab, gray).
 
@@ -417,7 +422,7 @@ class SilkSubtractor(KernelPixelSubtractor):
 
     name = "silk"
     _PARAM_NAMES = ("omega", "tau", "C", "rho", "sigma", "threshold", "conservative", "kappa",
-                    "warmup", "global_change", "colour_space", "median")
+                    "warmup", "hold", "global_change", "colour_space", "median")
 
     def __init__(self, omega: int = _default("silk", "omega"), tau: float = _default("silk", "tau"),
                  C: float = _default("silk", "C"), rho: float = _default("silk", "rho"),
@@ -425,11 +430,12 @@ class SilkSubtractor(KernelPixelSubtractor):
                  threshold: float = _default("silk", "threshold"),
                  conservative: bool = _default("silk", "conservative"),
                  kappa: float = _default("silk", "kappa"), warmup: int = _default("silk", "warmup"),
+                 hold: int = _default("silk", "hold"),
                  global_change: float = _default("silk", "global_change"),
                  colour_space: str = SCHEMA["detector"]["colour_space"].default,
                  median: int = SCHEMA["detector"]["median"].default):
         super().__init__(omega=omega, tau=tau, C=C, rho=rho, sigma=sigma, threshold=threshold,
-                         conservative=conservative, kappa=kappa, warmup=warmup,
+                         conservative=conservative, kappa=kappa, warmup=warmup, hold=hold,
                          global_change=global_change,
                          colour_space=colour_space, median=median)
 
@@ -441,6 +447,7 @@ class SilkSubtractor(KernelPixelSubtractor):
         p["threshold"] = _check_number("threshold", p["threshold"], 0)
         p["kappa"] = _check_number("kappa", p["kappa"], 0, 1)
         p["warmup"] = _check_int("warmup", p["warmup"], 0)
+        p["hold"] = _check_int("hold", p["hold"], 0, 100)
         p["global_change"] = _check_number("global_change", p["global_change"], 0, 1, lo_open=True)
         if not isinstance(p["conservative"], (bool, np.bool_)):
             raise ValueError(f"conservative: {p['conservative']!r} must be true or false")
@@ -450,9 +457,12 @@ class SilkSubtractor(KernelPixelSubtractor):
     def _score_bound(self) -> float:
         return self._p["omega"] * self._p["C"]
 
+    def _extra_state_shapes(self, H, W) -> dict:
+        return {"since": ((H, W), np.uint8, 255)}
+
     def kernel_args(self, learn: bool) -> tuple:
         """The scalar arguments of :func:`~silkvision.detector.kernels.silk_frame` for the next
-        frame: ``(scale, inv_scale_new, decay, rho, cap, cap_fg, threshold, nl, learn)``."""
+        frame: ``(scale, inv_scale_new, decay, rho, cap, cap_fg, threshold, hold, nl, learn)``."""
         p = self._p
         decay = 1.0 - p["tau"]
         g_new = self._scale * decay if learn else self._scale
@@ -461,11 +471,12 @@ class SilkSubtractor(KernelPixelSubtractor):
                   and self._fg_fraction <= p["global_change"])
         cap_fg = decay * p["kappa"] * p["C"] if capped else cap
         return (_F(self._scale), _F(1.0 / g_new), _F(decay), _F(p["rho"]), _F(cap), _F(cap_fg),
-                _F(p["threshold"]), _k.kernel_log2_scale(p["sigma"]), bool(learn))
+                _F(p["threshold"]), np.int32(p["hold"]), _k.kernel_log2_scale(p["sigma"]),
+                bool(learn))
 
     def _run(self, feat: np.ndarray, learn: bool) -> None:
         args = self.kernel_args(learn)
-        _k.silk_frame(feat, self._colours, self._alphas, *args, self._scores, self._raw,
-                      self._scr_f, self._scr_i)
+        _k.silk_frame(feat, self._colours, self._alphas, self._extra["since"], *args,
+                      self._scores, self._raw, self._scr_f, self._scr_i)
         if learn:
             self._scale *= 1.0 - self._p["tau"]

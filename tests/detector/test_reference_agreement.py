@@ -47,8 +47,8 @@ def _run_against_mirror(det, frames, learn_pattern=lambda i: i % 7 != 3, state_e
     ref = R.silk_frame_reference if det.name == "silk" else R.norma_frame_reference
     det.apply(frames[0])
     st = det.get_state()
-    state = {k: st[k].copy() for k in ("colours", "alphas", "ptr", "rho") if k in st}
-    extra = [state[k] for k in ("ptr", "rho") if k in state]
+    state = {k: st[k].copy() for k in ("colours", "alphas", "since", "ptr", "rho") if k in st}
+    extra = [state[k] for k in ("since", "ptr", "rho") if k in state]
     H, W = frames[0].shape[:2]
     sc = np.zeros((H, W), np.float32)
     mk = np.zeros((H, W), np.uint8)
@@ -119,6 +119,7 @@ def test_exp2_kernel_equals_reference_and_is_accurate():
     dict(),                                                        # defaults
     dict(colour_space="gray", conservative=False, tau=0.05, C=1.0),
     dict(colour_space="ycrcb", omega=3, warmup=2, kappa=0.3, sigma=8.0),
+    dict(colour_space="ycrcb", omega=5, warmup=3, kappa=0.2, hold=3),  # cap held after foreground
     dict(tau=0.6, omega=4, warmup=0),                              # renormalises every ~30 frames
 ])
 def test_silk_kernel_matches_mirror_on_random_frames(rng, params):
@@ -147,7 +148,7 @@ def test_norma_kernel_matches_mirror_on_random_frames(rng, params):
 @pytest.mark.parametrize("cls", [SilkSubtractor, NormaSubtractor])
 def test_kernels_match_mirror_on_sample_clip(sample_seq, cls):
     frames = [f[100:180] for f in _clip_frames(sample_seq, 60)]   # the lanes: 80 x 320 pixels
-    kw = dict(warmup=10) if cls is SilkSubtractor else {}
+    kw = dict(warmup=10, hold=2) if cls is SilkSubtractor else {}
     _run_against_mirror(cls(median=0, **kw), frames, learn_pattern=lambda i: i != 30, state_every=15)
 
 
@@ -155,7 +156,7 @@ def test_silk_matches_textbook_per_pixel_model(sample_seq):
     """Global scale + fast exp + row layout == the paper's update written plainly (float64)."""
     frames = [f[100:106, 150:156] for f in _clip_frames(sample_seq, 60)]   # a 6x6 patch with traffic
     p = dict(omega=5, tau=0.05, C=0.5, rho=1.0, sigma=12.0, threshold=0.4, conservative=True,
-             kappa=0.2, warmup=8)
+             kappa=0.2, warmup=8, hold=2)
     det = SilkSubtractor(median=0, global_change=1.0, colour_space="rgb", **p)    # per-pixel maths only
     models = [[R.SilkPixelModel(**p) for _ in range(6)] for _ in range(6)]
     for t, f in enumerate(frames):

@@ -83,6 +83,36 @@ def test_soft_conservative_update_caps_foreground_coefficients():
     np.testing.assert_allclose(caps[True], 0.9 * 0.25 * 0.4, rtol=1e-5)
 
 
+def test_hold_keeps_the_cap_for_frames_after_a_foreground_score():
+    """A pixel scored foreground at t is still learned under the cap at t+1..t+hold, not later."""
+    kw = dict(median=0, tau=0.1, C=0.4, kappa=0.25, warmup=5, colour_space="rgb", global_change=1.0)
+    near = np.array([46, 90, 200], np.uint8)        # near _bg(): scored background, below rho
+
+    def new_coefficient(hold, gap):
+        det = SilkSubtractor(hold=hold, **kw)
+        for _ in range(30):
+            det.apply(_bg())
+        f = _bg()
+        f[0, 0] = (0, 0, 0)                         # foreground at (0, 0)
+        det.apply(f)
+        for _ in range(gap - 1):
+            det.apply(_bg())
+        f = _bg()
+        f[0, 0] = near
+        det.apply(f)
+        assert det.threshold <= det.scores[0, 0] < 1.0, det.scores[0, 0]
+        st = det.get_state()
+        j = np.flatnonzero(np.all(st["colours"][0, :, :, 0] == near, axis=1))
+        assert j.size == 1
+        return st["alphas"][0, j[0], 0] * st["scale"]
+
+    capped = 0.9 * 0.25 * 0.4
+    assert new_coefficient(hold=0, gap=1) > capped * 1.5     # hold 0: only the foreground frame
+    np.testing.assert_allclose(new_coefficient(hold=2, gap=1), capped, rtol=1e-5)
+    np.testing.assert_allclose(new_coefficient(hold=2, gap=2), capped, rtol=1e-5)
+    assert new_coefficient(hold=2, gap=3) > capped * 1.5     # 3 frames later: free again
+
+
 def test_conservative_cap_is_off_during_warmup():
     det = SilkSubtractor(median=0, tau=0.1, C=0.4, kappa=0.0, warmup=3, conservative=True)
     det.apply(_bg())                  # frame 1: all foreground, but inside the warm-up
@@ -167,7 +197,8 @@ def test_size_change_needs_reset():
 @pytest.mark.parametrize("kw,name", [
     (dict(tau=0.0), "tau"), (dict(tau=1.0), "tau"), (dict(C=0), "C"), (dict(sigma=-1), "sigma"),
     (dict(omega=0), "omega"), (dict(omega=256), "omega"), (dict(omega=2.5), "omega"),
-    (dict(kappa=1.5), "kappa"), (dict(warmup=-1), "warmup"), (dict(threshold=-0.1), "threshold"),
+    (dict(kappa=1.5), "kappa"), (dict(warmup=-1), "warmup"), (dict(hold=-1), "hold"),
+    (dict(hold=101), "hold"), (dict(hold=1.5), "hold"), (dict(threshold=-0.1), "threshold"),
     (dict(colour_space="hsv"), "colour_space"), (dict(median=4), "median"), (dict(rho=0), "rho"),
     (dict(conservative="yes"), "conservative"), (dict(tau=float("nan")), "tau"),
     (dict(global_change=0.0), "global_change"), (dict(global_change=1.5), "global_change"),
@@ -222,7 +253,7 @@ def _run(det, frames, start=0):
     return scores, masks
 
 
-@pytest.mark.parametrize("kw", [dict(), dict(tau=0.6, omega=4, colour_space="ycrcb")])
+@pytest.mark.parametrize("kw", [dict(), dict(tau=0.6, omega=4, colour_space="ycrcb", hold=3)])
 def test_checkpoint_restore_is_bit_identical(sample_seq, kw):
     files = sorted((sample_seq / "input").glob("*.jpg"))[:50]
     frames = [cv2.imread(str(f))[100:180] for f in files]
@@ -292,7 +323,7 @@ def test_grey_frames_match_colour_frames():
     g = SilkSubtractor(colour_space="gray", median=0)
     g.apply(grey)
     assert g.get_state()["colours"].shape == (6, 20, 1, 9)
-    assert g.state_nbytes == 6 * 9 * 20 * 5                # 1 byte colour + 4 byte alpha per slot
+    assert g.state_nbytes == 6 * 9 * (20 * 5 + 1)          # 1 byte colour + 4 byte alpha per slot, 1 byte "since"
 
 
 @pytest.mark.parametrize("size", [0, 3, 5, 7, 15])
