@@ -59,8 +59,9 @@ Implementation notes
 --------------------
 State: support-vector colours (H, omega, C, W) uint8 and coefficients (H, omega, W) float32 stored
 divided by one global scale g (all pixels decay by the same factor every frame, so the decay is
-``g <- (1 - tau) g``; renormalised when g < 2**-40), i.e. 4 omega + C omega bytes per pixel
-(140 B for omega = 20, RGB). All buffers are allocated at the first frame (or after
+``g <- (1 - tau) g``; renormalised when g < 2**-40), plus a uint8 count of the frames since the
+pixel was last foreground (``hold``), i.e. 4 omega + C omega + 1 bytes per pixel (141 B for
+omega = 20, RGB). All buffers are allocated at the first frame (or after
 :meth:`~SilkSubtractor.reset` / :meth:`~SilkSubtractor.set_state`); ``apply`` allocates nothing but
 its returned mask (pass ``fgmask`` to avoid that too).
 """
