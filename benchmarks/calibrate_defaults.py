@@ -65,6 +65,7 @@ MEDIANS = (0, 3, 5)
 
 SILK_START = dict(colour_space="rgb", sigma=15.0, tau=0.01, C=0.4, threshold=0.36, kappa=0.1,
                   warmup=100, hold=0, median=3,     # the starting point of detector-calibration.md
+                  warmup_kappa=1.0,                 # 1 = no cap in the warm-up (the notes' detector)
                   global_change=0.5)        # by design (no global change in the training data)
 # kappa > 0 by design, not by measurement: with kappa = 0 (hard conservative update) a pixel whose
 # background changes for good (light switch, moved object) is foreground forever; the training
@@ -73,7 +74,8 @@ SILK_START = dict(colour_space="rgb", sigma=15.0, tau=0.01, C=0.4, threshold=0.3
 # 0.45 ms per 320x240 frame here, 30% of the whole detector, which would make SILK slower than
 # OpenCV MOG2 (the speed requirement of docs/BENCHMARKS.md section 1); YCrCb costs 0.07 ms.
 SILK_STAGES = [
-    {   # stage 1: coarse, around the starting point
+    {   # stage 1: coarse, around the starting point (warmup_kappa first: the newest key, run 5)
+        "warmup_kappa": [0.1, 0.25, 0.5, 0.75, 1.0],  # 1.0 = no cap during the warm-up (runs 1-4)
         "colour_space": ["rgb", "ycrcb", "gray"],
         "sigma": [6.0, 8.0, 10.0, 12.0, 15.0, 20.0, 25.0],
         "tau": [0.003, 0.005, 0.01, 0.02, 0.04],
@@ -102,7 +104,7 @@ def fine_axes(best: dict, coarse: dict) -> dict:
             axes[k] = sorted({max(0, v + d) for d in (-2, -1, 0, 1, 2)})
         elif k == "threshold":   # on the histogram grid
             axes[k] = sorted({round(round(v * f / STEP) * STEP, 6) for f in FACTORS})
-        elif k == "kappa":
+        elif k in ("kappa", "warmup_kappa"):
             axes[k] = sorted({min(round(v * f, 6), 1.0) for f in FACTORS})
         else:
             axes[k] = sorted({float(f"{v * f:.3g}") for f in FACTORS})
@@ -223,9 +225,11 @@ class Search:
         return self.recovery[k] is not None
 
     def key(self, p):
-        # hold = 0 is the behaviour from before the key existed: same key, so cached runs are reused
+        # hold = 0 and warmup_kappa = 1 are the behaviour from before those keys existed: same key,
+        # so cached runs are reused
         return tuple(sorted((k, v) for k, v in p.items()
-                            if k != "median" and not (k == "hold" and v == 0)))
+                            if k != "median" and not (k == "hold" and v == 0)
+                            and not (k == "warmup_kappa" and v == 1.0)))
 
     def evaluate(self, configs):
         todo = []
@@ -309,7 +313,8 @@ def current_defaults() -> dict:
     d, s = SCHEMA["detector"], SCHEMA["detector"]["silk"]
     return dict(colour_space=d["colour_space"].default, sigma=s["sigma"].default, tau=s["tau"].default,
                 C=s["C"].default, threshold=s["threshold"].default, kappa=s["kappa"].default,
-                warmup=s["warmup"].default, hold=s["hold"].default, median=d["median"].default,
+                warmup=s["warmup"].default, warmup_kappa=s["warmup_kappa"].default,
+                hold=s["hold"].default, median=d["median"].default,
                 global_change=s["global_change"].default)
 
 
@@ -356,7 +361,8 @@ def main(argv=None) -> int:
         print(f"SILK best: {best}\n  mean F {obj:.4f}: {det['f']}", flush=True)
         # ablations of the chosen set (training sequences)
         abl = {"chosen": best, "no median": dict(best, median=0),
-               "no conservative (kappa=1)": dict(best, kappa=1.0),
+               "no conservative (kappa=1)": dict(best, kappa=1.0, warmup_kappa=1.0),
+               "no warm-up cap (warmup_kappa=1)": dict(best, warmup_kappa=1.0),
                "hard conservative (kappa=0)": dict(best, kappa=0.0),
                "no global-change rule": dict(best, global_change=1.0)}
         for cs in ("rgb", "ycrcb", "lab", "gray"):

@@ -76,7 +76,10 @@ SCHEMA: dict[str, Any] = {
             "kappa": Param(0.078125, float, "a number in [0, 1]", lambda v: 0 <= v <= 1,
                            help="cap factor of the new coefficient for foreground pixels"),
             "warmup": Param(200, int, "an integer >= 0", lambda v: v >= 0,
-                            help="frames learned without the conservative cap"),
+                            help="frames learned with the milder warm-up cap warmup_kappa"),
+            "warmup_kappa": Param(1.0, float, "a number in [0, 1]", lambda v: 0 <= v <= 1,
+                                  help="cap factor for foreground pixels during the warm-up; "
+                                       "1 = no cap"),
             "hold": Param(1, int, "an integer 0..100", lambda v: 0 <= v <= 100,
                           help="the conservative cap also applies for this many frames after a "
                                "pixel was last scored foreground"),

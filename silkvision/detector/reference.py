@@ -150,16 +150,17 @@ class SilkPixelModel:
     ``step(x)`` returns f_t(x_t) = sum_i alpha_i k(x_i, x_t) computed before the update, then
     decays every alpha by (1 - tau) (eq. 11), computes the new coefficient by the implicit hinge
     step clip(rho - (1 - tau) f_t(x_t), 0, cap) with k(x, x) = 1 (eq. 16, novelty form; cap =
-    (1 - tau) C, or (1 - tau) kappa C after ``warmup`` frames when ``conservative`` for a pixel
-    scored foreground in this frame or in one of the ``hold`` frames before), and keeps the omega
+    (1 - tau) C, or, when ``conservative``, for a pixel scored foreground in this frame or in one of
+    the ``hold`` frames before, (1 - tau) warmup_kappa C during the first ``warmup`` frames and
+    (1 - tau) kappa C after them), and keeps the omega
     largest coefficients (the new one replaces the lowest iff it is larger; ties: the first slot).
     """
 
     def __init__(self, omega, tau, C, rho, sigma, threshold, conservative=False, kappa=1.0,
-                 warmup=0, hold=0):
+                 warmup=0, hold=0, warmup_kappa=1.0):
         self.omega, self.tau, self.C, self.rho, self.sigma = omega, tau, C, rho, sigma
         self.threshold, self.conservative, self.kappa, self.warmup = threshold, conservative, kappa, warmup
-        self.hold = hold
+        self.hold, self.warmup_kappa = hold, warmup_kappa
         self.sv: list = [None] * omega
         self.alpha = [0.0] * omega
         self.t = 0
@@ -176,8 +177,8 @@ class SilkPixelModel:
         self.alpha = [a * d for a in self.alpha]
         cap = d * self.C
         self.since = 0 if f < self.threshold else min(self.since + 1, 255)
-        if self.conservative and self.t >= self.warmup and self.since <= self.hold:
-            cap = d * self.kappa * self.C
+        if self.conservative and self.since <= self.hold:
+            cap = d * (self.kappa if self.t >= self.warmup else self.warmup_kappa) * self.C
         a_new = min(max(self.rho - d * f, 0.0), cap)
         j = int(np.argmin(self.alpha))
         if a_new > self.alpha[j]:

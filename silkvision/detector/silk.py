@@ -37,12 +37,15 @@ Score and mask: the score of a pixel is s = f_t(x_t), computed BEFORE the update
 
 Refinements (switchable; see ``docs/BENCHMARKS.md`` section 2 for their measured effect)
 ---------------------------------------------------------------------------------------
-* **Soft conservative update** (``conservative``, ``kappa``, ``warmup``): under the hinge loss a
+* **Soft conservative update** (``conservative``, ``kappa``, ``warmup``, ``warmup_kappa``): under the hinge loss a
   novel colour -- a passing car -- gets the largest coefficient, and "drop the lowest" then evicts
   background colours. For pixels scored foreground (s < threshold) the new coefficient is capped
   at (1 - tau) kappa C instead of (1 - tau) C; a background pixel is still learned normally, and a
-  foreground object that stays (parked car) is absorbed slowly. The cap is off for the first
-  ``warmup`` learned frames so that the background is learned first, and for one frame after a
+  foreground object that stays (parked car) is absorbed slowly. During the first ``warmup``
+  learned frames the cap is milder, (1 - tau) warmup_kappa C (``warmup_kappa``; 1 = no cap), so
+  that the background is learned first even where the first frames are busy or the light changes;
+  a milder cap rather than none keeps the cars that pass during the warm-up from filling the
+  buffer with full-size coefficients. The cap is off for one frame after a
   *global* change (``global_change``: more than that fraction of the previous frame was foreground,
   e.g. a light switch), so that a change of the whole scene is absorbed within a few frames while
   a local object is absorbed slowly. (A hard conservative update,
@@ -403,7 +406,13 @@ class SilkSubtractor(KernelPixelSubtractor):
     kappa : float
         Cap factor in [0, 1] of the conservative update.
     warmup : int
-        Number of learned frames before the conservative cap starts.
+        Number of learned frames with the milder warm-up cap (``warmup_kappa``) before the
+        conservative cap ``kappa`` starts.
+    warmup_kappa : float
+        Cap factor in [0, 1] for pixels scored foreground during the warm-up (1 = no cap).
+    hold : int
+        The cap also applies for this many learned frames after a pixel was last scored
+        foreground (0..100).
     global_change : float
         In (0, 1]: when more than this fraction of the previous learned frame's pixels were
         foreground (raw mask), the frame is learned without the conservative cap (1 = never).
@@ -423,7 +432,7 @@ class SilkSubtractor(KernelPixelSubtractor):
 
     name = "silk"
     _PARAM_NAMES = ("omega", "tau", "C", "rho", "sigma", "threshold", "conservative", "kappa",
-                    "warmup", "hold", "global_change", "colour_space", "median")
+                    "warmup", "warmup_kappa", "hold", "global_change", "colour_space", "median")
 
     def __init__(self, omega: int = _default("silk", "omega"), tau: float = _default("silk", "tau"),
                  C: float = _default("silk", "C"), rho: float = _default("silk", "rho"),
@@ -431,12 +440,14 @@ class SilkSubtractor(KernelPixelSubtractor):
                  threshold: float = _default("silk", "threshold"),
                  conservative: bool = _default("silk", "conservative"),
                  kappa: float = _default("silk", "kappa"), warmup: int = _default("silk", "warmup"),
+                 warmup_kappa: float = _default("silk", "warmup_kappa"),
                  hold: int = _default("silk", "hold"),
                  global_change: float = _default("silk", "global_change"),
                  colour_space: str = SCHEMA["detector"]["colour_space"].default,
                  median: int = SCHEMA["detector"]["median"].default):
         super().__init__(omega=omega, tau=tau, C=C, rho=rho, sigma=sigma, threshold=threshold,
-                         conservative=conservative, kappa=kappa, warmup=warmup, hold=hold,
+                         conservative=conservative, kappa=kappa, warmup=warmup,
+                         warmup_kappa=warmup_kappa, hold=hold,
                          global_change=global_change,
                          colour_space=colour_space, median=median)
 
@@ -448,6 +459,7 @@ class SilkSubtractor(KernelPixelSubtractor):
         p["threshold"] = _check_number("threshold", p["threshold"], 0)
         p["kappa"] = _check_number("kappa", p["kappa"], 0, 1)
         p["warmup"] = _check_int("warmup", p["warmup"], 0)
+        p["warmup_kappa"] = _check_number("warmup_kappa", p["warmup_kappa"], 0, 1)
         p["hold"] = _check_int("hold", p["hold"], 0, 100)
         p["global_change"] = _check_number("global_change", p["global_change"], 0, 1, lo_open=True)
         if not isinstance(p["conservative"], (bool, np.bool_)):
@@ -468,9 +480,9 @@ class SilkSubtractor(KernelPixelSubtractor):
         decay = 1.0 - p["tau"]
         g_new = self._scale * decay if learn else self._scale
         cap = decay * p["C"]
-        capped = (p["conservative"] and self._frames >= p["warmup"]
-                  and self._fg_fraction <= p["global_change"])
-        cap_fg = decay * p["kappa"] * p["C"] if capped else cap
+        capped = p["conservative"] and self._fg_fraction <= p["global_change"]
+        kappa = p["kappa"] if self._frames >= p["warmup"] else p["warmup_kappa"]
+        cap_fg = decay * kappa * p["C"] if capped else cap
         return (_F(self._scale), _F(1.0 / g_new), _F(decay), _F(p["rho"]), _F(cap), _F(cap_fg),
                 _F(p["threshold"]), np.int32(p["hold"]), _k.kernel_log2_scale(p["sigma"]),
                 bool(learn))

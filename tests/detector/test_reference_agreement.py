@@ -120,6 +120,7 @@ def test_exp2_kernel_equals_reference_and_is_accurate():
     dict(colour_space="gray", conservative=False, tau=0.05, C=1.0),
     dict(colour_space="ycrcb", omega=3, warmup=2, kappa=0.3, sigma=8.0),
     dict(colour_space="ycrcb", omega=5, warmup=3, kappa=0.2, hold=3),  # cap held after foreground
+    dict(colour_space="ycrcb", omega=4, warmup=20, warmup_kappa=0.3, kappa=0.1),  # warm-up cap
     dict(tau=0.6, omega=4, warmup=0),                              # renormalises every ~30 frames
 ])
 def test_silk_kernel_matches_mirror_on_random_frames(rng, params):
@@ -156,7 +157,7 @@ def test_silk_matches_textbook_per_pixel_model(sample_seq):
     """Global scale + fast exp + row layout == the paper's update written plainly (float64)."""
     frames = [f[100:106, 150:156] for f in _clip_frames(sample_seq, 60)]   # a 6x6 patch with traffic
     p = dict(omega=5, tau=0.05, C=0.5, rho=1.0, sigma=12.0, threshold=0.4, conservative=True,
-             kappa=0.2, warmup=8, hold=2)
+             kappa=0.2, warmup=8, warmup_kappa=0.6, hold=2)
     det = SilkSubtractor(median=0, global_change=1.0, colour_space="rgb", **p)    # per-pixel maths only
     models = [[R.SilkPixelModel(**p) for _ in range(6)] for _ in range(6)]
     for t, f in enumerate(frames):

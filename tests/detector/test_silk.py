@@ -114,9 +114,24 @@ def test_hold_keeps_the_cap_for_frames_after_a_foreground_score():
 
 
 def test_conservative_cap_is_off_during_warmup():
-    det = SilkSubtractor(median=0, tau=0.1, C=0.4, kappa=0.0, warmup=3, conservative=True)
+    det = SilkSubtractor(median=0, tau=0.1, C=0.4, kappa=0.0, warmup=3, warmup_kappa=1.0,
+                         conservative=True)
     det.apply(_bg())                  # frame 1: all foreground, but inside the warm-up
     assert np.all(_true_alphas(det).max(axis=1) > 0.3)
+
+
+def test_warmup_kappa_caps_foreground_during_the_warmup_only():
+    kw = dict(median=0, tau=0.1, C=0.4, kappa=0.0, warmup=2, warmup_kappa=0.5, conservative=True,
+              global_change=1.0)
+    det = SilkSubtractor(**kw)
+    det.apply(_bg())                  # frame 1: all foreground (empty model), inside the warm-up
+    np.testing.assert_allclose(_true_alphas(det).max(axis=1), 0.9 * 0.5 * 0.4, rtol=1e-5)
+    det.apply(_bg())                  # frame 2: still foreground (score 0.18 < 0.45), still warm-up
+    before = _true_alphas(det).copy()
+    f = _bg()
+    f[:] = (10, 250, 10)              # frame 3: a new colour after the warm-up: kappa = 0 caps it
+    det.apply(f)
+    np.testing.assert_allclose(_true_alphas(det), before * 0.9, rtol=1e-5)
 
 
 def _switch_recovery(det, changed, n_before=300, limit=200):
@@ -197,7 +212,8 @@ def test_size_change_needs_reset():
 @pytest.mark.parametrize("kw,name", [
     (dict(tau=0.0), "tau"), (dict(tau=1.0), "tau"), (dict(C=0), "C"), (dict(sigma=-1), "sigma"),
     (dict(omega=0), "omega"), (dict(omega=256), "omega"), (dict(omega=2.5), "omega"),
-    (dict(kappa=1.5), "kappa"), (dict(warmup=-1), "warmup"), (dict(hold=-1), "hold"),
+    (dict(kappa=1.5), "kappa"), (dict(warmup=-1), "warmup"), (dict(warmup_kappa=-0.1), "warmup_kappa"),
+    (dict(warmup_kappa=1.5), "warmup_kappa"), (dict(hold=-1), "hold"),
     (dict(hold=101), "hold"), (dict(hold=1.5), "hold"), (dict(threshold=-0.1), "threshold"),
     (dict(colour_space="hsv"), "colour_space"), (dict(median=4), "median"), (dict(rho=0), "rho"),
     (dict(conservative="yes"), "conservative"), (dict(tau=float("nan")), "tau"),
