@@ -66,7 +66,7 @@ SCHEMA: dict[str, Any] = {
         "silk": {
             "omega": Param(20, int, "an integer 1..255", lambda v: 1 <= v <= 255,
                            help="support-vector buffer size per pixel"),
-            "tau": unit_open(0.00075, "decay: old coefficients are multiplied by (1 - tau)"),
+            "tau": unit_open(0.000503, "decay: old coefficients are multiplied by (1 - tau)"),
             "C": positive(0.4, "box constraint: new coefficient <= (1 - tau) C"),
             "rho": positive(1.0, "margin of the novelty hinge loss"),
             "sigma": positive(8.0, "Gaussian kernel width in 8-bit colour units"),
@@ -77,7 +77,7 @@ SCHEMA: dict[str, Any] = {
                            help="cap factor of the new coefficient for foreground pixels"),
             "warmup": Param(200, int, "an integer >= 0", lambda v: v >= 0,
                             help="frames learned with the milder warm-up cap warmup_kappa"),
-            "warmup_kappa": Param(1.0, float, "a number in [0, 1]", lambda v: 0 <= v <= 1,
+            "warmup_kappa": Param(0.5, float, "a number in [0, 1]", lambda v: 0 <= v <= 1,
                                   help="cap factor for foreground pixels during the warm-up; "
                                        "1 = no cap"),
             "hold": Param(1, int, "an integer 0..100", lambda v: 0 <= v <= 100,

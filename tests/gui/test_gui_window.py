@@ -274,12 +274,12 @@ def test_frames_limit_pauses_once_then_play_continues(qtbot, make_window, sample
 
 
 def test_parameter_editors_hold_the_defaults_exactly(qtbot, make_window, sample_seq):
-    """A spin box with too few decimals would round tau = 0.00075 to 0.0008 and apply that."""
+    """A spin box with too few decimals would round tau = 0.000503 to 0.0005 and apply that."""
     win = make_window(max_frames=2)
     open_and_run(qtbot, win, sample_seq, frames=2)
     panel = win.panels["silk"]
     params = win.pipeline.silk.get_params()
-    for key in ("tau", "kappa", "C", "sigma", "threshold"):
+    for key in ("tau", "kappa", "warmup_kappa", "C", "sigma", "threshold"):
         assert panel.value(key) == params[key], key
     assert panel.changed() == {}
     panel.editors["omega"].setValue(params["omega"])

@@ -108,7 +108,7 @@ class ParamPanel(QWidget):
             w.setValue(value)
         elif isinstance(value, float):
             w = QDoubleSpinBox()
-            w.setDecimals(_decimals(value))     # enough to show the value exactly (tau = 0.00075)
+            w.setDecimals(_decimals(value))     # enough to show the value exactly (tau = 0.000503)
             w.setRange(0.0, 1e6)
             w.setStepType(QAbstractSpinBox.AdaptiveDecimalStepType)
             w.setValue(value)
