@@ -37,9 +37,9 @@ Score and mask: the score of a pixel is s = f_t(x_t), computed BEFORE the update
 
 Refinements (switchable; see ``docs/BENCHMARKS.md`` section 2 for their measured effect)
 ---------------------------------------------------------------------------------------
-* **Soft conservative update** (``conservative``, ``kappa``, ``warmup``, ``warmup_kappa``): under the hinge loss a
-  novel colour -- a passing car -- gets the largest coefficient, and "drop the lowest" then evicts
-  background colours. For pixels scored foreground (s < threshold) the new coefficient is capped
+* **Soft conservative update** (``conservative``, ``kappa``, ``warmup``, ``warmup_kappa``): under
+  the hinge loss a novel colour -- a passing car -- gets the largest coefficient, and "drop the
+  lowest" then evicts background colours. For pixels scored foreground (s < threshold) the new coefficient is capped
   at (1 - tau) kappa C instead of (1 - tau) C; a background pixel is still learned normally, and a
   foreground object that stays (parked car) is absorbed slowly. During the first ``warmup``
   learned frames the cap is milder, (1 - tau) warmup_kappa C (``warmup_kappa``; 1 = no cap), so
