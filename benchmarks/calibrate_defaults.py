@@ -89,6 +89,8 @@ SILK_STAGES = [
     None,   # stage 2: finer, a multiplicative neighbourhood of stage 1's optimum (fine_axes)
 ]
 FACTORS = (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2.0)
+#: keys added after run 3, at the value that reproduces the detector from before they existed
+LEGACY = {"hold": 0, "warmup_kappa": 1.0}
 
 
 def fine_axes(best: dict, coarse: dict) -> dict:
@@ -225,11 +227,10 @@ class Search:
         return self.recovery[k] is not None
 
     def key(self, p):
-        # hold = 0 and warmup_kappa = 1 are the behaviour from before those keys existed: same key,
-        # so cached runs are reused
+        # a key at its LEGACY value behaves as before the key existed: same cache key, so cached
+        # runs are reused
         return tuple(sorted((k, v) for k, v in p.items()
-                            if k != "median" and not (k == "hold" and v == 0)
-                            and not (k == "warmup_kappa" and v == 1.0)))
+                            if k != "median" and not (k in LEGACY and v == LEGACY[k])))
 
     def evaluate(self, configs):
         todo = []
