@@ -22,7 +22,7 @@ import numpy as np
 from silkvision.errors import SourceError
 
 __all__ = ["Source", "GroundTruth", "IMAGE_EXTENSIONS", "read_image", "list_images",
-           "check_resize", "check_max_frames"]
+           "check_resize", "check_max_frames", "open_capture"]
 
 #: File extensions read as images (what OpenCV's imread decodes).
 IMAGE_EXTENSIONS = frozenset({
@@ -91,6 +91,24 @@ def read_image(path: Path, flags: int = cv2.IMREAD_COLOR, what: str = "image") -
         raise SourceError(f"{path}: cannot decode (corrupt file or not an image); expected {what}")
     return img
 
+
+def open_capture(spec, *api) -> cv2.VideoCapture:
+    """``cv2.VideoCapture(spec, *api)`` without OpenCV's or FFmpeg's own log lines on the console.
+
+    A camera that cannot be opened, or a corrupt video file, is then reported once, by us, as a
+    one-line :class:`SourceError`. FFmpeg's level is read from ``OPENCV_FFMPEG_LOGLEVEL`` when a
+    capture opens; a value the user set (e.g. to debug a codec) is kept.
+    """
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")   # AV_LOG_QUIET
+    log = getattr(getattr(cv2, "utils", None), "logging", None)
+    if log is None:
+        return cv2.VideoCapture(spec, *api)
+    old = log.getLogLevel()
+    log.setLogLevel(log.LOG_LEVEL_ERROR)
+    try:
+        return cv2.VideoCapture(spec, *api)
+    finally:
+        log.setLogLevel(old)
 
 def _natural_key(name: str):
     return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", name)]

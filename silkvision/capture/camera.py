@@ -7,7 +7,7 @@ import threading
 
 import cv2
 
-from silkvision.capture.base import Source
+from silkvision.capture.base import Source, open_capture
 from silkvision.errors import SourceError
 
 __all__ = ["CameraSource"]
@@ -78,7 +78,7 @@ class CameraSource(Source):
     def _run(self) -> None:
         cap = None
         try:
-            cap = _open_quietly(self.index)
+            cap = open_capture(self.index)
             ok = bool(cap.isOpened())
             if ok:
                 fps = cap.get(cv2.CAP_PROP_FPS)
@@ -138,16 +138,3 @@ class CameraSource(Source):
             self._thread.join(timeout=min(1.0, self.camera_timeout))
         super().close()
 
-
-def _open_quietly(index: int):
-    """``cv2.VideoCapture(index)`` without OpenCV's own WARN lines on the console: a camera that
-    cannot be opened is reported once, by us, as a one-line :class:`SourceError`."""
-    log = getattr(getattr(cv2, "utils", None), "logging", None)
-    if log is None:
-        return cv2.VideoCapture(index)
-    old = log.getLogLevel()
-    log.setLogLevel(log.LOG_LEVEL_ERROR)
-    try:
-        return cv2.VideoCapture(index)
-    finally:
-        log.setLogLevel(old)

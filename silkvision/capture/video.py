@@ -7,7 +7,7 @@ from pathlib import Path
 
 import cv2
 
-from silkvision.capture.base import IMAGE_EXTENSIONS, Source
+from silkvision.capture.base import IMAGE_EXTENSIONS, Source, open_capture
 from silkvision.errors import SourceError
 
 __all__ = ["VideoSource"]
@@ -38,7 +38,7 @@ class VideoSource(Source):
         if self.path.suffix.lower() in IMAGE_EXTENSIONS:
             raise SourceError(f"{self.path}: is a single image; expected a video file or a folder of images")
         super().__init__(self.path.stem, resize=resize, max_frames=max_frames, groundtruth=groundtruth)
-        self._cap = cv2.VideoCapture(str(self.path), cv2.CAP_FFMPEG)
+        self._cap = open_capture(str(self.path), cv2.CAP_FFMPEG)
         if not self._cap.isOpened():
             self._cap.release()
             raise SourceError(f"{self.path}: cannot open as a video (corrupt file or unsupported "

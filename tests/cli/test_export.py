@@ -95,3 +95,18 @@ def test_help_describes_outputs(capsys):
     for word in ("--out", "--algorithm", "--scores", "--video", "--overwrite", "--config", "--set",
                  "bin%06d.png", "resume"):
         assert word in text
+
+
+def test_corrupt_video_is_one_line_without_ffmpeg_noise(tmp_path):
+    # a fresh process: FFmpeg writes its own log lines straight to file descriptor 2
+    import os
+    import subprocess
+    import sys
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(b"not a video at all" * 10)
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENCV_FFMPEG_LOGLEVEL", "OPENCV_LOG_LEVEL")}
+    r = subprocess.run([sys.executable, "-m", "silkvision.cli", "export", str(bad), "--out", str(tmp_path / "o")],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 2
+    assert r.stderr.startswith("silkvision: error: ") and "bad.mp4: cannot open as a video" in r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
