@@ -1,0 +1,144 @@
+"""Two SILK refinements that were tried and NOT shipped, measured on the training sequences only.
+
+Both leave the shipped defaults (section 2 of ``docs/BENCHMARKS.md``) as they are and change one
+thing each; the objective is the one the defaults were chosen by (mean CDnet F over the five
+training sequences, default threshold, 5x5 median). Highway is not read: neither variant beats the
+defaults on the training sequences, so neither could become a default.
+
+``shadow``
+    Shadow suppression inside the kernel sum (brightness/chromaticity distortion of Horprasert et
+    al., 1999, the test OpenCV's MOG2 uses): with centred YCrCb features x and support vectors b_i,
+    r_i = <x, b_i> / |b_i|^2 and cd_i^2 = |x - r_i b_i|^2, the shadow score is
+    sum_i alpha_i exp(-cd_i^2 / (2 sigma_c^2)) [lo <= r_i <= 1], and the reported score becomes
+    max(score, shadow score): a darker version of a learned colour counts as background. Learning is
+    unchanged (the scores that drive the conservative cap are the plain ones). CDnet counts hard
+    shadows (label 50) as background, so this can only help where shadows are detected.
+``filtered``
+    The conservative cap follows the detector's OUTPUT mask (after the median), one frame later, as
+    ViBe and SuBSENSE update their models from the post-processed segmentation: after each frame,
+    pixels in the filtered mask count as "foreground this frame" for ``hold``.
+
+Usage::
+
+    .venv/bin/python benchmarks/detector_variants.py --variant shadow --json /tmp/shadow.json
+    .venv/bin/python benchmarks/detector_variants.py --variant filtered --json /tmp/filtered.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from detector_accuracy import DEFAULT_ROOT, TUNING, load_sequence  # noqa: E402
+
+SHADOW_LO = (0.3, 0.5, 0.7, 0.8)          # --lo
+SHADOW_SIGMA_C = (1.5, 4.0, 8.0)           # --sigma-c
+FILTERED_GRID = [("raw", 1), ("filtered", 1), ("filtered", 2), ("raw", 2)]          # (mode, hold)
+_OFF = np.array([0, 128, 128], np.float32)[None, None, :, None]   # YCrCb offsets, (1, 1, 3, 1)
+
+
+def _shadow_scores(det, frame, grid) -> dict:
+    """Shadow score of every pixel under the detector's CURRENT model, for each (lo, sigma_c)."""
+    b = det._colours.astype(np.float32) - _OFF                       # (H, omega, 3, W)
+    a = det._alphas * np.float32(det._scale)                          # true coefficients
+    x = cv2.cvtColor(frame, cv2.COLOR_BGR2YCrCb).astype(np.float32).transpose(0, 2, 1)[:, None] - _OFF
+    bb, xb, xx = (b * b).sum(2), (x * b).sum(2), (x * x).sum(2)
+    r = np.where(bb > 0, xb / np.maximum(bb, 1e-6), 0)
+    cd2 = np.maximum(xx - r * xb, 0)                                  # |x - r b|^2
+    out = {}
+    for lo, sc in grid:
+        w = a * np.exp(cd2 * np.float32(-0.5 / sc ** 2)) * ((r >= lo) & (r <= 1.0))
+        out[(lo, sc)] = w.sum(1).astype(np.float32)
+    return out
+
+
+def run(task):
+    """Confusion counts {config: [tp, fp, fn]} of one variant on one sequence."""
+    import numba
+
+    from silkvision.detector.postprocess import median_mask
+    from silkvision.detector.silk import SilkSubtractor
+    from silkvision.evaluation.cdnet import label_classes
+    numba.set_num_threads(1)
+    cv2.setNumThreads(1)
+    variant, root, name, grid = task
+    seq = load_sequence(Path(root) / name)
+    cls = {i: label_classes(g, seq.roi) for i, g in seq.gt.items()}
+    counts = {}
+
+    def add(key, mask, c):
+        fg = mask == 255
+        tp = np.count_nonzero(fg & (c == 1))
+        counts.setdefault(key, np.zeros(3, np.int64))[:] += (
+            tp, np.count_nonzero(fg & (c == 0)), np.count_nonzero(c == 1) - tp)
+
+    if variant == "shadow":
+        det = SilkSubtractor()
+        assert det.colour_space == "ycrcb", "the shadow test is written for YCrCb features"
+        thr = np.float32(det.threshold)
+        for i, frame in enumerate(seq.frames, start=1):
+            c = cls.get(i)
+            sh = _shadow_scores(det, frame, grid) if c is not None else None
+            mask = det.apply(frame)
+            if c is None:
+                continue
+            add("defaults", mask, c)
+            for key, s in sh.items():
+                raw = (np.maximum(det.scores, s) < thr).view(np.uint8) * np.uint8(255)
+                add(key, median_mask(raw, det.median), c)
+    else:
+        for mode, hold in FILTERED_GRID:
+            det = SilkSubtractor(hold=hold)
+            for i, frame in enumerate(seq.frames, start=1):
+                mask = det.apply(frame)
+                if mode == "filtered":
+                    det._extra["since"][mask == 255] = 0   # the kernel's "frames since foreground"
+                c = cls.get(i)
+                if c is not None:
+                    add((mode, hold), mask, c)
+    return name, counts
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--variant", choices=("shadow", "filtered"), required=True)
+    ap.add_argument("--root", type=Path, default=DEFAULT_ROOT)
+    ap.add_argument("--processes", type=int, default=2)
+    ap.add_argument("--json", type=Path)
+    ap.add_argument("--lo", default=",".join(map(str, SHADOW_LO)), help="shadow: lowest brightness ratios")
+    ap.add_argument("--sigma-c", default=",".join(map(str, SHADOW_SIGMA_C)),
+                    help="shadow: kernel widths of the chromaticity distortion (8-bit units)")
+    ap.add_argument("--sequences", default=",".join(TUNING),
+                    help="comma-separated sequences (default: the five training sequences)")
+    args = ap.parse_args(argv)
+    names = [n.strip() for n in args.sequences.split(",") if n.strip()]
+    grid = [(float(lo), float(sc)) for lo in args.lo.split(",") for sc in args.sigma_c.split(",")]
+    t0 = time.time()
+    tasks = [(args.variant, str(args.root), n, grid) for n in names]
+    with mp.get_context("fork").Pool(args.processes) as pool:
+        res = dict(pool.map(run, tasks, chunksize=1))
+    table = {}
+    for name, counts in res.items():
+        for key, (tp, fp, fn) in counts.items():
+            table.setdefault(str(key), {})[name] = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+    print(f"| configuration | mean F | " + " | ".join(names) + " |")
+    print("|---|---|" + "---|" * len(names))
+    for key, per in table.items():
+        print(f"| {key} | {np.mean([per[n] for n in names]):.4f} | "
+              + " | ".join(f"{per[n]:.4f}" for n in names) + " |")
+    print(f"({time.time() - t0:.0f} s wall)")
+    if args.json:
+        args.json.write_text(json.dumps(table, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
