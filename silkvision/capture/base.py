@@ -110,6 +110,7 @@ def open_capture(spec, *api) -> cv2.VideoCapture:
     finally:
         log.setLogLevel(old)
 
+
 def _natural_key(name: str):
     return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", name)]
 

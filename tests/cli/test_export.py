@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -99,9 +102,6 @@ def test_help_describes_outputs(capsys):
 
 def test_corrupt_video_is_one_line_without_ffmpeg_noise(tmp_path):
     # a fresh process: FFmpeg writes its own log lines straight to file descriptor 2
-    import os
-    import subprocess
-    import sys
     bad = tmp_path / "bad.mp4"
     bad.write_bytes(b"not a video at all" * 10)
     env = {k: v for k, v in os.environ.items() if k not in ("OPENCV_FFMPEG_LOGLEVEL", "OPENCV_LOG_LEVEL")}
