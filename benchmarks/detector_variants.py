@@ -37,7 +37,7 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from detector_accuracy import DEFAULT_ROOT, TUNING, load_sequence  # noqa: E402
+from detector_accuracy import DEFAULT_ROOT, TUNING, _f, load_sequence  # noqa: E402
 
 SHADOW_LO = (0.3, 0.5, 0.7, 0.8)          # --lo
 SHADOW_SIGMA_C = (1.5, 4.0, 8.0)           # --sigma-c
@@ -61,39 +61,35 @@ def _shadow_scores(det, frame, grid) -> dict:
 
 
 def run(task):
-    """Confusion counts {config: [tp, fp, fn]} of one variant on one sequence."""
+    """Pooled CDnet confusion counts {configuration: Counts} of one variant on one sequence."""
     import numba
 
     from silkvision.detector.postprocess import median_mask
     from silkvision.detector.silk import SilkSubtractor
-    from silkvision.evaluation.cdnet import label_classes
+    from silkvision.evaluation import Counts, confusion_counts
     numba.set_num_threads(1)
     cv2.setNumThreads(1)
     variant, root, name, grid = task
     seq = load_sequence(Path(root) / name)
-    cls = {i: label_classes(g, seq.roi) for i, g in seq.gt.items()}
     counts = {}
 
-    def add(key, mask, c):
-        fg = mask == 255
-        tp = np.count_nonzero(fg & (c == 1))
-        counts.setdefault(key, np.zeros(3, np.int64))[:] += (
-            tp, np.count_nonzero(fg & (c == 0)), np.count_nonzero(c == 1) - tp)
+    def add(key, mask, gt):
+        counts[key] = counts.get(key, Counts()) + confusion_counts(mask, gt, seq.roi)
 
     if variant == "shadow":
         det = SilkSubtractor()
         assert det.colour_space == "ycrcb", "the shadow test is written for YCrCb features"
         thr = np.float32(det.threshold)
         for i, frame in enumerate(seq.frames, start=1):
-            c = cls.get(i)
-            sh = _shadow_scores(det, frame, grid) if c is not None else None
+            gt = seq.gt.get(i)
+            sh = _shadow_scores(det, frame, grid) if gt is not None else None
             mask = det.apply(frame)
-            if c is None:
+            if gt is None:
                 continue
-            add("defaults", mask, c)
+            add("defaults", mask, gt)
             for key, s in sh.items():
                 raw = (np.maximum(det.scores, s) < thr).view(np.uint8) * np.uint8(255)
-                add(key, median_mask(raw, det.median), c)
+                add(key, median_mask(raw, det.median), gt)
     else:
         for mode, hold in FILTERED_GRID:
             det = SilkSubtractor(hold=hold)
@@ -101,9 +97,9 @@ def run(task):
                 mask = det.apply(frame)
                 if mode == "filtered":
                     det._extra["since"][mask == 255] = 0   # the kernel's "frames since foreground"
-                c = cls.get(i)
-                if c is not None:
-                    add((mode, hold), mask, c)
+                gt = seq.gt.get(i)
+                if gt is not None:
+                    add((mode, hold), mask, gt)
     return name, counts
 
 
@@ -127,8 +123,8 @@ def main(argv=None) -> int:
         res = dict(pool.map(run, tasks, chunksize=1))
     table = {}
     for name, counts in res.items():
-        for key, (tp, fp, fn) in counts.items():
-            table.setdefault(str(key), {})[name] = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+        for key, c in counts.items():
+            table.setdefault(str(key), {})[name] = _f(c)
     print(f"| configuration | mean F | " + " | ".join(names) + " |")
     print("|---|---|" + "---|" * len(names))
     for key, per in table.items():
