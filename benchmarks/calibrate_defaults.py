@@ -74,7 +74,8 @@ SILK_START = dict(colour_space="rgb", sigma=15.0, tau=0.01, C=0.4, threshold=0.3
 # 0.45 ms per 320x240 frame here, 30% of the whole detector, which would make SILK slower than
 # OpenCV MOG2 (the speed requirement of docs/BENCHMARKS.md section 1); YCrCb costs 0.07 ms.
 SILK_STAGES = [
-    {   # stage 1: coarse, around the starting point (warmup_kappa first: the newest key, run 5)
+    {   # stage 1: coarse, around the starting point (global_change first: the newest searched key, run 6)
+        "global_change": [0.1, 0.2, 0.3, 0.5, 0.75, 1.0],  # 0.5 = fixed a priori in runs 1-5; 1 = never
         "warmup_kappa": [0.1, 0.25, 0.5, 0.75, 1.0],  # 1.0 = no cap during the warm-up (runs 1-4)
         "colour_space": ["rgb", "ycrcb", "gray"],
         "sigma": [6.0, 8.0, 10.0, 12.0, 15.0, 20.0, 25.0],
@@ -106,7 +107,7 @@ def fine_axes(best: dict, coarse: dict) -> dict:
             axes[k] = sorted({max(0, v + d) for d in (-2, -1, 0, 1, 2)})
         elif k == "threshold":   # on the histogram grid
             axes[k] = sorted({round(round(v * f / STEP) * STEP, 6) for f in FACTORS})
-        elif k in ("kappa", "warmup_kappa"):
+        elif k in ("kappa", "warmup_kappa", "global_change"):
             axes[k] = sorted({min(round(v * f, 6), 1.0) for f in FACTORS})
         else:
             axes[k] = sorted({float(f"{v * f:.3g}") for f in FACTORS})
