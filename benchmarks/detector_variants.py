@@ -80,7 +80,6 @@ def _shadow_scores(det, frame, grid) -> dict:
 
 def _variant_detector(learn_threshold=None, gain=0.0, scope="warmup"):
     """A SilkSubtractor with the learn_threshold / forgetting change (None / 0: the shipped one)."""
-    from silkvision.detector import kernels as _k
     from silkvision.detector.silk import SilkSubtractor
 
     class Variant(SilkSubtractor):
@@ -91,27 +90,17 @@ def _variant_detector(learn_threshold=None, gain=0.0, scope="warmup"):
             return 1.0 - tau
 
         def kernel_args(self, learn):
-            args = list(super().kernel_args(learn))
-            d = self._decay()
-            p = self._p
-            f32 = np.float32
-            args[1] = f32(1.0 / (self._scale * d)) if learn else f32(1.0 / self._scale)
-            args[2] = f32(d)
-            args[4] = f32(d * p["C"])
-            kappa = p["kappa"] if self._frames >= p["warmup"] else p["warmup_kappa"]
-            capped = p["conservative"] and self._fg_fraction <= p["global_change"]
-            args[5] = f32(d * kappa * p["C"]) if capped else args[4]
-            if learn_threshold is not None:
-                args[6] = f32(learn_threshold)     # the kernel's threshold drives only the cap...
-            return tuple(args)
+            args = super().kernel_args(learn)
+            if learn_threshold is None:
+                return args
+            # the kernel's threshold then drives only the cap; _run redoes the mask
+            return args[:6] + (np.float32(learn_threshold),) + args[7:]
 
         def _run(self, feat, learn):
-            args = self.kernel_args(learn)
-            _k.silk_frame(feat, self._colours, self._alphas, self._extra["since"], *args,
-                          self._scores, self._raw, self._scr_f, self._scr_i)
-            np.copyto(self._raw, (self._scores < np.float32(self.threshold)).view(np.uint8) * np.uint8(255))
-            if learn:                                   # ...the output mask uses the real one
-                self._scale *= self._decay()
+            super()._run(feat, learn)
+            if learn_threshold is not None:
+                np.copyto(self._raw, (self._scores < np.float32(self.threshold)).view(np.uint8)
+                          * np.uint8(255))
 
     return Variant()
 
@@ -146,20 +135,16 @@ def run(task):
             for key, s in sh.items():
                 raw = (np.maximum(det.scores, s) < thr).view(np.uint8) * np.uint8(255)
                 add(key, median_mask(raw, det.median), gt)
-    elif variant == "learn_threshold":
-        for lt in grid:
-            det = _variant_detector(learn_threshold=lt)
+    elif variant in ("learn_threshold", "forgetting"):
+        for v in grid:
+            if variant == "learn_threshold":
+                key, det = ("learn_threshold", v), _variant_detector(learn_threshold=v)
+            else:
+                key, det = ("gain",) + v, _variant_detector(gain=v[0], scope=v[1])
             for i, frame in enumerate(seq.frames, start=1):
                 mask = det.apply(frame)
                 if i in seq.gt:
-                    add(("learn_threshold", lt), mask, seq.gt[i])
-    elif variant == "forgetting":
-        for g, scope in grid:
-            det = _variant_detector(gain=g, scope=scope)
-            for i, frame in enumerate(seq.frames, start=1):
-                mask = det.apply(frame)
-                if i in seq.gt:
-                    add(("gain", g, scope), mask, seq.gt[i])
+                    add(key, mask, seq.gt[i])
     elif variant == "median":
         det = SilkSubtractor(median=0)
         for i, frame in enumerate(seq.frames, start=1):

@@ -473,11 +473,15 @@ class SilkSubtractor(KernelPixelSubtractor):
     def _extra_state_shapes(self, H, W) -> dict:
         return {"since": ((H, W), np.uint8, 255)}
 
+    def _decay(self) -> float:
+        """Factor of the old coefficients in the next learned frame: ``1 - tau``."""
+        return 1.0 - self._p["tau"]
+
     def kernel_args(self, learn: bool) -> tuple:
         """The scalar arguments of :func:`~silkvision.detector.kernels.silk_frame` for the next
         frame: ``(scale, inv_scale_new, decay, rho, cap, cap_fg, threshold, hold, nl, learn)``."""
         p = self._p
-        decay = 1.0 - p["tau"]
+        decay = self._decay()
         g_new = self._scale * decay if learn else self._scale
         cap = decay * p["C"]
         capped = p["conservative"] and self._fg_fraction <= p["global_change"]
@@ -492,4 +496,4 @@ class SilkSubtractor(KernelPixelSubtractor):
         _k.silk_frame(feat, self._colours, self._alphas, self._extra["since"], *args,
                       self._scores, self._raw, self._scr_f, self._scr_i)
         if learn:
-            self._scale *= 1.0 - self._p["tau"]
+            self._scale *= self._decay()
