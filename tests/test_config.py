@@ -18,6 +18,8 @@ def test_top_level_config_yaml_matches_builtin_defaults():
     ("detector.silk.omega=abc", "wrong type"),
     ("detector.algorithm=xyz", "one of 'silk'"),
     ("detector.median=4", "odd integer"),
+    ("detector.close=4", "detector.close: 4"),
+    ("detector.fill_holes=maybe", "detector.fill_holes"),
     ("capture.resize=[0, 10]", "capture.resize"),
     ("detector", "expected key=value"),
     ("detector.silk=1", "is a section"),

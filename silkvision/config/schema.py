@@ -63,6 +63,10 @@ SCHEMA: dict[str, Any] = {
         "median": Param(5, int, "0 (off) or an odd integer 3..15",
                         lambda v: v == 0 or (v % 2 == 1 and 3 <= v <= 15),
                         help="median filter size applied to the mask"),
+        "close": Param(5, int, "0 (off) or an odd integer 3..15",
+                       lambda v: v == 0 or (v % 2 == 1 and 3 <= v <= 15),
+                       help="size of the elliptic closing applied to the mask after the median"),
+        "fill_holes": boolean(True, "fill enclosed background holes of the mask, after the closing"),
         "silk": {
             "omega": Param(20, int, "an integer 1..255", lambda v: 1 <= v <= 255,
                            help="support-vector buffer size per pixel"),

@@ -10,7 +10,7 @@ from silkvision.errors import ConfigError
 
 __all__ = ["create_subtractor", "available_subtractors"]
 
-SHARED_KEYS = ("colour_space", "median")
+SHARED_KEYS = ("colour_space", "median", "close", "fill_holes")
 
 
 def available_subtractors() -> list[str]:
@@ -34,7 +34,7 @@ def create_subtractor(name: str | None = None, config: Mapping | None = None,
         defaults.
     **overrides
         Keys of the algorithm's config section (e.g. ``tau=0.02``, ``omega=10``) or of the shared
-        detector keys (``colour_space``, ``median``).
+        detector keys (``colour_space``, ``median``, ``close``, ``fill_holes``).
 
     Returns
     -------
@@ -72,4 +72,5 @@ def create_subtractor(name: str | None = None, config: Mapping | None = None,
         params["lam"] = params.pop("lambda")  # "lambda" is a Python keyword
         return NormaSubtractor(**params, **shared)
     from silkvision.detector.opencv import OpenCVSubtractor
-    return OpenCVSubtractor(name, median=shared["median"], **params)
+    return OpenCVSubtractor(name, median=shared["median"], close=shared["close"],
+                            fill_holes=shared["fill_holes"], **params)

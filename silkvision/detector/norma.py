@@ -57,19 +57,27 @@ class NormaSubtractor(KernelPixelSubtractor):
     colour_space : {"rgb", "ycrcb", "lab", "gray"}
     median : int
         Median filter size of the mask (0 = off).
+    close : int
+        Size of the elliptic closing of the mask after the median (0 = off).
+    fill_holes : bool
+        Fill enclosed background holes of the mask after the closing.
     """
 
     name = "norma"
-    _PARAM_NAMES = ("omega", "eta", "lam", "nu", "sigma", "threshold", "colour_space", "median")
+    _PARAM_NAMES = ("omega", "eta", "lam", "nu", "sigma", "threshold", "colour_space", "median",
+                    "close", "fill_holes")
 
     def __init__(self, omega: int = _default("norma", "omega"), eta: float = _default("norma", "eta"),
                  lam: float = _default("norma", "lambda"), nu: float = _default("norma", "nu"),
                  sigma: float = _default("norma", "sigma"),
                  threshold: float = _default("norma", "threshold"),
                  colour_space: str = SCHEMA["detector"]["colour_space"].default,
-                 median: int = SCHEMA["detector"]["median"].default):
+                 median: int = SCHEMA["detector"]["median"].default,
+                 close: int = SCHEMA["detector"]["close"].default,
+                 fill_holes: bool = SCHEMA["detector"]["fill_holes"].default):
         super().__init__(omega=omega, eta=eta, lam=lam, nu=nu, sigma=sigma, threshold=threshold,
-                         colour_space=colour_space, median=median)
+                         colour_space=colour_space, median=median, close=close,
+                         fill_holes=fill_holes)
 
     def _set(self, params: dict, initial: bool = False) -> bool:
         if "lambda" in params:  # accept the config key too

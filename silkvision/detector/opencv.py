@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from silkvision.detector.base import BackgroundSubtractor
-from silkvision.detector.postprocess import median_mask
+from silkvision.detector.postprocess import MaskFilter
 
 __all__ = ["OpenCVSubtractor", "opencv_available"]
 
@@ -36,6 +36,10 @@ class OpenCVSubtractor(BackgroundSubtractor):
         Which OpenCV algorithm.
     median : int
         Median filter size applied to the mask (0 = off).
+    close : int
+        Size of the elliptic closing of the mask after the median (0 = off).
+    fill_holes : bool
+        Fill enclosed background holes of the mask after the closing.
     **params
         The algorithm's keys from the config (``history``, ``var_threshold`` / ``dist2_threshold``,
         ``detect_shadows``).
@@ -44,14 +48,17 @@ class OpenCVSubtractor(BackgroundSubtractor):
     has_scores = False
     RESTART_PARAMS = frozenset({"history", "var_threshold", "dist2_threshold", "detect_shadows"})
 
-    def __init__(self, name: str = "mog2", median: int = 0, **params):
+    POST_PARAMS = ("median", "close", "fill_holes")
+
+    def __init__(self, name: str = "mog2", median: int = 0, close: int = 0, fill_holes: bool = False,
+                 **params):
         if name not in ("mog2", "knn", *_CONTRIB):
             raise ValueError(f"name: {name!r} is not an OpenCV baseline; expected mog2, knn, gsoc or cnt")
         if not opencv_available(name):
             from silkvision.errors import ConfigError
             raise ConfigError(f"algorithm {name!r} needs opencv-contrib (cv2.bgsegm), which is not installed")
         self.name = name
-        self.median = int(median)
+        self._post = MaskFilter(median, close, fill_holes)
         self._params = dict(params)
         self.score_range = None
         self._raw = None
@@ -89,7 +96,7 @@ class OpenCVSubtractor(BackgroundSubtractor):
             # shadows (127) and any intermediate value count as background
             cv2.threshold(self._raw, 254, 255, cv2.THRESH_BINARY, dst=self._raw)
         self.frames_seen += 1
-        return median_mask(self._raw, self.median, out=fgmask)
+        return self._post(self._raw, out=fgmask)
 
     def get_background_image(self) -> np.ndarray:
         img = self._model.getBackgroundImage()
@@ -101,19 +108,31 @@ class OpenCVSubtractor(BackgroundSubtractor):
             img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
         return img
 
+    @property
+    def median(self) -> int:
+        return self._post.median
+
+    @property
+    def mask_filter(self) -> MaskFilter:
+        """The post-processing applied to OpenCV's mask (median, closing, hole filling)."""
+        return self._post
+
     def get_params(self) -> dict:
-        return {**self._params, "median": self.median}
+        p = self._post
+        return {**self._params, "median": p.median, "close": p.close, "fill_holes": p.fill_holes}
 
     def set_params(self, **params) -> None:
         restart = False
+        post = {k: getattr(self._post, k) for k in self.POST_PARAMS}
         for k, v in params.items():
-            if k == "median":
-                self.median = int(v)
+            if k in self.POST_PARAMS:
+                post[k] = v
             elif k in self.RESTART_PARAMS:
                 restart = restart or self._params.get(k) != v
                 self._params[k] = v
             else:
                 raise ValueError(f"{self.name}: unknown parameter {k!r}")
+        self._post = MaskFilter(**post)
         if restart:
             self.reset()
 
@@ -124,4 +143,6 @@ class OpenCVSubtractor(BackgroundSubtractor):
         raise NotImplementedError(f"{self.name}: OpenCV models cannot be checkpointed")
 
     def __repr__(self) -> str:
-        return f"OpenCVSubtractor({self.name!r}, median={self.median}, {self._params})"
+        p = self._post
+        return (f"OpenCVSubtractor({self.name!r}, median={p.median}, close={p.close}, "
+                f"fill_holes={p.fill_holes}, {self._params})")

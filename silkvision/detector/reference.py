@@ -22,7 +22,8 @@ import numpy as np
 from silkvision.detector.kernels import EXP2_COEFFS, U_MIN
 
 __all__ = ["fma32_reference", "exp2_neg_reference", "silk_frame_reference", "norma_frame_reference",
-           "renormalise_reference", "SilkPixelModel", "NormaPixelModel"]
+           "renormalise_reference", "SilkPixelModel", "NormaPixelModel", "close_mask_reference",
+           "fill_holes_reference"]
 
 _F = np.float32
 
@@ -218,3 +219,40 @@ class NormaPixelModel:
         else:
             self.rho += self.eta * self.nu
         return f
+
+
+# -- mask post-processing (silkvision.detector.postprocess) ---------------------------------------
+
+def close_mask_reference(mask: np.ndarray, footprint: np.ndarray) -> np.ndarray:
+    """Closing of a 0/255 mask by a 0/1 ``footprint`` (odd square): the maximum over the footprint's
+    shifted copies (pixels outside the image count as background), then the minimum (pixels outside
+    count as foreground)."""
+    k = footprint.shape[0]
+    r = k // 2
+    H, W = mask.shape
+
+    def sweep(img, fill, reduce):
+        pad = np.full((H + 2 * r, W + 2 * r), fill, np.uint8)
+        pad[r:r + H, r:r + W] = img
+        shifted = [pad[dy:dy + H, dx:dx + W] for dy in range(k) for dx in range(k) if footprint[dy, dx]]
+        return reduce(np.stack(shifted), axis=0)
+
+    return sweep(sweep(mask, 0, np.max), 255, np.min)
+
+
+def fill_holes_reference(mask: np.ndarray) -> np.ndarray:
+    """Hole filling of a 0/255 mask: the background reachable from the border through 4-neighbours
+    is grown step by step until it stops; everything else becomes foreground."""
+    bg = mask == 0
+    reach = np.zeros_like(bg)
+    reach[0, :], reach[-1, :], reach[:, 0], reach[:, -1] = bg[0, :], bg[-1, :], bg[:, 0], bg[:, -1]
+    while True:
+        grown = reach.copy()
+        grown[1:, :] |= reach[:-1, :]
+        grown[:-1, :] |= reach[1:, :]
+        grown[:, 1:] |= reach[:, :-1]
+        grown[:, :-1] |= reach[:, 1:]
+        grown &= bg
+        if (grown == reach).all():
+            return np.where(reach, 0, 255).astype(np.uint8)
+        reach = grown

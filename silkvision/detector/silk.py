@@ -33,7 +33,8 @@ with the Gaussian kernel k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)), so k(x, x)
 
 Score and mask: the score of a pixel is s = f_t(x_t), computed BEFORE the update (kept in
 :attr:`SilkSubtractor.scores`); the pixel is foreground iff s < threshold, then a ``median`` x
-``median`` median filter is applied to the mask.
+``median`` median filter, a ``close`` x ``close`` closing and hole filling (``fill_holes``) are
+applied to the mask (:class:`~silkvision.detector.postprocess.MaskFilter`).
 
 Refinements (switchable; see ``docs/BENCHMARKS.md`` section 2 for their measured effect)
 ---------------------------------------------------------------------------------------
@@ -55,7 +56,8 @@ Refinements (switchable; see ``docs/BENCHMARKS.md`` section 2 for their measured
   close to colours learned earlier); without the hold they are learned at the full cap, and in busy
   lanes car colours then fill the buffer. A pixel that was foreground in the frame before is
   probably still covered by the object.
-* **Median filter** of the mask (``median``: 0 or an odd size).
+* **Mask post-processing**: median filter (``median``: 0 or an odd size), closing (``close``) and
+  hole filling (``fill_holes``); they change the returned mask only, never what is learned.
 * **Colour space** of the feature (``colour_space``: rgb, ycrcb, lab, gray).
 
 Implementation notes
@@ -82,7 +84,7 @@ from silkvision.detector import kernels as _k
 from silkvision.detector.base import BackgroundSubtractor
 from silkvision.detector.colour import (FeatureConverter, channels, check_colour_space, check_frame,
                                         features_to_bgr)
-from silkvision.detector.postprocess import median_mask
+from silkvision.detector.postprocess import MaskFilter
 
 __all__ = ["SilkSubtractor", "KernelPixelSubtractor"]
 
@@ -97,11 +99,11 @@ def _default(section: str, key: str):
     return SCHEMA["detector"][section][key].default
 
 
-def _check_median(median) -> int:
-    if isinstance(median, bool) or int(median) != median or not (
-            median in (0, 1) or (median % 2 == 1 and 3 <= median <= 15)):
-        raise ValueError(f"median: {median!r} must be 0 (off) or an odd integer 3..15")
-    return int(median)
+def _check_size(name, size) -> int:
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer, float)) or int(size) != size or not (
+            size in (0, 1) or (size % 2 == 1 and 3 <= size <= 15)):
+        raise ValueError(f"{name}: {size!r} must be 0 (off) or an odd integer 3..15")
+    return int(size)
 
 
 def _check_number(name, value, lo=None, hi=None, lo_open=False, hi_open=False) -> float:
@@ -150,11 +152,16 @@ class KernelPixelSubtractor(BackgroundSubtractor):
                              + ", ".join(self._PARAM_NAMES))
         merged = {**self._p, **params}
         merged["colour_space"] = check_colour_space(merged["colour_space"])
-        merged["median"] = _check_median(merged["median"])
+        merged["median"] = _check_size("median", merged["median"])
+        merged["close"] = _check_size("close", merged["close"])
+        if not isinstance(merged["fill_holes"], (bool, np.bool_)):
+            raise ValueError(f"fill_holes: {merged['fill_holes']!r} must be true or false")
+        merged["fill_holes"] = bool(merged["fill_holes"])
         merged["omega"] = _check_int("omega", merged["omega"], 1, 255)
         merged = self._check(merged)
         restart = not initial and any(merged[k] != self._p[k] for k in self.RESTART_PARAMS)
         self._p = merged
+        self._post = MaskFilter(merged["median"], merged["close"], merged["fill_holes"])
         return restart
 
     def _check(self, p: dict) -> dict:  # pragma: no cover - overridden
@@ -195,6 +202,11 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         return self._p["median"]
 
     @property
+    def mask_filter(self) -> MaskFilter:
+        """The post-processing applied to the raw mask (median, closing, hole filling)."""
+        return self._post
+
+    @property
     def frames_seen(self) -> int:
         """Number of frames learned from since the last reset (``learningRate=0`` frames excluded)."""
         return self._frames
@@ -227,7 +239,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         self._fg_fraction = 0.0   # foreground fraction of the last learned frame's raw mask
         self._scale = 1.0
         self._bound = self._score_bound()
-        self._colours = self._alphas = self._scores = self._raw = self._box = None
+        self._colours = self._alphas = self._scores = self._raw = None
         self._conv = None
         self._extra: dict = {}
 
@@ -239,7 +251,6 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         self._alphas = np.zeros((H, om, W), np.float32)
         self._scores = np.zeros((H, W), np.float32)
         self._raw = np.zeros((H, W), np.uint8)
-        self._box = np.zeros((H, W), np.uint16)
         T = max(numba.config.NUMBA_NUM_THREADS, 1)
         self._scr_f = np.zeros((T, _k.SCRATCH_ROWS, W), np.float32)
         self._scr_i = np.zeros((T, W), np.uint32)
@@ -292,11 +303,12 @@ class KernelPixelSubtractor(BackgroundSubtractor):
             if self._scale < RENORM_BELOW:
                 _k.renormalise(self._alphas, _F(self._scale), _F(ALPHA_FLOOR))
                 self._scale = 1.0
-        return median_mask(self._raw, self._p["median"], out=fgmask, work=self._box)
+        return self._post(self._raw, out=fgmask)
 
     def mask_from_scores(self, scores: np.ndarray, threshold: float | None = None,
                          out: np.ndarray | None = None) -> np.ndarray:
-        """``(scores < threshold)`` as 0/255 uint8, then this detector's median filter.
+        """``(scores < threshold)`` as 0/255 uint8, then this detector's post-processing
+        (:attr:`mask_filter`).
 
         ``threshold`` None uses :attr:`threshold`; ``apply`` returns exactly
         ``mask_from_scores(self.scores)``.
@@ -305,7 +317,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         scores = np.asarray(scores)
         raw = np.less(scores, _F(thr)).view(np.uint8)
         raw = raw * np.uint8(255)
-        return median_mask(raw, self._p["median"], out=out)
+        return self._post(raw, out=out)
 
     def get_background_image(self) -> np.ndarray:
         """HxWx3 BGR uint8: per pixel, the colour of the support vector with the largest
@@ -420,6 +432,10 @@ class SilkSubtractor(KernelPixelSubtractor):
         Pixel feature.
     median : int
         Median filter size of the mask (0 = off).
+    close : int
+        Size of the elliptic closing of the mask after the median (0 = off).
+    fill_holes : bool
+        Fill enclosed background holes of the mask after the closing.
 
     Examples
     --------
@@ -432,7 +448,8 @@ class SilkSubtractor(KernelPixelSubtractor):
 
     name = "silk"
     _PARAM_NAMES = ("omega", "tau", "C", "rho", "sigma", "threshold", "conservative", "kappa",
-                    "warmup", "warmup_kappa", "hold", "global_change", "colour_space", "median")
+                    "warmup", "warmup_kappa", "hold", "global_change", "colour_space", "median",
+                    "close", "fill_holes")
 
     def __init__(self, omega: int = _default("silk", "omega"), tau: float = _default("silk", "tau"),
                  C: float = _default("silk", "C"), rho: float = _default("silk", "rho"),
@@ -444,12 +461,15 @@ class SilkSubtractor(KernelPixelSubtractor):
                  hold: int = _default("silk", "hold"),
                  global_change: float = _default("silk", "global_change"),
                  colour_space: str = SCHEMA["detector"]["colour_space"].default,
-                 median: int = SCHEMA["detector"]["median"].default):
+                 median: int = SCHEMA["detector"]["median"].default,
+                 close: int = SCHEMA["detector"]["close"].default,
+                 fill_holes: bool = SCHEMA["detector"]["fill_holes"].default):
         super().__init__(omega=omega, tau=tau, C=C, rho=rho, sigma=sigma, threshold=threshold,
                          conservative=conservative, kappa=kappa, warmup=warmup,
                          warmup_kappa=warmup_kappa, hold=hold,
                          global_change=global_change,
-                         colour_space=colour_space, median=median)
+                         colour_space=colour_space, median=median, close=close,
+                         fill_holes=fill_holes)
 
     def _check(self, p: dict) -> dict:
         p["tau"] = _check_number("tau", p["tau"], 0, 1, lo_open=True, hi_open=True)

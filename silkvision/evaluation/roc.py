@@ -26,9 +26,10 @@ float32 scores): listed thresholds are rounded to float32 once.
 
 Mask post-processing
 --------------------
-The ROC is over the *raw* per-pixel decision ``score < t``. Detectors apply a median filter to their
-masks after thresholding (``detector.median``), so with a median filter the masks' counts differ
-from the curve's point at the same threshold; with ``median = 0`` they are identical (tested).
+The ROC is over the *raw* per-pixel decision ``score < t``. Detectors post-process their masks
+after thresholding (``detector.median``, ``detector.close``, ``detector.fill_holes``), so the masks'
+counts differ from the curve's point at the same threshold; with the post-processing off
+(``median = 0``, ``close = 0``, ``fill_holes = false``) they are identical (tested).
 """
 
 from __future__ import annotations

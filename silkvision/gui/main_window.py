@@ -20,6 +20,7 @@ from PyQt5.QtWidgets import (QAction, QComboBox, QDoubleSpinBox, QFileDialog, QG
                              QScrollArea, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from silkvision.config import load_config, validate, write_config
+from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import SilkvisionError
 from silkvision.gui.pipeline import Pipeline, SourceInfo
 from silkvision.gui.widgets import ImageView, ParamPanel, RocPlot
@@ -399,7 +400,7 @@ class MainWindow(QMainWindow):
         det = cfg["detector"]
         for role, info in self.detectors.items():
             for k, v in info.params.items():
-                if k in ("colour_space", "median"):
+                if k in SHARED_KEYS:
                     if role == "silk":
                         det[k] = v
                 elif isinstance(det.get(info.name), dict) and k in det[info.name]:

@@ -17,6 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from silkvision.config import validate
+from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import ConfigError, SourceError
 
 __all__ = ["Pipeline", "FrameResult", "RocView", "SourceInfo", "MaskRecorder"]
@@ -360,7 +361,7 @@ class Pipeline:
         for k, v in params.items():
             if isinstance(section, dict) and k in section:
                 section[k] = v
-            elif k in ("colour_space", "median") and name == "silk":
+            elif k in SHARED_KEYS and name == "silk":
                 det_cfg[k] = v
 
     def set_second(self, name: str) -> None:

@@ -200,7 +200,8 @@ def output_settings(cfg: Mapping, algorithm: str) -> dict:
     """Flat ``{dotted key: value}`` of the configuration keys that change the exported files."""
     det = cfg["detector"]
     keep = {"detector": {"algorithm": algorithm, "colour_space": det["colour_space"],
-                         "median": det["median"], algorithm: det.get(algorithm, {})},
+                         **{k: det[k] for k in ("median", "close", "fill_holes")},
+                         algorithm: det.get(algorithm, {})},
             "capture": {"resize": cfg["capture"]["resize"], "max_frames": cfg["capture"]["max_frames"]},
             "export": {"scores": cfg["export"]["scores"], "video": cfg["export"]["video"]}}
     return _flat(keep)

@@ -162,14 +162,18 @@ def test_opencv_baselines_run_on_the_sample_head(sample_head):
         assert 0 < ar.row()["f_measure"] <= 1
 
 
+#: detector keys that switch the mask post-processing off (median, closing, hole filling)
+RAW = {"median": 0, "close": 0, "fill_holes": False}
+
+
 @pytest.mark.parametrize("algo", ["silk", "norma"])
 def test_real_detector_roc_point_equals_exported_masks(sample_head, algo):
-    """With median 0 the ROC's operating point at the configured threshold is exactly the confusion
+    """With the mask post-processing off the ROC's operating point at the configured threshold is exactly the confusion
     counts of the masks the detector returns (and writes on export)."""
     pytest.importorskip(f"silkvision.detector.{algo}")
     import silkvision as sv
 
-    res = evaluate_sequence(sample_head, [algo], {"detector": {"median": 0}})
+    res = evaluate_sequence(sample_head, [algo], {"detector": RAW})
     ar = res.algorithms[algo]
     assert ar.roc is not None and ar.threshold == sv.create_subtractor(algo).threshold
     assert ar.roc_counts == ar.counts
@@ -177,19 +181,20 @@ def test_real_detector_roc_point_equals_exported_masks(sample_head, algo):
     # and a threshold other than the default: re-threshold the same scores via the config
     t = ar.threshold * 0.8
     key = "threshold"
-    res2 = evaluate_sequence(sample_head, [algo], {"detector": {"median": 0, algo: {key: t}}})
+    res2 = evaluate_sequence(sample_head, [algo], {"detector": {**RAW, algo: {key: t}}})
     assert res2.algorithms[algo].roc_counts == res2.algorithms[algo].counts
 
 
 def test_roc_point_equals_masks_written_by_silkvision_export(sample_head, tmp_path):
-    """The literal check: masks exported by ``silkvision export`` (median 0), scored as result files,
+    """The literal check: masks exported by ``silkvision export`` (no post-processing), scored as result files,
     give exactly the counts of the ROC's point at the configured threshold."""
     from silkvision.cli.main import main
 
     out = tmp_path / "exported"
     assert main(["export", str(sample_head), "-a", "silk", "--out", str(out),
-                 "--set", "detector.median=0"]) == 0
+                 "--set", "detector.median=0", "--set", "detector.close=0",
+                 "--set", "detector.fill_holes=false"]) == 0
     scored = score_results(sample_head, out)
-    ar = evaluate_sequence(sample_head, ["silk"], {"detector": {"median": 0}}).algorithms["silk"]
+    ar = evaluate_sequence(sample_head, ["silk"], {"detector": RAW}).algorithms["silk"]
     assert scored.counts == ar.roc_counts == ar.counts
     assert scored.counts.tp > 0

@@ -13,11 +13,12 @@ from PyQt5.QtWidgets import (QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSpin
                              QWidget)
 
 from silkvision.config import COLOUR_SPACES, SCHEMA, validate
+from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import ConfigError
 
 __all__ = ["ParamPanel"]
 
-SHARED = ("colour_space", "median")
+SHARED = SHARED_KEYS
 
 
 def _spec(algorithm: str, key: str):
