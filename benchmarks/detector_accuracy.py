@@ -9,11 +9,13 @@ Detectors (all with the built-in defaults of ``silkvision/config/schema.py``):
 
 * ``silk``: SILK as configured by default (chosen by ``benchmarks/calibrate_defaults.py`` on
   office, pedestrians, traffic, canoe and pets2001_illumination ONLY (highway held out); those are marked "tuning" in the table);
-* ``silk-nomedian``: the same run's raw mask (score < threshold) without the median filter;
+* ``silk-median``: the same run's raw mask (score < threshold) after the median filter only (no
+  closing, no hole filling: the shipped pipeline until stop 13);
+* ``silk-raw``: the same run's raw mask without any post-processing;
 * ``silk-plain``: SILK without the soft conservative update (same other parameters);
-* ``norma``: truncated NORMA (bare f score, its own defaults, same median as SILK);
-* ``mog2``, ``knn``: OpenCV defaults, shadows off, raw masks; ``mog2+median``, ``knn+median``:
-  the same masks after the same median filter as SILK.
+* ``norma``: truncated NORMA (bare f score, its own defaults, same post-processing as SILK);
+* ``mog2``, ``knn``: OpenCV defaults, shadows off, raw masks; ``mog2+post``, ``knn+post``:
+  the same masks after the same post-processing as SILK (median, closing, hole filling).
 
 Usage::
 
@@ -39,7 +41,8 @@ import numpy as np
 DEFAULT_ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "video"
 SEQUENCES = ("highway", "office", "pedestrians", "traffic", "canoe", "pets2001_illumination")
 TUNING = ("office", "pedestrians", "traffic", "canoe", "pets2001_illumination")
-DETECTORS = ("silk", "silk-nomedian", "silk-plain", "norma", "mog2", "mog2+median", "knn", "knn+median")
+DETECTORS = ("silk", "silk-median", "silk-raw", "silk-plain", "norma", "mog2", "mog2+post", "knn",
+             "knn+post")
 
 
 @dataclass
@@ -92,26 +95,28 @@ def run_sequence(seq: Sequence, detectors=DETECTORS, threads: int = 1) -> dict:
     import numba
 
     import silkvision as sv
-    from silkvision.detector.postprocess import median_mask
+    from silkvision.detector.postprocess import MaskFilter, median_mask
     from silkvision.evaluation import Counts, confusion_counts
 
     numba.set_num_threads(threads)
     cv2.setNumThreads(threads)
-    median = sv.create_subtractor("silk").median
+    post = sv.create_subtractor("silk").mask_filter          # the shipped chain, applied to MOG2/KNN
+    median = post.median
+    post = MaskFilter(post.median, post.close, post.fill_holes)
+    raw_keys = {"median": 0, "close": 0, "fill_holes": False}
     runs = {}
-    if "silk" in detectors or "silk-nomedian" in detectors:
+    if any(d.startswith("silk") and d != "silk-plain" for d in detectors):
         runs["silk"] = sv.create_subtractor("silk")
     if "silk-plain" in detectors:
         runs["silk-plain"] = sv.create_subtractor("silk", conservative=False)
     if "norma" in detectors:
         runs["norma"] = sv.create_subtractor("norma")
     if any(d.startswith("mog2") for d in detectors):
-        runs["mog2"] = sv.create_subtractor("mog2", median=0, detect_shadows=False)
+        runs["mog2"] = sv.create_subtractor("mog2", detect_shadows=False, **raw_keys)
     if any(d.startswith("knn") for d in detectors):
-        runs["knn"] = sv.create_subtractor("knn", median=0, detect_shadows=False)
+        runs["knn"] = sv.create_subtractor("knn", detect_shadows=False, **raw_keys)
     counts = {d: Counts(0, 0, 0, 0) for d in detectors}
     seconds = {k: 0.0 for k in runs}
-    tmpb = np.empty(seq.shape, bool)
     for i, frame in enumerate(seq.frames, start=1):
         gt = seq.gt.get(i) if seq.first <= i <= seq.last else None
         for k, det in runs.items():
@@ -123,15 +128,17 @@ def run_sequence(seq: Sequence, detectors=DETECTORS, threads: int = 1) -> dict:
             if k == "silk":
                 if "silk" in counts:
                     counts["silk"] = counts["silk"] + confusion_counts(mask, gt, seq.roi)
-                if "silk-nomedian" in counts:
-                    raw = np.less(det.scores, np.float32(det.threshold), out=tmpb)
-                    counts["silk-nomedian"] = counts["silk-nomedian"] + confusion_counts(raw, gt, seq.roi)
+                raw = np.less(det.scores, np.float32(det.threshold)).view(np.uint8) * np.uint8(255)
+                if "silk-raw" in counts:
+                    counts["silk-raw"] = counts["silk-raw"] + confusion_counts(raw, gt, seq.roi)
+                if "silk-median" in counts:
+                    m = median_mask(raw, median)
+                    counts["silk-median"] = counts["silk-median"] + confusion_counts(m, gt, seq.roi)
             elif k in ("mog2", "knn"):
                 if k in counts:
                     counts[k] = counts[k] + confusion_counts(mask, gt, seq.roi)
-                if k + "+median" in counts:
-                    m = median_mask(mask, median) if median else mask
-                    counts[k + "+median"] = counts[k + "+median"] + confusion_counts(m, gt, seq.roi)
+                if k + "+post" in counts:
+                    counts[k + "+post"] = counts[k + "+post"] + confusion_counts(post(mask), gt, seq.roi)
             elif k in counts:
                 counts[k] = counts[k] + confusion_counts(mask, gt, seq.roi)
     return {"sequence": seq.name, "frames": len(seq.frames), "evaluated": [seq.first, seq.last],

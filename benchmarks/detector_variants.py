@@ -1,4 +1,4 @@
-"""SILK refinements that were tried and NOT shipped, measured on the training sequences only.
+"""SILK refinements measured on the training sequences only; all but ``morphology`` were NOT shipped.
 
 Each leaves the shipped defaults (section 2 of ``docs/BENCHMARKS.md``) as they are and changes one
 thing; the objective is the one the defaults were chosen by (mean CDnet F over the five training
@@ -29,6 +29,15 @@ training-chosen setting exists.
 ``median``
     Larger median windows than the calibration's grid (0, 3, 5): 7, 9, 11 (the box-count median of
     :func:`~silkvision.detector.postprocess.median_mask`, which costs the same at any size).
+``morphology``
+    CDnet-style post-processing of the output mask after the 5x5 median (SuBSENSE and PAWCS close
+    and fill their masks): a closing with a ``k`` x ``k`` ellipse, then holes of at most ``a``
+    pixels filled (:func:`skimage.morphology.remove_small_holes`). Aimed at the misses *inside* an
+    object whose colour the pixel model already explains. A hole is a background region that does not
+    touch the image border; ``a`` = -1 fills every hole. Learning is unchanged (the cap follows the
+    raw mask), so one detector run serves the whole grid. SHIPPED (stop 13) as ``detector.close = 5``,
+    ``detector.fill_holes = true``: the training optimum of the grids below; here the detector's own
+    closing/filling are switched off so that the grid's apply instead.
 
 Usage::
 
@@ -37,6 +46,9 @@ Usage::
     .venv/bin/python benchmarks/detector_variants.py --variant learn_threshold --learn-threshold 0.45,0.6,0.8
     .venv/bin/python benchmarks/detector_variants.py --variant forgetting --gain 0.1,0.25,0.5,1
     .venv/bin/python benchmarks/detector_variants.py --variant median
+    .venv/bin/python benchmarks/detector_variants.py --variant morphology --close 0,3,5,7,9 --holes 0,64,256,1024,4096,16384,-1
+    .venv/bin/python benchmarks/detector_variants.py --variant morphology --close 5 --holes -1 --threshold 0.35,0.4,0.45,0.5,0.55
+    .venv/bin/python benchmarks/detector_variants.py --variant morphology --close 3,5,7 --holes -1 --median 0,3,5,7
 """
 
 from __future__ import annotations
@@ -60,6 +72,8 @@ FILTERED_GRID = [("raw", 1), ("filtered", 1), ("filtered", 2), ("raw", 2)]      
 LEARN_THRESHOLDS = (0.45, 0.6, 0.8)        # --learn-threshold (0.45 = the shipped threshold)
 GAINS = (0.1, 0.25, 0.5, 1.0)              # --gain of the forgetting variant
 MEDIAN_SIZES = (0, 3, 5, 7, 9, 11)
+CLOSE_SIZES = (0, 3, 5, 7)                 # --close of the morphology variant
+HOLE_AREAS = (0, 64, 256, 1024, 4096, 16384, -1)        # --holes of the morphology variant
 _OFF = np.array([0, 128, 128], np.float32)[None, None, :, None]   # YCrCb offsets, (1, 1, 3, 1)
 
 
@@ -76,6 +90,25 @@ def _shadow_scores(det, frame, grid) -> dict:
         w = a * np.exp(cd2 * np.float32(-0.5 / sc ** 2)) * ((r >= lo) & (r <= 1.0))
         out[(lo, sc)] = w.sum(1).astype(np.float32)
     return out
+
+
+def _morphology(mask, close, holes):
+    """Closing with a close x close ellipse, then enclosed holes of <= holes pixels filled.
+
+    A hole is a background component that does not touch the image border; ``holes`` 0 leaves them,
+    -1 fills every hole (:func:`scipy.ndimage.binary_fill_holes`).
+    """
+    if close:
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE,
+                                cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close, close)))
+    if holes:
+        from scipy.ndimage import binary_fill_holes
+        filled = binary_fill_holes(mask > 0)
+        if holes > 0:
+            from skimage.morphology import remove_small_objects
+            filled &= ~remove_small_objects(filled & (mask == 0), max_size=holes)
+        mask = filled.view(np.uint8) * np.uint8(255)
+    return mask
 
 
 def _variant_detector(learn_threshold=None, gain=0.0, scope="warmup"):
@@ -152,6 +185,19 @@ def run(task):
             if i in seq.gt:
                 for m in grid:
                     add(("median", m), median_mask(raw, m), seq.gt[i])
+    elif variant == "morphology":
+        for thr in sorted({g[2] for g in grid}, key=lambda t: -1.0 if t is None else t):
+            # the detector's own closing/filling off: the grid's follow its median-filtered mask
+            det = SilkSubtractor(median=0, close=0, fill_holes=False,
+                                 **({} if thr is None else {"threshold": thr}))
+            for i, frame in enumerate(seq.frames, start=1):
+                raw = det.apply(frame)
+                if i in seq.gt:
+                    for k, a, t, m in grid:
+                        if t == thr:
+                            key = (("close", k, "holes", a) + (() if t is None else ("threshold", t))
+                                   + (() if m == 5 else ("median", m)))
+                            add(key, _morphology(median_mask(raw, m), k, a), seq.gt[i])
     else:
         for mode, hold in FILTERED_GRID:
             det = SilkSubtractor(hold=hold)
@@ -167,7 +213,8 @@ def run(task):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--variant", choices=("shadow", "filtered", "learn_threshold", "forgetting", "median"),
+    ap.add_argument("--variant", choices=("shadow", "filtered", "learn_threshold", "forgetting", "median",
+                                            "morphology"),
                     required=True)
     ap.add_argument("--root", type=Path, default=DEFAULT_ROOT)
     ap.add_argument("--processes", type=int, default=2)
@@ -179,6 +226,11 @@ def main(argv=None) -> int:
                     help="learn_threshold: thresholds of the conservative cap")
     ap.add_argument("--gain", default=",".join(map(str, GAINS)), help="forgetting: gains g")
     ap.add_argument("--scope", default="warmup,always", help="forgetting: 'warmup' and/or 'always'")
+    ap.add_argument("--close", default=",".join(map(str, CLOSE_SIZES)), help="morphology: closing sizes")
+    ap.add_argument("--holes", default=",".join(map(str, HOLE_AREAS)), help="morphology: largest holes filled")
+    ap.add_argument("--median", default="5", help="morphology: median sizes before the closing")
+    ap.add_argument("--threshold", default="default",
+                    help="morphology: detector thresholds ('default' = the shipped one; each is a run)")
     ap.add_argument("--sequences", default=",".join(TUNING),
                     help="comma-separated sequences (default: the five training sequences)")
     args = ap.parse_args(argv)
@@ -186,7 +238,11 @@ def main(argv=None) -> int:
     grid = {"shadow": [(float(lo), float(sc)) for lo in args.lo.split(",") for sc in args.sigma_c.split(",")],
             "learn_threshold": [float(v) for v in args.learn_threshold.split(",")],
             "forgetting": [(float(g), sc) for sc in args.scope.split(",") for g in args.gain.split(",")],
-            "median": list(MEDIAN_SIZES)}.get(args.variant)
+            "median": list(MEDIAN_SIZES),
+            "morphology": [(int(k), int(a), None if t == "default" else float(t), int(m))
+                           for k in args.close.split(",") for a in args.holes.split(",")
+                           for t in args.threshold.split(",") for m in args.median.split(",")],
+            }.get(args.variant)
     t0 = time.time()
     tasks = [(args.variant, str(args.root), n, grid) for n in names]
     with mp.get_context("fork").Pool(args.processes) as pool:
