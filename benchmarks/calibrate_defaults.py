@@ -94,6 +94,9 @@ FACTORS = (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2.0)
 LEGACY = {"hold": 0, "warmup_kappa": 1.0}
 
 
+#: detector keys of the raw mask (no median, closing or hole filling): the search scores raw scores
+RAW_MASK = {"median": 0, "close": 0, "fill_holes": False}
+
 def fine_axes(best: dict, coarse: dict) -> dict:
     """Stage-2 grid: every numeric parameter x FACTORS around ``best`` (no human choice)."""
     axes = {}
@@ -151,7 +154,7 @@ def _run(task):
     algo, params, name = task
     seq, cls = _DATA[name]
     p = {k: v for k, v in params.items() if k != "median"}
-    det = (SilkSubtractor if algo == "silk" else NormaSubtractor)(median=0, **p)
+    det = (SilkSubtractor if algo == "silk" else NormaSubtractor)(**{**RAW_MASK, **p})
     hists = np.zeros((len(MEDIANS), 2, NBINS + 1), np.int64)
     t0 = time.process_time()
     for i, frame in enumerate(seq.frames, start=1):
@@ -177,7 +180,7 @@ def recovery_frames(params: dict, limit: int, before: int = 600, seed: int = 0,
     """
     from silkvision.detector.silk import SilkSubtractor
     rng = np.random.default_rng(seed)
-    det = SilkSubtractor(median=0, **{k: v for k, v in params.items() if k != "median"})
+    det = SilkSubtractor(**{**RAW_MASK, **{k: v for k, v in params.items() if k != "median"}})
     a, b = np.array([70.0, 80.0, 90.0]), np.array([170.0, 160.0, 150.0])
     for _ in range(before):
         det.apply(np.clip(a + rng.normal(0, 2, (4, 4, 3)), 0, 255).astype(np.uint8))

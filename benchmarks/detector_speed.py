@@ -64,6 +64,23 @@ class _MOG2:
         return self.out
 
 
+class _MOG2Post(_MOG2):
+    """The same MOG2, then SILK's default mask chain (median, closing, hole filling): like for like."""
+
+    name = "mog2+post"
+
+    def __init__(self):
+        super().__init__()
+        self.post = SilkSubtractor().mask_filter
+        self.final = None
+
+    def apply(self, frame, fgmask=None):
+        raw = super().apply(frame)
+        if self.final is None:
+            self.final = np.empty_like(raw)
+        return self.post(raw, out=self.final)
+
+
 def make_detectors(which: list[str]):
     dets = {}
     for w in which:
@@ -77,6 +94,8 @@ def make_detectors(which: list[str]):
             dets["norma"] = NormaSubtractor(median=0, close=0, fill_holes=False)
         elif w == "mog2":
             dets["mog2"] = _MOG2()
+        elif w == "mog2+post":
+            dets["mog2+post"] = _MOG2Post()
         else:
             raise SystemExit(f"unknown detector {w!r}")
     return dets
@@ -123,6 +142,9 @@ def bench(frames, threads: int, repeats: int, which: list[str]) -> dict:
                 "min": min(a / b for a, b in zip(v, fps["mog2"])),
                 "max": max(a / b for a, b in zip(v, fps["mog2"]))}
             for k, v in fps.items() if k != "mog2"}
+    if "silk+post" in dets and "mog2+post" in dets:
+        r = [a / b for a, b in zip(fps["silk+post"], fps["mog2+post"])]
+        res["paired_ratio_post"] = {"median": statistics.median(r), "min": min(r), "max": max(r)}
     if "silk" in dets:
         res["silk_state_bytes_per_pixel"] = dets["silk"].state_nbytes / (h * w)
     if "norma" in dets:
@@ -138,7 +160,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--sizes", nargs="+", default=["native", "640x480"])
-    ap.add_argument("--detectors", nargs="+", default=["silk", "silk+median", "silk+post", "norma", "mog2"])
+    ap.add_argument("--detectors", nargs="+", default=["silk", "silk+median", "silk+post", "norma", "mog2", "mog2+post"])
     ap.add_argument("--json", type=Path, help="also write the results here")
     args = ap.parse_args(argv)
 
@@ -176,6 +198,11 @@ def main(argv=None) -> int:
             print(f"{r['size']} threads={r['threads']}: paired per-repeat ratio to MOG2 (median [min, max]): "
                   + ", ".join(f"{k} {v['median']:.2f} [{v['min']:.2f}, {v['max']:.2f}]"
                               for k, v in r["paired_ratio_to_mog2"].items()))
+    for r in results:
+        if "paired_ratio_post" in r:
+            v = r["paired_ratio_post"]
+            print(f"{r['size']} threads={r['threads']}: like for like, silk+post / mog2+post (paired): "
+                  f"{v['median']:.2f} [{v['min']:.2f}, {v['max']:.2f}]")
     for r in results[:1]:
         if "silk_state_bytes_per_pixel" in r:
             print(f"\nSILK state: {r['silk_state_bytes_per_pixel']:.0f} bytes/pixel"
