@@ -216,6 +216,11 @@ def _cv_point(job):
     return float(np.mean(accs)), float(np.mean(nsvs))
 
 
+def _cv_point_indexed(item):
+    i, job = item
+    return i, _cv_point(job)
+
+
 def select_cv(task, algo, log, k=5, processes=2, cache=None):
     """The paper's protocol: ``k``-fold cross-validation on the whole training set over the grid.
 
@@ -254,8 +259,8 @@ def select_cv(task, algo, log, k=5, processes=2, cache=None):
     if processes > 1 and jobs:
         import multiprocessing as mp
         with mp.get_context("fork").Pool(processes) as pool:
-            for g, res in zip(todo, pool.imap(_cv_point, jobs, chunksize=1)):
-                keep(g, res)
+            for i, res in pool.imap_unordered(_cv_point_indexed, list(enumerate(jobs)), chunksize=1):
+                keep(todo[i], res)   # as each point finishes, so a kill loses only running points
     else:
         for g, j in zip(todo, jobs):
             keep(g, _cv_point(j))
