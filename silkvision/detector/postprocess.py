@@ -15,6 +15,23 @@ import numpy as np
 __all__ = ["median_mask", "close_mask", "fill_holes", "MaskFilter"]
 
 
+def _is_off(name: str, size) -> bool:
+    """True for a window size of 0 or 1 (step off); ``ValueError`` naming ``name`` unless odd >= 3."""
+    if size in (0, 1):
+        return True
+    if size < 3 or size % 2 == 0:
+        raise ValueError(f"{name}: {size!r} must be 0 or an odd integer >= 3")
+    return False
+
+
+def _copy(mask: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    if out is None:
+        return mask.copy()
+    if out is not mask:
+        np.copyto(out, mask)
+    return out
+
+
 def median_mask(mask: np.ndarray, size: int, out: np.ndarray | None = None,
                 work: np.ndarray | None = None) -> np.ndarray:
     """Median filter of a 0/255 uint8 mask with a ``size`` x ``size`` window (0 or 1 = no filter).
@@ -39,13 +56,8 @@ def median_mask(mask: np.ndarray, size: int, out: np.ndarray | None = None,
     ndarray
         The filtered mask (``out`` if given).
     """
-    if size in (0, 1):
-        if out is None:
-            return mask.copy()
-        np.copyto(out, mask)
-        return out
-    if size < 3 or size % 2 == 0:
-        raise ValueError(f"median: {size!r} must be 0 or an odd integer >= 3")
+    if _is_off("median", size):
+        return _copy(mask, out)
     if size >= 5:
         box = cv2.boxFilter(mask, cv2.CV_16U, (size, size), dst=work, normalize=False,
                             borderType=cv2.BORDER_REPLICATE)
@@ -69,17 +81,12 @@ def close_mask(mask: np.ndarray, size: int, out: np.ndarray | None = None) -> np
     mask : ndarray
         HxW uint8 0/255 mask.
     size : int
-        0 (off) or an odd size >= 3.
+        0 or 1 (off) or an odd size >= 3.
     out : ndarray, optional
         Preallocated HxW uint8 output (may be ``mask`` itself).
     """
-    if size == 0:
-        if out is None:
-            return mask.copy()
-        np.copyto(out, mask)
-        return out
-    if size < 3 or size % 2 == 0:
-        raise ValueError(f"close: {size!r} must be 0 or an odd integer >= 3")
+    if _is_off("close", size):
+        return _copy(mask, out)
     return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, closing_footprint(size), dst=out)
 
 
@@ -129,8 +136,9 @@ class MaskFilter:
 
     def __init__(self, median: int = 0, close: int = 0, fill_holes: bool = False):
         for name, size in (("median", median), ("close", close)):
-            if isinstance(size, bool) or int(size) != size or not (size in (0, 1) or (size % 2 == 1 and size >= 3)):
+            if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
                 raise ValueError(f"{name}: {size!r} must be 0 (off) or an odd integer >= 3")
+            _is_off(name, size)
         if not isinstance(fill_holes, (bool, np.bool_)):
             raise ValueError(f"fill_holes: {fill_holes!r} must be true or false")
         self.median, self.close, self.fill_holes = int(median), int(close), bool(fill_holes)
