@@ -320,6 +320,8 @@ def main(argv=None) -> int:
     log = lambda s: print(s, flush=True)  # noqa: E731
     cv_cache = args.cv_cache or (args.json.with_name(args.json.name + ".cvcache.jsonl") if args.json else None)
     tasks = build_tasks(root, args.sel_train, args.sel_val, args.quick, args.datasets)
+    if args.datasets:   # in the order given (cheap sets first when a long selection may be stopped)
+        tasks.sort(key=lambda t: args.datasets.index(t.name) if t.name in args.datasets else len(args.datasets))
     how = (f"{args.folds}-fold cross-validation on the whole training set" if args.select == "cv" else
            f"{args.sel_train} train / {args.sel_val} validation training examples")
     log(f"# ramp_svm_table1: {len(tasks)} data sets, repeats={args.repeats}, selection on {how}; "
