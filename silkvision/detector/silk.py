@@ -68,7 +68,8 @@ divided by one global scale g (all pixels decay by the same factor every frame, 
 pixel was last foreground (``hold``), i.e. 4 omega + C omega + 1 bytes per pixel (141 B for
 omega = 20, RGB). All buffers are allocated at the first frame (or after
 :meth:`~SilkSubtractor.reset` / :meth:`~SilkSubtractor.set_state`); ``apply`` allocates nothing but
-its returned mask (pass ``fgmask`` to avoid that too).
+its returned mask (pass ``fgmask`` to avoid that too) and, with ``fill_holes``, the small list of
+contours OpenCV returns to the hole filling.
 """
 
 from __future__ import annotations
