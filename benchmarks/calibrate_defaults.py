@@ -55,6 +55,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from silkvision.detector.postprocess import NO_POSTPROCESSING
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detector_accuracy import DEFAULT_ROOT, load_sequence  # noqa: E402
 
@@ -92,10 +94,6 @@ SILK_STAGES = [
 FACTORS = (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2.0)
 #: keys added after run 3, at the value that reproduces the detector from before they existed
 LEGACY = {"hold": 0, "warmup_kappa": 1.0}
-
-
-#: detector keys of the raw mask (no median, closing or hole filling): the search scores raw scores
-RAW_MASK = {"median": 0, "close": 0, "fill_holes": False}
 
 def fine_axes(best: dict, coarse: dict) -> dict:
     """Stage-2 grid: every numeric parameter x FACTORS around ``best`` (no human choice)."""
@@ -154,7 +152,7 @@ def _run(task):
     algo, params, name = task
     seq, cls = _DATA[name]
     p = {k: v for k, v in params.items() if k != "median"}
-    det = (SilkSubtractor if algo == "silk" else NormaSubtractor)(**{**RAW_MASK, **p})
+    det = (SilkSubtractor if algo == "silk" else NormaSubtractor)(**{**NO_POSTPROCESSING, **p})
     hists = np.zeros((len(MEDIANS), 2, NBINS + 1), np.int64)
     t0 = time.process_time()
     for i, frame in enumerate(seq.frames, start=1):
@@ -180,7 +178,7 @@ def recovery_frames(params: dict, limit: int, before: int = 600, seed: int = 0,
     """
     from silkvision.detector.silk import SilkSubtractor
     rng = np.random.default_rng(seed)
-    det = SilkSubtractor(**{**RAW_MASK, **{k: v for k, v in params.items() if k != "median"}})
+    det = SilkSubtractor(**{**NO_POSTPROCESSING, **{k: v for k, v in params.items() if k != "median"}})
     a, b = np.array([70.0, 80.0, 90.0]), np.array([170.0, 160.0, 150.0])
     for _ in range(before):
         det.apply(np.clip(a + rng.normal(0, 2, (4, 4, 3)), 0, 255).astype(np.uint8))

@@ -95,15 +95,12 @@ def run_sequence(seq: Sequence, detectors=DETECTORS, threads: int = 1) -> dict:
     import numba
 
     import silkvision as sv
-    from silkvision.detector.postprocess import MaskFilter, median_mask
+    from silkvision.detector.postprocess import NO_POSTPROCESSING, median_mask
     from silkvision.evaluation import Counts, confusion_counts
 
     numba.set_num_threads(threads)
     cv2.setNumThreads(threads)
     post = sv.create_subtractor("silk").mask_filter          # the shipped chain, applied to MOG2/KNN
-    median = post.median
-    post = MaskFilter(post.median, post.close, post.fill_holes)
-    raw_keys = {"median": 0, "close": 0, "fill_holes": False}
     runs = {}
     if any(d.startswith("silk") and d != "silk-plain" for d in detectors):
         runs["silk"] = sv.create_subtractor("silk")
@@ -112,9 +109,9 @@ def run_sequence(seq: Sequence, detectors=DETECTORS, threads: int = 1) -> dict:
     if "norma" in detectors:
         runs["norma"] = sv.create_subtractor("norma")
     if any(d.startswith("mog2") for d in detectors):
-        runs["mog2"] = sv.create_subtractor("mog2", detect_shadows=False, **raw_keys)
+        runs["mog2"] = sv.create_subtractor("mog2", detect_shadows=False, **NO_POSTPROCESSING)
     if any(d.startswith("knn") for d in detectors):
-        runs["knn"] = sv.create_subtractor("knn", detect_shadows=False, **raw_keys)
+        runs["knn"] = sv.create_subtractor("knn", detect_shadows=False, **NO_POSTPROCESSING)
     counts = {d: Counts(0, 0, 0, 0) for d in detectors}
     seconds = {k: 0.0 for k in runs}
     for i, frame in enumerate(seq.frames, start=1):
@@ -128,11 +125,11 @@ def run_sequence(seq: Sequence, detectors=DETECTORS, threads: int = 1) -> dict:
             if k == "silk":
                 if "silk" in counts:
                     counts["silk"] = counts["silk"] + confusion_counts(mask, gt, seq.roi)
-                raw = np.less(det.scores, np.float32(det.threshold)).view(np.uint8) * np.uint8(255)
+                raw = det._raw    # the kernel's mask (score < threshold) before the chain
                 if "silk-raw" in counts:
                     counts["silk-raw"] = counts["silk-raw"] + confusion_counts(raw, gt, seq.roi)
                 if "silk-median" in counts:
-                    m = median_mask(raw, median)
+                    m = median_mask(raw, post.median)
                     counts["silk-median"] = counts["silk-median"] + confusion_counts(m, gt, seq.roi)
             elif k in ("mog2", "knn"):
                 if k in counts:

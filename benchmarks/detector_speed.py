@@ -35,6 +35,7 @@ import numba
 import numpy as np
 
 from silkvision.detector.norma import NormaSubtractor
+from silkvision.detector.postprocess import NO_POSTPROCESSING
 from silkvision.detector.silk import SilkSubtractor
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "video" / "highway"
@@ -85,13 +86,13 @@ def make_detectors(which: list[str]):
     dets = {}
     for w in which:
         if w == "silk":          # SILK with its defaults (omega 20), post-processing off: same output as MOG2
-            dets["silk"] = SilkSubtractor(median=0, close=0, fill_holes=False)
+            dets["silk"] = SilkSubtractor(**NO_POSTPROCESSING)
         elif w == "silk+median":  # the default 5x5 median only (the shipped chain until stop 13)
             dets["silk+median"] = SilkSubtractor(close=0, fill_holes=False)
         elif w == "silk+post":   # SILK exactly as configured by default (median, closing, hole filling)
             dets["silk+post"] = SilkSubtractor()
         elif w == "norma":
-            dets["norma"] = NormaSubtractor(median=0, close=0, fill_holes=False)
+            dets["norma"] = NormaSubtractor(**NO_POSTPROCESSING)
         elif w == "mog2":
             dets["mog2"] = _MOG2()
         elif w == "mog2+post":

@@ -145,7 +145,7 @@ def run(task):
     """Pooled CDnet confusion counts {configuration: Counts} of one variant on one sequence."""
     import numba
 
-    from silkvision.detector.postprocess import median_mask
+    from silkvision.detector.postprocess import NO_POSTPROCESSING, median_mask
     from silkvision.detector.silk import SilkSubtractor
     from silkvision.evaluation import Counts, confusion_counts
     numba.set_num_threads(1)
@@ -182,7 +182,7 @@ def run(task):
                 if i in seq.gt:
                     add(key, mask, seq.gt[i])
     elif variant == "median":
-        det = SilkSubtractor(median=0, close=0, fill_holes=False)
+        det = SilkSubtractor(**NO_POSTPROCESSING)
         for i, frame in enumerate(seq.frames, start=1):
             raw = det.apply(frame)
             if i in seq.gt:
@@ -191,8 +191,7 @@ def run(task):
     elif variant == "morphology":
         for thr in sorted({g[2] for g in grid}, key=lambda t: -1.0 if t is None else t):
             # the detector's own closing/filling off: the grid's follow its median-filtered mask
-            det = SilkSubtractor(median=0, close=0, fill_holes=False,
-                                 **({} if thr is None else {"threshold": thr}))
+            det = SilkSubtractor(**NO_POSTPROCESSING, **({} if thr is None else {"threshold": thr}))
             for i, frame in enumerate(seq.frames, start=1):
                 raw = det.apply(frame)
                 if i in seq.gt:

@@ -122,17 +122,15 @@ class OpenCVSubtractor(BackgroundSubtractor):
         return {**self._params, "median": p.median, "close": p.close, "fill_holes": p.fill_holes}
 
     def set_params(self, **params) -> None:
+        unknown = set(params) - set(self.POST_PARAMS) - self.RESTART_PARAMS
+        if unknown:
+            raise ValueError(f"{self.name}: unknown parameter {sorted(unknown)[0]!r}")
+        # validate the chain before anything changes
+        self._post = MaskFilter(**{k: params.get(k, getattr(self._post, k)) for k in self.POST_PARAMS})
         restart = False
-        post = {k: getattr(self._post, k) for k in self.POST_PARAMS}
-        for k, v in params.items():
-            if k in self.POST_PARAMS:
-                post[k] = v
-            elif k in self.RESTART_PARAMS:
-                restart = restart or self._params.get(k) != v
-                self._params[k] = v
-            else:
-                raise ValueError(f"{self.name}: unknown parameter {k!r}")
-        self._post = MaskFilter(**post)
+        for k in self.RESTART_PARAMS & set(params):
+            restart = restart or self._params.get(k) != params[k]
+            self._params[k] = params[k]
         if restart:
             self.reset()
 

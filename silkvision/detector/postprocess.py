@@ -12,7 +12,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["median_mask", "close_mask", "fill_holes", "MaskFilter"]
+__all__ = ["median_mask", "close_mask", "fill_holes", "MaskFilter", "NO_POSTPROCESSING"]
+
+#: detector keys that switch the whole chain off: the returned mask is the raw ``score < threshold``
+NO_POSTPROCESSING = {"median": 0, "close": 0, "fill_holes": False}
 
 
 def _is_off(name: str, size) -> bool:

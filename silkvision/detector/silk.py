@@ -155,14 +155,13 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         merged["colour_space"] = check_colour_space(merged["colour_space"])
         merged["median"] = _check_size("median", merged["median"])
         merged["close"] = _check_size("close", merged["close"])
-        if not isinstance(merged["fill_holes"], (bool, np.bool_)):
-            raise ValueError(f"fill_holes: {merged['fill_holes']!r} must be true or false")
-        merged["fill_holes"] = bool(merged["fill_holes"])
+        post = MaskFilter(merged["median"], merged["close"], merged["fill_holes"])   # checks fill_holes
+        merged["fill_holes"] = post.fill_holes
         merged["omega"] = _check_int("omega", merged["omega"], 1, 255)
         merged = self._check(merged)
         restart = not initial and any(merged[k] != self._p[k] for k in self.RESTART_PARAMS)
         self._p = merged
-        self._post = MaskFilter(merged["median"], merged["close"], merged["fill_holes"])
+        self._post = post
         return restart
 
     def _check(self, p: dict) -> dict:  # pragma: no cover - overridden

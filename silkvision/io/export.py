@@ -42,6 +42,7 @@ from silkvision.capture import Source, open_source
 from silkvision.capture.folder import FolderSource
 from silkvision.config import ALGORITHMS, validate, write_config
 from silkvision.detector import create_subtractor
+from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import ExportError, ExportMismatchError, SilkvisionError, SourceError
 from silkvision.io.atomic import atomic_write_bytes, atomic_write_text
 from silkvision.io.npz import load_npz, save_npz
@@ -199,8 +200,7 @@ def _flat(d: Mapping, prefix: str = "") -> dict:
 def output_settings(cfg: Mapping, algorithm: str) -> dict:
     """Flat ``{dotted key: value}`` of the configuration keys that change the exported files."""
     det = cfg["detector"]
-    keep = {"detector": {"algorithm": algorithm, "colour_space": det["colour_space"],
-                         **{k: det[k] for k in ("median", "close", "fill_holes")},
+    keep = {"detector": {"algorithm": algorithm, **{k: det[k] for k in SHARED_KEYS},
                          algorithm: det.get(algorithm, {})},
             "capture": {"resize": cfg["capture"]["resize"], "max_frames": cfg["capture"]["max_frames"]},
             "export": {"scores": cfg["export"]["scores"], "video": cfg["export"]["video"]}}

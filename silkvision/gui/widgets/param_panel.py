@@ -18,12 +18,9 @@ from silkvision.errors import ConfigError
 
 __all__ = ["ParamPanel"]
 
-SHARED = SHARED_KEYS
-
-
 def _spec(algorithm: str, key: str):
     det = SCHEMA["detector"]
-    if key in SHARED:
+    if key in SHARED_KEYS:
         return det[key], {"detector": {key: None}}
     section = det.get(algorithm, {})
     return section.get(key), {"detector": {algorithm: {key: None}}}
@@ -155,7 +152,7 @@ class ParamPanel(QWidget):
             if spec is None:
                 continue
             node = check["detector"]
-            if key in SHARED:
+            if key in SHARED_KEYS:
                 node[key] = v
             else:
                 node[self.algorithm][key] = v
