@@ -12,6 +12,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from silkvision.detector.mask_kernels import MedianClose5
+
 __all__ = ["median_mask", "close_mask", "fill_holes", "MaskFilter", "NO_POSTPROCESSING"]
 
 #: detector keys that switch the whole chain off: the returned mask is the raw ``score < threshold``
@@ -64,7 +66,11 @@ def median_mask(mask: np.ndarray, size: int, out: np.ndarray | None = None,
     if size >= 5:
         box = cv2.boxFilter(mask, cv2.CV_16U, (size, size), dst=work, normalize=False,
                             borderType=cv2.BORDER_REPLICATE)
-        return cv2.compare(box, (size * size // 2 + 1) * 255 - 1, cv2.CMP_GT, dst=out)
+        thr = (size * size // 2 + 1) * 255 - 1
+        if box.size < 4:   # cv2.compare takes a 1x1..1x3 array for a scalar
+            res = np.where(box > thr, 255, 0).astype(np.uint8)
+            return res if out is None else _copy(res, out)
+        return cv2.compare(box, thr, cv2.CMP_GT, dst=out)
     if out is None:
         return cv2.medianBlur(mask, size)
     return cv2.medianBlur(mask, size, dst=out)
@@ -146,6 +152,8 @@ class MaskFilter:
             raise ValueError(f"fill_holes: {fill_holes!r} must be true or false")
         self.median, self.close, self.fill_holes = int(median), int(close), bool(fill_holes)
         self._shape = None
+        # the default 5x5 median + 5x5 closing: one numba kernel, the same result, faster
+        self._fused = MedianClose5() if (self.median, self.close) == (5, 5) else None
 
     @property
     def identity(self) -> bool:
@@ -165,9 +173,12 @@ class MaskFilter:
             out = np.empty_like(raw)
         if out is raw:
             raise ValueError("out: must not be the input mask itself")
-        median_mask(raw, self.median, out=out, work=self._box)
-        if self.close > 1:
-            close_mask(out, self.close, out=out)
+        if self._fused is not None:
+            self._fused(raw, out)
+        else:
+            median_mask(raw, self.median, out=out, work=self._box)
+            if self.close > 1:
+                close_mask(out, self.close, out=out)
         if self.fill_holes:
             fill_holes(out, out=out)
         return out

@@ -223,6 +223,16 @@ class NormaPixelModel:
 
 # -- mask post-processing (silkvision.detector.postprocess) ---------------------------------------
 
+def median_mask_reference(mask: np.ndarray, size: int) -> np.ndarray:
+    """Median of every ``size`` x ``size`` window of a 0/255 mask, the border replicated (as
+    ``cv2.medianBlur``): ``np.median`` over the window's shifted copies."""
+    r = size // 2
+    H, W = mask.shape
+    pad = np.pad(mask, r, mode="edge")
+    shifted = [pad[dy:dy + H, dx:dx + W] for dy in range(size) for dx in range(size)]
+    return np.median(np.stack(shifted), axis=0).astype(np.uint8)
+
+
 def close_mask_reference(mask: np.ndarray, footprint: np.ndarray) -> np.ndarray:
     """Closing of a 0/255 mask by a 0/1 ``footprint`` (odd square): the maximum over the footprint's
     shifted copies (pixels outside the image count as background), then the minimum (pixels outside

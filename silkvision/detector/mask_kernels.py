@@ -1,0 +1,137 @@
+"""Numba kernel of the default mask chain's first two steps: median filter, then closing.
+
+:func:`median_close` gives exactly what :func:`~silkvision.detector.postprocess.median_mask`
+followed by :func:`~silkvision.detector.postprocess.close_mask` give (OpenCV's ``boxFilter``/
+``medianBlur`` and ``morphologyEx``), on 0/255 masks; ``tests/detector/test_mask_kernels.py`` checks
+it against both those and the NumPy references. It exists for speed: behind the SILK kernel, whose
+state streams through the caches every frame, OpenCV's three calls took about 0.11 ms per 320x240
+frame, this one about a third of that (``benchmarks/detector_speed.py``; BENCHMARKS section 1).
+
+How
+---
+Three row-parallel passes, each writing rows that the next pass reads around:
+
+1. **Median** (replicated border): per row, the number of foreground pixels in each column of the
+   ``m`` rows around it (rows clamped), then the sum of ``m`` such counts along the row (ends
+   replicated); foreground iff more than half of the ``m * m`` window is. The median of a 0/255
+   window is 255 iff more than half of it is 255. Written into ``med``, padded with ``r`` columns of
+   0 on each side, ``r`` the closing radius.
+2. **Dilation** by the footprint (``cv2.MORPH_ELLIPSE``), rows of it as half-widths ``hw[dy]``:
+   the maximum over the footprint's rows ``y + dy`` inside the image of the maxima over
+   ``|dx| <= hw[dy]``. Pixels outside the image never dilate: the 0 padding, and rows outside are
+   skipped. Into ``dil``, padded with 255.
+3. **Erosion** by the same footprint, the same way with minima; pixels outside never erode: the
+   255 padding, and rows outside skipped. Into ``out``.
+
+Every inner loop runs over the pixels of a row with non-negative offsets (the padding), so LLVM
+vectorises it over uint8 lanes. Nothing is allocated per call: the caller (``MaskFilter``) owns the
+padded buffers and the per-thread scratch rows.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+__all__ = ["median5_close5", "MedianClose5"]
+
+_U0 = np.uint8(0)
+_U7 = np.uint8(7)
+_U13 = np.uint8(13)
+_U255 = np.uint8(255)
+
+
+@njit(inline="always")
+def _max5(a, x):
+    return max(max(max(a[x], a[x + 1]), max(a[x + 2], a[x + 3])), a[x + 4])
+
+
+@njit(inline="always")
+def _min5(a, x):
+    return min(min(min(a[x], a[x + 1]), min(a[x + 2], a[x + 3])), a[x + 4])
+
+
+@njit(parallel=True, cache=True)
+def median5_close5(raw, out, med, dil, scratch):
+    """5x5 median filter of the 0/255 mask ``raw``, then closing by the 5x5 ellipse, into ``out``.
+
+    Parameters
+    ----------
+    raw : (H, W) uint8
+        0/255 mask.
+    out : (H, W) uint8
+        Result (must not be ``raw``).
+    med, dil : (H + 4, W + 4) uint8
+        Work buffers, the image in ``[2:H + 2, 2:W + 2]``; their borders are written here.
+    scratch : (T, W + 4) uint8
+        One row per numba thread.
+    """
+    H, W = raw.shape
+    # borders: rows/columns outside the image never dilate (0 in med) and never erode (255 in dil)
+    for y in range(2):
+        for x in range(W + 4):
+            med[y, x] = _U0
+            med[H + 2 + y, x] = _U0
+            dil[y, x] = _U255
+            dil[H + 2 + y, x] = _U255
+    # 1. median, replicated border: 255 iff at least 13 of the 25 pixels are
+    for y in prange(H):
+        v = scratch[numba.get_thread_id()]
+        r0 = raw[max(y - 2, 0)]
+        r1 = raw[max(y - 1, 0)]
+        r2 = raw[y]
+        r3 = raw[min(y + 1, H - 1)]
+        r4 = raw[min(y + 2, H - 1)]
+        vc = v[2:W + 2]
+        for x in range(W):
+            vc[x] = (np.uint8(r0[x] >> _U7) + np.uint8(r1[x] >> _U7) + np.uint8(r2[x] >> _U7)
+                     + np.uint8(r3[x] >> _U7) + np.uint8(r4[x] >> _U7))
+        v[0] = v[1] = v[2]
+        v[W + 2] = v[W + 3] = v[W + 1]
+        mr = med[y + 2]
+        mr[0] = mr[1] = mr[W + 2] = mr[W + 3] = _U0
+        mc = mr[2:W + 2]
+        for x in range(W):
+            s = np.uint8(np.uint8(np.uint8(v[x] + v[x + 1]) + np.uint8(v[x + 2] + v[x + 3])) + v[x + 4])
+            mc[x] = _U255 if s >= _U13 else _U0
+    # 2. dilation: rows y-1..y+1 over 5 columns, rows y-2 and y+2 the centre column only
+    for y in prange(H):
+        a = med[y]
+        b = med[y + 1]
+        c = med[y + 2]
+        d = med[y + 3]
+        e = med[y + 4]
+        dr = dil[y + 2]
+        dr[0] = dr[1] = dr[W + 2] = dr[W + 3] = _U255
+        dc = dr[2:W + 2]
+        for x in range(W):
+            dc[x] = max(max(max(_max5(b, x), _max5(c, x)), max(_max5(d, x), a[x + 2])), e[x + 2])
+    # 3. erosion, the same footprint
+    for y in prange(H):
+        a = dil[y]
+        b = dil[y + 1]
+        c = dil[y + 2]
+        d = dil[y + 3]
+        e = dil[y + 4]
+        o = out[y]
+        for x in range(W):
+            o[x] = min(min(min(_min5(b, x), _min5(c, x)), min(_min5(d, x), a[x + 2])), e[x + 2])
+    return out
+
+
+class MedianClose5:
+    """:func:`median5_close5` with its buffers, for masks of one size (reallocated when it changes)."""
+
+    def __init__(self):
+        self._shape = None
+
+    def __call__(self, raw: np.ndarray, out: np.ndarray) -> np.ndarray:
+        H, W = raw.shape
+        if self._shape != (H, W):
+            self._med = np.empty((H + 4, W + 4), np.uint8)
+            self._dil = np.empty((H + 4, W + 4), np.uint8)
+            T = max(numba.config.NUMBA_NUM_THREADS, 1)
+            self._scratch = np.empty((T, W + 4), np.uint8)
+            self._shape = (H, W)
+        return median5_close5(raw, out, self._med, self._dil, self._scratch)
