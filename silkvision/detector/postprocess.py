@@ -4,7 +4,10 @@ The three steps run in this order on the raw 0/255 mask (:class:`MaskFilter`); e
 off. Closing and hole filling are the usual CDnet post-processing (SuBSENSE and PAWCS close and fill
 their masks): they recover the inside of an object whose colour the pixel model already explains
 (a grey car on a grey road). ``docs/BENCHMARKS.md`` section 2 has how they were chosen.
-Plain NumPy references of closing and hole filling are in :mod:`silkvision.detector.reference`.
+Plain NumPy references of the median, closing and hole filling are in
+:mod:`silkvision.detector.reference`. The default pair (5x5 median, then 5x5 closing) runs as one
+numba kernel, :mod:`silkvision.detector.mask_kernels`, which gives the same masks as the OpenCV
+calls below, in about half the time behind the SILK kernel; other sizes use OpenCV.
 """
 
 from __future__ import annotations
