@@ -97,11 +97,7 @@ def median5_close5(raw, out, med, dil, scratch):
             mc[x] = _U255 if s >= _U13 else _U0
     # 2. dilation: rows y-1..y+1 over 5 columns, rows y-2 and y+2 the centre column only
     for y in prange(H):
-        a = med[y]
-        b = med[y + 1]
-        c = med[y + 2]
-        d = med[y + 3]
-        e = med[y + 4]
+        a, b, c, d, e = med[y], med[y + 1], med[y + 2], med[y + 3], med[y + 4]   # rows y-2..y+2
         dr = dil[y + 2]
         dr[0] = dr[1] = dr[W + 2] = dr[W + 3] = _U255
         dc = dr[2:W + 2]
@@ -109,11 +105,7 @@ def median5_close5(raw, out, med, dil, scratch):
             dc[x] = max(max(max(_max5(b, x), _max5(c, x)), max(_max5(d, x), a[x + 2])), e[x + 2])
     # 3. erosion, the same footprint
     for y in prange(H):
-        a = dil[y]
-        b = dil[y + 1]
-        c = dil[y + 2]
-        d = dil[y + 3]
-        e = dil[y + 4]
+        a, b, c, d, e = dil[y], dil[y + 1], dil[y + 2], dil[y + 3], dil[y + 4]
         o = out[y]
         for x in range(W):
             o[x] = min(min(min(_min5(b, x), _min5(c, x)), min(_min5(d, x), a[x + 2])), e[x + 2])
