@@ -1,31 +1,29 @@
-"""Numba kernel of the default mask chain's first two steps: median filter, then closing.
+"""Numba kernel of the default mask chain's first two steps: 5x5 median filter, then 5x5 closing.
 
-:func:`median_close` gives exactly what :func:`~silkvision.detector.postprocess.median_mask`
-followed by :func:`~silkvision.detector.postprocess.close_mask` give (OpenCV's ``boxFilter``/
-``medianBlur`` and ``morphologyEx``), on 0/255 masks; ``tests/detector/test_mask_kernels.py`` checks
-it against both those and the NumPy references. It exists for speed: behind the SILK kernel, whose
-state streams through the caches every frame, OpenCV's three calls took about 0.11 ms per 320x240
-frame, this one about a third of that (``benchmarks/detector_speed.py``; BENCHMARKS section 1).
+:func:`median5_close5` gives exactly what :func:`~silkvision.detector.postprocess.median_mask`
+followed by :func:`~silkvision.detector.postprocess.close_mask` give with size 5 (OpenCV's
+``boxFilter`` + ``compare`` and ``morphologyEx``), on 0/255 masks; ``tests/detector/test_mask_kernels.py``
+checks it against both those and the NumPy references. It exists for speed: behind the SILK kernel,
+whose state streams through the caches every frame, OpenCV's calls took about 95 us per 320x240
+frame, this one about 47 us (BENCHMARKS section 1). Other sizes use OpenCV.
 
 How
 ---
 Three row-parallel passes, each writing rows that the next pass reads around:
 
 1. **Median** (replicated border): per row, the number of foreground pixels in each column of the
-   ``m`` rows around it (rows clamped), then the sum of ``m`` such counts along the row (ends
-   replicated); foreground iff more than half of the ``m * m`` window is. The median of a 0/255
-   window is 255 iff more than half of it is 255. Written into ``med``, padded with ``r`` columns of
-   0 on each side, ``r`` the closing radius.
-2. **Dilation** by the footprint (``cv2.MORPH_ELLIPSE``), rows of it as half-widths ``hw[dy]``:
-   the maximum over the footprint's rows ``y + dy`` inside the image of the maxima over
-   ``|dx| <= hw[dy]``. Pixels outside the image never dilate: the 0 padding, and rows outside are
-   skipped. Into ``dil``, padded with 255.
-3. **Erosion** by the same footprint, the same way with minima; pixels outside never erode: the
-   255 padding, and rows outside skipped. Into ``out``.
+   5 rows around it (rows clamped), then the sum of 5 such counts along the row (ends replicated);
+   foreground iff at least 13 of the 25 are (the median of a 0/255 window is 255 iff more than half
+   of it is). Into ``med``, whose 2-pixel border is 0.
+2. **Dilation** by the 5x5 ellipse of ``cv2.MORPH_ELLIPSE`` (rows y-1..y+1 over 5 columns, rows
+   y-2 and y+2 the centre column only). Pixels outside the image never dilate: ``med``'s 0 border.
+   Into ``dil``, whose 2-pixel border is 255.
+3. **Erosion** by the same footprint; pixels outside the image never erode: ``dil``'s 255 border.
+   Into ``out``.
 
-Every inner loop runs over the pixels of a row with non-negative offsets (the padding), so LLVM
-vectorises it over uint8 lanes. Nothing is allocated per call: the caller (``MaskFilter``) owns the
-padded buffers and the per-thread scratch rows.
+Every inner loop runs over the pixels of a row with non-negative offsets (the borders), so LLVM
+vectorises it over uint8 lanes. Nothing is allocated per call: :class:`MedianClose5` owns the
+bordered buffers and the per-thread scratch rows.
 """
 
 from __future__ import annotations

@@ -118,10 +118,7 @@ def fill_holes(mask: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     out : ndarray, optional
         Preallocated HxW uint8 output (may be ``mask`` itself).
     """
-    if out is None:
-        out = mask.copy()
-    elif out is not mask:
-        np.copyto(out, mask)
+    out = _copy(mask, out)
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
     if hierarchy is not None:
         holes = [c for c, h in zip(contours, hierarchy[0]) if h[3] >= 0]   # children: hole boundaries
@@ -171,7 +168,6 @@ class MaskFilter:
 
     def __call__(self, raw: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """The post-processed copy of the 0/255 mask ``raw`` (``out`` if given; ``raw`` is not changed)."""
-        self._buffers(raw.shape)
         if out is None:
             out = np.empty_like(raw)
         if out is raw:
@@ -179,6 +175,7 @@ class MaskFilter:
         if self._fused is not None:
             self._fused(raw, out)
         else:
+            self._buffers(raw.shape)
             median_mask(raw, self.median, out=out, work=self._box)
             if self.close > 1:
                 close_mask(out, self.close, out=out)

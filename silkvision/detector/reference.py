@@ -22,8 +22,8 @@ import numpy as np
 from silkvision.detector.kernels import EXP2_COEFFS, U_MIN
 
 __all__ = ["fma32_reference", "exp2_neg_reference", "silk_frame_reference", "norma_frame_reference",
-           "renormalise_reference", "SilkPixelModel", "NormaPixelModel", "close_mask_reference",
-           "fill_holes_reference"]
+           "renormalise_reference", "SilkPixelModel", "NormaPixelModel", "median_mask_reference",
+           "close_mask_reference", "fill_holes_reference"]
 
 _F = np.float32
 
