@@ -65,6 +65,16 @@ class _MOG2:
         return self.out
 
 
+class _MOG2Shadows(_MOG2):
+    """OpenCV MOG2 exactly as ``cv2.createBackgroundSubtractorMOG2()`` makes it (shadow detection on)."""
+
+    name = "mog2-shadows"
+
+    def __init__(self):
+        self.m = cv2.createBackgroundSubtractorMOG2()
+        self.out = None
+
+
 class _MOG2Post(_MOG2):
     """The same MOG2, then SILK's default mask chain (median, closing, hole filling): like for like."""
 
@@ -97,6 +107,8 @@ def make_detectors(which: list[str]):
             dets["mog2"] = _MOG2()
         elif w == "mog2+post":
             dets["mog2+post"] = _MOG2Post()
+        elif w == "mog2-shadows":  # OpenCV's own defaults (detectShadows=True); "mog2" has them off
+            dets["mog2-shadows"] = _MOG2Shadows()
         else:
             raise SystemExit(f"unknown detector {w!r}")
     return dets
