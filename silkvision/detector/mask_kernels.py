@@ -9,7 +9,7 @@ frame, this one about 47 us (BENCHMARKS section 1). Other sizes use OpenCV.
 
 How
 ---
-Three row-parallel passes, each writing rows that the next pass reads around:
+Three passes over the rows, each writing rows that the next pass reads around:
 
 1. **Median** (replicated border): per row, the number of foreground pixels in each column of the
    5 rows around it (rows clamped), then the sum of 5 such counts along the row (ends replicated);
@@ -21,16 +21,22 @@ Three row-parallel passes, each writing rows that the next pass reads around:
 3. **Erosion** by the same footprint; pixels outside the image never erode: ``dil``'s 255 border.
    Into ``out``.
 
-Every inner loop runs over the pixels of a row with non-negative offsets (the borders), so LLVM
-vectorises it over uint8 lanes. Nothing is allocated per call: :class:`MedianClose5` owns the
-bordered buffers and the per-thread scratch rows.
+Every inner loop runs over the pixels of a row with non-negative offsets (the borders), in a small
+function of 1-D rows, so LLVM vectorises it over uint8 lanes (written as one function with three
+loops over the rows, the same code ran 12x slower: not vectorised). Nothing is allocated per call:
+:class:`MedianClose5` owns the bordered buffers and the scratch row.
+
+Why serial: the kernel takes about 40 us per 320x240 frame on one core. With the three passes as
+``prange`` loops it took 29 us on two idle cores, but each ``prange`` is a fork and a join of the
+numba threads, and when other processes keep the cores busy, a join waits for a thread the OS has
+not scheduled: 23.5 ms per call against 58 us serially, measured with two CPU-bound processes on
+this 2-core machine (BENCHMARKS section 1).
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 __all__ = ["median5_close5", "MedianClose5"]
 
@@ -50,7 +56,40 @@ def _min5(a, x):
     return min(min(min(a[x], a[x + 1]), min(a[x + 2], a[x + 3])), a[x + 4])
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True)
+def _median_row(r0, r1, r2, r3, r4, v, mr, W):
+    """Step 1 for one row: ``r0..r4`` are the raw rows y-2..y+2 (clamped), ``v`` a (W + 4) scratch
+    row, ``mr`` the bordered output row of ``med``."""
+    vc = v[2:W + 2]
+    for x in range(W):
+        vc[x] = (np.uint8(r0[x] >> _U7) + np.uint8(r1[x] >> _U7) + np.uint8(r2[x] >> _U7)
+                 + np.uint8(r3[x] >> _U7) + np.uint8(r4[x] >> _U7))
+    v[0] = v[1] = v[2]
+    v[W + 2] = v[W + 3] = v[W + 1]
+    mr[0] = mr[1] = mr[W + 2] = mr[W + 3] = _U0
+    mc = mr[2:W + 2]
+    for x in range(W):
+        s = np.uint8(np.uint8(np.uint8(v[x] + v[x + 1]) + np.uint8(v[x + 2] + v[x + 3])) + v[x + 4])
+        mc[x] = _U255 if s >= _U13 else _U0
+
+
+@njit(cache=True)
+def _dilate_row(a, b, c, d, e, dr, W):
+    """Step 2 for one row: ``a..e`` are the bordered ``med`` rows y-2..y+2, ``dr`` the row of ``dil``."""
+    dr[0] = dr[1] = dr[W + 2] = dr[W + 3] = _U255
+    dc = dr[2:W + 2]
+    for x in range(W):
+        dc[x] = max(max(max(_max5(b, x), _max5(c, x)), max(_max5(d, x), a[x + 2])), e[x + 2])
+
+
+@njit(cache=True)
+def _erode_row(a, b, c, d, e, o, W):
+    """Step 3 for one row: ``a..e`` are the bordered ``dil`` rows y-2..y+2, ``o`` the output row."""
+    for x in range(W):
+        o[x] = min(min(min(_min5(b, x), _min5(c, x)), min(_min5(d, x), a[x + 2])), e[x + 2])
+
+
+@njit(cache=True)
 def median5_close5(raw, out, med, dil, scratch):
     """5x5 median filter of the 0/255 mask ``raw``, then closing by the 5x5 ellipse, into ``out``.
 
@@ -62,8 +101,8 @@ def median5_close5(raw, out, med, dil, scratch):
         Result (must not be ``raw``).
     med, dil : (H + 4, W + 4) uint8
         Work buffers, the image in ``[2:H + 2, 2:W + 2]``; their borders are written here.
-    scratch : (T, W + 4) uint8
-        One row per numba thread.
+    scratch : (W + 4,) uint8
+        One scratch row.
     """
     H, W = raw.shape
     # borders: rows/columns outside the image never dilate (0 in med) and never erode (255 in dil)
@@ -74,39 +113,15 @@ def median5_close5(raw, out, med, dil, scratch):
             dil[y, x] = _U255
             dil[H + 2 + y, x] = _U255
     # 1. median, replicated border: 255 iff at least 13 of the 25 pixels are
-    for y in prange(H):
-        v = scratch[numba.get_thread_id()]
-        r0 = raw[max(y - 2, 0)]
-        r1 = raw[max(y - 1, 0)]
-        r2 = raw[y]
-        r3 = raw[min(y + 1, H - 1)]
-        r4 = raw[min(y + 2, H - 1)]
-        vc = v[2:W + 2]
-        for x in range(W):
-            vc[x] = (np.uint8(r0[x] >> _U7) + np.uint8(r1[x] >> _U7) + np.uint8(r2[x] >> _U7)
-                     + np.uint8(r3[x] >> _U7) + np.uint8(r4[x] >> _U7))
-        v[0] = v[1] = v[2]
-        v[W + 2] = v[W + 3] = v[W + 1]
-        mr = med[y + 2]
-        mr[0] = mr[1] = mr[W + 2] = mr[W + 3] = _U0
-        mc = mr[2:W + 2]
-        for x in range(W):
-            s = np.uint8(np.uint8(np.uint8(v[x] + v[x + 1]) + np.uint8(v[x + 2] + v[x + 3])) + v[x + 4])
-            mc[x] = _U255 if s >= _U13 else _U0
+    for y in range(H):
+        _median_row(raw[max(y - 2, 0)], raw[max(y - 1, 0)], raw[y], raw[min(y + 1, H - 1)],
+                    raw[min(y + 2, H - 1)], scratch, med[y + 2], W)
     # 2. dilation: rows y-1..y+1 over 5 columns, rows y-2 and y+2 the centre column only
-    for y in prange(H):
-        a, b, c, d, e = med[y], med[y + 1], med[y + 2], med[y + 3], med[y + 4]   # rows y-2..y+2
-        dr = dil[y + 2]
-        dr[0] = dr[1] = dr[W + 2] = dr[W + 3] = _U255
-        dc = dr[2:W + 2]
-        for x in range(W):
-            dc[x] = max(max(max(_max5(b, x), _max5(c, x)), max(_max5(d, x), a[x + 2])), e[x + 2])
+    for y in range(H):
+        _dilate_row(med[y], med[y + 1], med[y + 2], med[y + 3], med[y + 4], dil[y + 2], W)
     # 3. erosion, the same footprint
-    for y in prange(H):
-        a, b, c, d, e = dil[y], dil[y + 1], dil[y + 2], dil[y + 3], dil[y + 4]
-        o = out[y]
-        for x in range(W):
-            o[x] = min(min(min(_min5(b, x), _min5(c, x)), min(_min5(d, x), a[x + 2])), e[x + 2])
+    for y in range(H):
+        _erode_row(dil[y], dil[y + 1], dil[y + 2], dil[y + 3], dil[y + 4], out[y], W)
     return out
 
 
@@ -121,7 +136,6 @@ class MedianClose5:
         if self._shape != (H, W):
             self._med = np.empty((H + 4, W + 4), np.uint8)
             self._dil = np.empty((H + 4, W + 4), np.uint8)
-            T = max(numba.config.NUMBA_NUM_THREADS, 1)
-            self._scratch = np.empty((T, W + 4), np.uint8)
+            self._scratch = np.empty(W + 4, np.uint8)
             self._shape = (H, W)
         return median5_close5(raw, out, self._med, self._dil, self._scratch)

@@ -69,5 +69,5 @@ def test_kernel_writes_its_borders(rng):
     med = np.full((24, 28), 123, np.uint8)
     dil = np.full((24, 28), 7, np.uint8)
     out = np.empty_like(m)
-    median5_close5(m, out, med, dil, np.full((8, 28), 99, np.uint8))
+    median5_close5(m, out, med, dil, np.full(28, 99, np.uint8))
     assert np.array_equal(out, _opencv(m))
