@@ -49,6 +49,8 @@ threads; each thread uses the slice of ``numba.get_thread_id()``, so nothing is 
 
 from __future__ import annotations
 
+import silkvision.detector.numba_threads  # noqa: F401  (before any parallel loop: OpenMP spin count)
+
 import numba
 import numpy as np
 from llvmlite import ir as _llir
