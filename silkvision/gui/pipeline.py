@@ -51,7 +51,8 @@ class RocView:
     tpr: np.ndarray | None = None
     auc: float | None = None
     point: tuple[float, float] | None = None   # (fpr, tpr) at the current threshold
-    f_measure: float | None = None
+    f_measure: float | None = None        # of the scores at the current threshold (scored detectors)
+    mask_f_measure: float | None = None   # of the masks as shown (post-processed), summed so far
     threshold: float | None = None
     note: str = ""                        # why there is no curve/point yet
 
@@ -122,7 +123,9 @@ def _default_factory(name, config=None, **kw):
 
 
 class _Roc:
-    """Live ROC of one detector: a RocAccumulator when it has scores, else summed Counts."""
+    """Live ROC of one detector: a RocAccumulator of its raw scores when it has scores, and for
+    every detector the summed confusion counts of the masks as shown (after post-processing), so
+    that the F-measures of a scored and an unscored detector can be compared."""
 
     def __init__(self, det, bins: int):
         from silkvision.evaluation import Counts
@@ -142,8 +145,7 @@ class _Roc:
 
         if self.acc is not None:
             self.acc.update(self.det.scores, gt, roi)
-        else:
-            self.counts = self.counts + confusion_counts(mask, gt, roi)
+        self.counts = self.counts + confusion_counts(mask, gt, roi)
         self.frames += 1
 
     def view(self) -> RocView:
@@ -153,6 +155,9 @@ class _Roc:
         if self.frames == 0:
             v.note = "no frame with ground truth yet"
             return v
+        shown = metrics(self.counts)
+        if np.isfinite(shown["f_measure"]):
+            v.mask_f_measure = float(shown["f_measure"])
         if self.acc is not None:
             if self.acc.positives == 0 or self.acc.negatives == 0:
                 v.note = "no foreground in the ground truth yet" if self.acc.positives == 0 else \
@@ -162,15 +167,14 @@ class _Roc:
             v.fpr, v.tpr = np.asarray(fpr, float), np.asarray(tpr, float)
             v.auc = float(self.acc.auc())
             v.threshold = float(self.det.threshold)
-            counts = self.acc.counts_at(v.threshold)
+            m = metrics(self.acc.counts_at(v.threshold))
+            v.f_measure = None if not np.isfinite(m["f_measure"]) else float(m["f_measure"])
         else:
-            counts = self.counts
-        m = metrics(counts)
+            m = shown
         if np.isfinite(m["fpr"]) and np.isfinite(m["recall"]):
             v.point = (float(m["fpr"]), float(m["recall"]))
         else:
             v.note = "no foreground in the ground truth yet"
-        v.f_measure = None if not np.isfinite(m["f_measure"]) else float(m["f_measure"])
         return v
 
 

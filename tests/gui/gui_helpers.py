@@ -33,8 +33,9 @@ class Reference:
     second: object
     roc: RocAccumulator
     roc2: RocAccumulator | None
-    counts2: Counts
+    counts2: Counts        # of the second detector's masks as returned by apply (post-processed)
     last_index: int
+    counts: Counts = Counts(0, 0, 0, 0)   # of SILK's masks as returned by apply
 
 
 def reference_run(source, second="norma", start=START, frames=FRAMES, config=None) -> Reference:
@@ -45,24 +46,24 @@ def reference_run(source, second="norma", start=START, frames=FRAMES, config=Non
     roc = RocAccumulator(*silk.score_range, bins=bins, thresholds=(silk.threshold,))
     roc2 = (RocAccumulator(*det2.score_range, bins=bins, thresholds=(det2.threshold,))
             if det2.has_scores else None)
-    counts2 = Counts(0, 0, 0, 0)
+    counts = counts2 = Counts(0, 0, 0, 0)
     with open_source(source) as src:
         src.seek(start)
         first, last = src.temporal_roi
         for k, (index, frame) in enumerate(src):
             if k == frames:
                 break
-            silk.apply(frame)
+            mask = silk.apply(frame)
             mask2 = det2.apply(frame)
             if first <= index <= last:
                 gt = src.groundtruth(index)
                 roc.update(silk.scores, gt, src.roi)
                 if roc2 is not None:
                     roc2.update(det2.scores, gt, src.roi)
-                else:
-                    counts2 = counts2 + confusion_counts(mask2, gt, src.roi)
+                counts = counts + confusion_counts(mask, gt, src.roi)
+                counts2 = counts2 + confusion_counts(mask2, gt, src.roi)
             last_index = index
-    return Reference(silk, det2, roc, roc2, counts2, last_index)
+    return Reference(silk, det2, roc, roc2, counts2, last_index, counts)
 
 
 def fpr_tpr(c: Counts) -> tuple[float, float]:

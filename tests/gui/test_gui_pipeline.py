@@ -38,6 +38,26 @@ def test_live_roc_equals_engine(sample_seq, second):
     np.testing.assert_array_equal(last.scores, ref.silk.scores)
 
 
+@pytest.mark.parametrize("second", ["norma", "mog2"])
+def test_live_f_measures_of_scores_and_of_shown_masks(sample_seq, second):
+    # "F scores": raw scores at the threshold (scored detectors only); "F mask": the masks as shown,
+    # post-processed, for every detector, so that SILK and MOG2 are compared on the same footing
+    from silkvision.evaluation import metrics
+
+    last = run(Pipeline({}, second=second), sample_seq)[-1]
+    ref = reference_run(sample_seq, second=second)
+    silk, other = last.roc["silk"], last.roc[second]
+    assert silk.f_measure == pytest.approx(metrics(ref.roc.counts_at(ref.silk.threshold))["f_measure"], abs=0)
+    assert silk.mask_f_measure == pytest.approx(metrics(ref.counts)["f_measure"], abs=0)
+    assert other.mask_f_measure == pytest.approx(metrics(ref.counts2)["f_measure"], abs=0)
+    if ref.roc2 is None:
+        assert other.f_measure is None
+    else:
+        assert other.f_measure == pytest.approx(metrics(ref.roc2.counts_at(ref.second.threshold))["f_measure"], abs=0)
+    # the default chain (median, closing, hole filling) is what the user sees, and it changes F
+    assert silk.mask_f_measure != silk.f_measure
+
+
 def test_rethreshold_uses_last_scores(sample_seq):
     pipe = Pipeline({})
     last = run(pipe, sample_seq, frames=8)[-1]

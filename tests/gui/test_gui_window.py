@@ -26,7 +26,8 @@ def test_live_roc_matches_evaluation_engine(qtbot, make_window, sample_seq):
     assert len(x) > 100 and np.all(np.diff(x) >= 0)
     assert len(win.roc_plot.curves["second"].getData()[0]) > 100
     assert win.roc_plot.points["silk"].getData()[0][0] == pytest.approx(r.roc["silk"].point[0])
-    assert "AUC" in win.roc_plot.legend.getLabel(win.roc_plot.curves["silk"]).text
+    label = win.roc_plot.legend.getLabel(win.roc_plot.curves["silk"]).text
+    assert "AUC" in label and "F scores" in label and "F mask" in label
     # every frame was either drawn or counted as skipped by the display
     assert win.drawn + win.worker.slot.skipped == FRAMES
     assert "fps" in win.stats_label.text() and f"frame {r.index} / 400" == win.frame_label.text()

@@ -1,5 +1,6 @@
 """The live ROC plot (pyqtgraph): one curve per scored detector, an operating point per detector,
-AUC and F-measure in the legend."""
+and in the legend the AUC, the F-measure of the raw scores at the threshold (``F scores``, the point
+on the curve) and the F-measure of the masks as shown, after post-processing (``F mask``)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ def _label(v: RocView) -> str:
     if v.auc is not None:
         parts.append(f"AUC {v.auc:.3f}")
     if v.f_measure is not None:
-        parts.append(f"F {v.f_measure:.3f}")
+        parts.append(f"F scores {v.f_measure:.3f}")
+    if v.mask_f_measure is not None:
+        parts.append(f"F mask {v.mask_f_measure:.3f}")
     if v.note:
         parts.append(f"({v.note})")
     return "  ".join(parts)
