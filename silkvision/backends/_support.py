@@ -183,7 +183,7 @@ class SupportStore:
             self.coef = np.zeros((int(capacity), self.n_outputs))
         self.stamp = np.zeros(int(capacity), dtype=np.int64)
         self.n = 0
-        self.XT = None      # feature-major copy (d, capacity) for sparse inputs; see enable_columns
+        self.XT = None      # feature-major copy (d, capacity); see enable_columns
         self.sqn = None
 
     @property
@@ -373,10 +373,11 @@ class BinaryKernelClassifier(KernelExpansionMixin, BinaryClassifier):
     new arrays in ``store``.
 
     Subclasses whose loop supports the feature-major path (:mod:`silkvision.backends.sparse`) set
-    ``_sparse_path = True``; it is switched on when the first batch the model learns is sparse.
+    ``_columns_path = True``; it is switched on when the first batch the model learns has enough
+    features (:func:`~silkvision.backends.sparse.use_columns`).
     """
 
-    _sparse_path = False
+    _columns_path = False
 
     def decision_function_one(self, x) -> float:
         """f(x) = sum_j coef_j k(X_j, x)."""
@@ -395,9 +396,9 @@ class BinaryKernelClassifier(KernelExpansionMixin, BinaryClassifier):
             return np.empty(0)
         new = self._store is None
         st = self._ensure_store(X.shape[1])
-        if new and self._sparse_path:
-            from silkvision.backends.sparse import is_sparse
-            if is_sparse(X):
+        if new and self._columns_path:
+            from silkvision.backends.sparse import use_columns
+            if use_columns(X):
                 st.enable_columns()
         pred = self._run(np.ascontiguousarray(X), np.ascontiguousarray(y, dtype=np.float64), st)
         self._t += len(X)

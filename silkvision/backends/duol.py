@@ -34,10 +34,11 @@ Variants (JMLR section 5.1 and 5.3), selected by the registered name:
 Implementation: the support vectors, weights, labels and tracked scores live in preallocated arrays
 that double when full; the Gram matrix of the support vectors is cached (for the auxiliary
 example's kernel row) while it fits in ``cache_mb`` megabytes, else that row is recomputed. The whole
-online loop (:meth:`progressive_predict`) is one numba function. When the first batch is sparse
-(:func:`silkvision.backends.sparse.is_sparse`, e.g. w7a), the kernel row ``k(x_i, x_t)`` comes from
-a feature-major copy of the support vectors (:mod:`silkvision.backends.sparse`; identical results on
-integer data). :func:`duol_reference` is a plain
+online loop (:meth:`progressive_predict`) is one numba function. When the first batch has enough
+features (:func:`silkvision.backends.sparse.use_columns`: d >= 8, e.g. w7a, german, spambase), the
+kernel row ``k(x_i, x_t)`` comes from a feature-major copy of the support vectors
+(:mod:`silkvision.backends.sparse`; identical results on integer data, last-bit differences on
+real-valued data). :func:`duol_reference` is a plain
 Python version (recomputing every score from scratch) used by the tests.
 
 Conventions (checked against the Hoi group's published MATLAB template for kernel online learners,
@@ -69,7 +70,7 @@ from silkvision.backends._support import grow_rows, grow_vec
 from silkvision.backends.base import BinaryClassifier, check_binary_y
 from silkvision.backends.kernels import kernel_eval, make_kernel
 from silkvision.backends.registry import register
-from silkvision.backends.sparse import cols_append, cols_kernel_row, is_sparse, nonzeros, sqn_of
+from silkvision.backends.sparse import cols_append, cols_kernel_row, nonzeros, sqn_of, use_columns
 
 __all__ = ["DUOL", "DUOLAppr", "DUOLIter", "DUOLRand", "solve_prop2", "solve_box_qp", "duol_reference"]
 
@@ -378,7 +379,7 @@ class _DUOLBase(BinaryClassifier):
             self._gram_on = self._gram_limit >= 1
             self._G = np.zeros((min(cap, max(self._gram_limit, 1)),) * 2)
             # feature-major copy of the support vectors when the first batch is sparse
-            self._cols = X is not None and bool(is_sparse(X))
+            self._cols = X is not None and bool(use_columns(X))
             self._XT, self._sqn = (np.zeros((d, cap)), np.zeros(cap)) if self._cols else (np.zeros((d, 1)), np.zeros(1))
 
     def _run(self, X, Y):

@@ -69,7 +69,7 @@ class _PABase(BinaryKernelClassifier):
         self._C = check_positive("C", C)
         self._init_kernel(kernel, sigma, degree, coef)
 
-    _sparse_path = True
+    _columns_path = True
 
     def _run(self, X, y, st):
         pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _pa_loop(

@@ -59,7 +59,7 @@ class Perceptron(BinaryKernelClassifier):
     def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0):
         self._init_kernel(kernel, sigma, degree, coef)
 
-    _sparse_path = True
+    _columns_path = True
 
     def _run(self, X, y, st):
         pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _perceptron_loop(

@@ -1,4 +1,4 @@
-"""The feature-major (sparse-input) kernel path agrees with the dense one."""
+"""The feature-major kernel path agrees with the dense (row-major) one."""
 
 import numpy as np
 import pytest
@@ -20,11 +20,11 @@ def _sparse_data(n=400, d=60, nnz=4, integer=True, seed=0):
     return X, y
 
 
-def test_is_sparse_rule():
+def test_use_columns_rule():
     X, _ = _sparse_data()
-    assert sparse.is_sparse(X)
-    assert not sparse.is_sparse(np.ones((10, 60)))
-    assert not sparse.is_sparse(X[:, :8])          # too few features to matter
+    assert sparse.use_columns(X) and sparse.use_columns(np.ones((10, 60)))   # sparse or dense
+    assert sparse.use_columns(X[:, :8]) and not sparse.use_columns(X[:, :7])
+    assert not sparse.use_columns(np.ones((0, 60))) and not sparse.use_columns(np.ones(60))
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "poly", "linear"])
@@ -63,9 +63,9 @@ def test_sparse_path_is_bit_identical_on_integer_data(name, params, monkeypatch)
     """Binary features: every squared distance is an exact integer, so both paths agree exactly."""
     X, y = _sparse_data()
     dense = create(name, sigma=2.0, **params)
-    monkeypatch.setattr(sparse, "SPARSE_DENSITY", -1.0)      # dense path
+    monkeypatch.setattr(sparse, "COLUMNS_MIN_FEATURES", 10**9)      # dense path
     p_dense = dense.progressive_predict(X, y)
-    monkeypatch.setattr(sparse, "SPARSE_DENSITY", 0.1)
+    monkeypatch.setattr(sparse, "COLUMNS_MIN_FEATURES", 8)
     cols = create(name, sigma=2.0, **params)
     p_cols = cols.progressive_predict(X, y)
     uses = cols._cols if name == "duol" else cols._store.columns
@@ -83,12 +83,14 @@ def test_sparse_path_is_bit_identical_on_integer_data(name, params, monkeypatch)
 @pytest.mark.parametrize("name", ["perceptron", "pa1", "duol"])
 def test_sparse_path_agrees_on_real_valued_data(name, monkeypatch):
     X, y = _sparse_data(integer=False, seed=3)
-    monkeypatch.setattr(sparse, "SPARSE_DENSITY", -1.0)
+    monkeypatch.setattr(sparse, "COLUMNS_MIN_FEATURES", 10**9)
     dense = create(name, sigma=1.5)
-    monkeypatch.setattr(sparse, "SPARSE_DENSITY", 0.1)
+    p_dense = dense.progressive_predict(X[:150], y[:150])   # the path is chosen on the first batch
+    monkeypatch.setattr(sparse, "COLUMNS_MIN_FEATURES", 8)
     cols = create(name, sigma=1.5)
-    p_dense = dense.progressive_predict(X[:150], y[:150])
     p_cols = cols.progressive_predict(X[:150], y[:150])
+    uses = (lambda m: m._cols) if name == "duol" else (lambda m: m._store.columns)
+    assert uses(cols) and not uses(dense)
     # the kernel differs in the last bits only; on this stream no prediction flips
     np.testing.assert_array_equal(p_cols, p_dense)
     np.testing.assert_allclose(cols.dual_coef_, dense.dual_coef_, rtol=1e-9, atol=1e-12)
