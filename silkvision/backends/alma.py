@@ -21,17 +21,21 @@ import numpy as np
 from numba import njit
 
 from silkvision.backends._support import (BinaryKernelClassifier, check_positive, check_range, reference_decision,
-                                          sv_append, sv_decision)
+                                          sv_append)
 from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.sparse import cols_append, decision_any
 from silkvision.backends.registry import register
 
 __all__ = ["ALMA", "alma_reference"]
 
 
 @njit(cache=True)
-def _alma_loop(X, y, SV, coef, stamp, n, t0, state, alpha, B, C, kind, sigma, degree, c0):
+def _alma_loop(X, y, SV, coef, stamp, n, t0, state, alpha, B, C, kind, sigma, degree, c0, cols, XT, sqn):
     m = X.shape[0]
     pred = np.empty(m)
+    idx = np.empty(X.shape[1], np.int64)
+    val = np.empty(X.shape[1])
+    work = np.empty(max(n, 16))
     W = state[0]   # ||w||^2
     k = state[1]   # update counter (starts at 1)
     for i in range(m):
@@ -39,7 +43,7 @@ def _alma_loop(X, y, SV, coef, stamp, n, t0, state, alpha, B, C, kind, sigma, de
         yt = y[i]
         kxx = kernel_eval(x, x, kind, sigma, degree, c0)
         nx = math.sqrt(kxx) if kxx > 0.0 else 0.0
-        f = sv_decision(SV, coef, n, x, kind, sigma, degree, c0)
+        f, work = decision_any(SV, coef, n, x, kind, sigma, degree, c0, cols, XT, sqn, idx, val, work)
         if nx > 0.0:
             f /= nx
         else:
@@ -52,6 +56,8 @@ def _alma_loop(X, y, SV, coef, stamp, n, t0, state, alpha, B, C, kind, sigma, de
             eta = C / sk
             W2 = W + 2.0 * eta * yt * f + eta * eta
             SV, coef, stamp = sv_append(SV, coef, stamp, n, x, eta * yt / nx, t0 + i)
+            if cols:
+                XT, sqn = cols_append(XT, sqn, n, x)
             n += 1
             if W2 > 1.0:
                 s = 1.0 / math.sqrt(W2)
@@ -63,7 +69,7 @@ def _alma_loop(X, y, SV, coef, stamp, n, t0, state, alpha, B, C, kind, sigma, de
             k += 1.0
     state[0] = W
     state[1] = k
-    return pred, SV, coef, stamp, n
+    return pred, SV, coef, stamp, n, XT, sqn
 
 
 @register("alma", "kernel ALMA_2(alpha) (Gentile 2001), p = 2, normalised inputs; DUOL paper peer (alpha = 0.9)")
@@ -102,9 +108,14 @@ class ALMA(BinaryKernelClassifier):
         kxx = self.kernel_(x, x)
         return float(self._raw_decision(x)) / math.sqrt(kxx) if kxx > 0 else 0.0
 
+    _columns_path = True
+
     def _run(self, X, y, st):
-        pred, st.X, st.coef, st.stamp, st.n = _alma_loop(X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state,
-                                                         self._alpha, self._B, self._C, *self.kernel_.args)
+        pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _alma_loop(
+            X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, self._alpha, self._B, self._C,
+            *self.kernel_.args, st.columns, *st.cols_args())
+        if st.columns:
+            st.XT, st.sqn = XT, sqn
         return pred
 
 

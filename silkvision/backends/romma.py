@@ -22,8 +22,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from silkvision.backends._support import BinaryKernelClassifier, reference_decision, sv_append, sv_decision
+from silkvision.backends._support import BinaryKernelClassifier, reference_decision, sv_append
 from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.sparse import cols_append, decision_any
 from silkvision.backends.registry import register
 
 __all__ = ["ROMMA", "AggressiveROMMA", "romma_reference"]
@@ -32,14 +33,17 @@ _EPS = 1e-12
 
 
 @njit(cache=True)
-def _romma_loop(X, y, SV, coef, stamp, n, t0, state, aggressive, kind, sigma, degree, c0):
+def _romma_loop(X, y, SV, coef, stamp, n, t0, state, aggressive, kind, sigma, degree, c0, cols, XT, sqn):
     m = X.shape[0]
     pred = np.empty(m)
+    idx = np.empty(X.shape[1], np.int64)
+    val = np.empty(X.shape[1])
+    work = np.empty(max(n, 16))
     W = state[0]  # ||w||^2
     for i in range(m):
         x = X[i]
         yt = y[i]
-        f = sv_decision(SV, coef, n, x, kind, sigma, degree, c0)
+        f, work = decision_any(SV, coef, n, x, kind, sigma, degree, c0, cols, XT, sqn, idx, val, work)
         p = 1.0 if f >= 0.0 else -1.0
         pred[i] = p
         if aggressive:
@@ -54,6 +58,8 @@ def _romma_loop(X, y, SV, coef, stamp, n, t0, state, aggressive, kind, sigma, de
         if n == 0 or W <= 0.0:
             n = 0
             SV, coef, stamp = sv_append(SV, coef, stamp, n, x, yt / kxx, t0 + i)
+            if cols:
+                XT, sqn = cols_append(XT, sqn, n, x)
             n = 1
             W = 1.0 / kxx
             continue
@@ -65,10 +71,12 @@ def _romma_loop(X, y, SV, coef, stamp, n, t0, state, aggressive, kind, sigma, de
         for j in range(n):
             coef[j] *= c
         SV, coef, stamp = sv_append(SV, coef, stamp, n, x, d, t0 + i)
+        if cols:
+            XT, sqn = cols_append(XT, sqn, n, x)
         n += 1
         W = c * c * W + 2.0 * c * d * f + d * d * kxx
     state[0] = W
-    return pred, SV, coef, stamp, n
+    return pred, SV, coef, stamp, n, XT, sqn
 
 
 class _ROMMABase(BinaryKernelClassifier):
@@ -82,9 +90,14 @@ class _ROMMABase(BinaryKernelClassifier):
         """||w||^2 of the current hypothesis."""
         return float(self._state[0])
 
+    _columns_path = True
+
     def _run(self, X, y, st):
-        pred, st.X, st.coef, st.stamp, st.n = _romma_loop(X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state,
-                                                          self._aggressive, *self.kernel_.args)
+        pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _romma_loop(
+            X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, self._aggressive, *self.kernel_.args,
+            st.columns, *st.cols_args())
+        if st.columns:
+            st.XT, st.sqn = XT, sqn
         return pred
 
 

@@ -58,7 +58,7 @@ def test_store_keeps_columns_in_step_with_rows():
 
 
 @pytest.mark.parametrize("name,params", [("perceptron", {}), ("pa1", {"C": 5.0}), ("pa2", {"C": 5.0}),
-                                         ("duol", {"C": 5.0})])
+                                         ("duol", {"C": 5.0}), ("romma", {}), ("aggromma", {}), ("alma", {})])
 def test_sparse_path_is_bit_identical_on_integer_data(name, params, monkeypatch):
     """Binary features: every squared distance is an exact integer, so both paths agree exactly."""
     X, y = _sparse_data()
@@ -80,7 +80,7 @@ def test_sparse_path_is_bit_identical_on_integer_data(name, params, monkeypatch)
     assert cols.decision_function_one(X[1]) == pytest.approx(dense.decision_function_one(X[1]), abs=1e-12)
 
 
-@pytest.mark.parametrize("name", ["perceptron", "pa1", "duol"])
+@pytest.mark.parametrize("name", ["perceptron", "pa1", "duol", "romma", "alma"])
 def test_sparse_path_agrees_on_real_valued_data(name, monkeypatch):
     X, y = _sparse_data(integer=False, seed=3)
     monkeypatch.setattr(sparse, "COLUMNS_MIN_FEATURES", 10**9)
