@@ -22,15 +22,16 @@ Three passes over the rows, each writing rows that the next pass reads around:
    Into ``out``.
 
 Every inner loop runs over the pixels of a row with non-negative offsets (the borders), in a small
-function of 1-D rows, so LLVM vectorises it over uint8 lanes (written as one function with three
-loops over the rows, the same code ran 12x slower: not vectorised). Nothing is allocated per call:
+function of 1-D rows, so LLVM vectorises it over uint8 lanes (in a one-off test, the same code
+written as one function with three loops over the rows was not vectorised and ran 12x slower). Nothing is allocated per call:
 :class:`MedianClose5` owns the bordered buffers and the scratch row.
 
 Why serial: the kernel takes about 40 us per 320x240 frame on one core. With the three passes as
 ``prange`` loops it took 29 us on two idle cores, but each ``prange`` is a fork and a join of the
 numba threads, and when other processes keep the cores busy, a join waits for a thread the OS has
-not scheduled: 23.5 ms per call against 58 us serially, measured with two CPU-bound processes on
-this 2-core machine (BENCHMARKS section 1).
+not scheduled: 23.5 ms per call against 58 us serially, with two CPU-bound processes on this
+2-core machine (one-off measurement; BENCHMARKS section 1 has the setting's effect on the whole
+``apply``, with its command).
 """
 
 from __future__ import annotations
