@@ -8,6 +8,8 @@ online kernel learning (SILK, Cheng et al., NIPS 2006) and related online kernel
 
 __version__ = "0.1.0"
 
+# before anything can load GNU OpenMP: cap its spin-waiting (see silkvision/detector/numba_threads.py)
+import silkvision.detector.numba_threads  # noqa: E402,F401
 from silkvision import samples  # noqa: E402
 from silkvision.config import load_config  # noqa: E402
 from silkvision.detector import available_subtractors, create_subtractor  # noqa: E402
