@@ -413,7 +413,9 @@ class MultiKernelClassifier(KernelExpansionMixin, MultiClassifier):
 
     ``self._state[0]`` holds the number ``K`` of classes the scores cover: ``n_classes`` when the
     learner was told the classes upfront (as in the papers' experiments), else 1 + the largest label
-    seen so far. Predictions are the argmax over those ``K`` scores (class 0 before any label).
+    seen so far. Predictions are the argmax over those ``K`` scores (class 0 before any label). The
+    support vectors are also kept feature-major (:mod:`silkvision.backends.sparse`) when the first
+    batch has enough features (:func:`~silkvision.backends.sparse.use_columns`).
     """
 
     _n_outputs = 0
@@ -457,7 +459,12 @@ class MultiKernelClassifier(KernelExpansionMixin, MultiClassifier):
         known = getattr(self, "_n_classes", None)
         if known is not None and y.max() >= known:
             raise ValueError(f"y: label {int(y.max())} is not below n_classes={known}")
+        new = self._store is None
         st = self._ensure_store(X.shape[1])
+        if new:
+            from silkvision.backends.sparse import use_columns
+            if use_columns(X):
+                st.enable_columns()
         st.ensure_outputs(max(int(y.max()) + 1, st.coef.shape[1], known or 0))
         pred = self._run(np.ascontiguousarray(X), np.ascontiguousarray(y, dtype=np.int64), st)
         self._t += len(X)

@@ -29,8 +29,9 @@ import numpy as np
 from numba import njit
 
 from silkvision.backends._support import (MultiKernelClassifier, check_budget, check_positive, check_range,
-                                          reference_decision, sv_append_multi, sv_decision_multi, sv_remove_multi)
+                                          reference_decision, sv_append_multi, sv_remove_multi)
 from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.sparse import cols_append, cols_remove, decision_any_multi
 from silkvision.backends.registry import register
 
 __all__ = ["MulticlassPerceptron", "PerceptronMax", "PerceptronUniform", "PerceptronProp", "MulticlassPA1",
@@ -77,17 +78,20 @@ def sv_argmin_rowmax(A, n):
 
 
 @njit(cache=True)
-def _perceptron_loop(X, y, SV, A, stamp, n, t0, state, variant, kind, sigma, degree, c0):
+def _perceptron_loop(X, y, SV, A, stamp, n, t0, state, variant, kind, sigma, degree, c0, cols, XT, sqn):
     m = X.shape[0]
     Kc = A.shape[1]
     pred = np.empty(m, dtype=np.int64)
     F = np.zeros(Kc)
     row = np.zeros(Kc)
+    idx = np.empty(X.shape[1], np.int64)
+    val = np.empty(X.shape[1])
+    work = np.empty(max(n, 16))
     Ks = int(state[0])
     for i in range(m):
         x = X[i]
         yt = y[i]
-        sv_decision_multi(SV, A, n, x, kind, sigma, degree, c0, F)
+        work = decision_any_multi(SV, A, n, x, kind, sigma, degree, c0, cols, XT, sqn, idx, val, work, F)
         p = _argmax(F, Ks)
         pred[i] = p
         if yt + 1 > Ks:
@@ -113,25 +117,31 @@ def _perceptron_loop(X, y, SV, A, stamp, n, t0, state, variant, kind, sigma, deg
                     else:
                         row[r] = -1.0 / ne
         SV, A, stamp = sv_append_multi(SV, A, stamp, n, x, row, t0 + i)
+        if cols:
+            XT, sqn = cols_append(XT, sqn, n, x)
         n += 1
     state[0] = Ks
-    return pred, SV, A, stamp, n
+    return pred, SV, A, stamp, n, XT, sqn
 
 
 @njit(cache=True)
-def _pa_silk_loop(X, y, SV, A, stamp, n, t0, state, variant, C, tau, rho, omega, kind, sigma, degree, c0):
+def _pa_silk_loop(X, y, SV, A, stamp, n, t0, state, variant, C, tau, rho, omega, kind, sigma, degree, c0,
+                  cols, XT, sqn):
     """variant 1: PA-I, 2: PA-II (tau unused), 3: SILK (graph-structured loss)."""
     m = X.shape[0]
     Kc = A.shape[1]
     pred = np.empty(m, dtype=np.int64)
     F = np.zeros(Kc)
     row = np.zeros(Kc)
+    idx = np.empty(X.shape[1], np.int64)
+    val = np.empty(X.shape[1])
+    work = np.empty(max(n, 16))
     Ks = int(state[0])
     om = 1.0 - tau
     for i in range(m):
         x = X[i]
         yt = y[i]
-        sv_decision_multi(SV, A, n, x, kind, sigma, degree, c0, F)
+        work = decision_any_multi(SV, A, n, x, kind, sigma, degree, c0, cols, XT, sqn, idx, val, work, F)
         pred[i] = _argmax(F, Ks)
         if yt + 1 > Ks:
             Ks = yt + 1
@@ -160,11 +170,16 @@ def _pa_silk_loop(X, y, SV, A, stamp, n, t0, state, variant, C, tau, rho, omega,
             row[yt] = a
             row[s] = -a
             SV, A, stamp = sv_append_multi(SV, A, stamp, n, x, row, t0 + i)
+            if cols:
+                XT, sqn = cols_append(XT, sqn, n, x)
             n += 1
             if omega > 0 and n > omega:
-                n = sv_remove_multi(SV, A, stamp, n, sv_argmin_rowmax(A, n))
+                j = sv_argmin_rowmax(A, n)
+                if cols:
+                    cols_remove(XT, sqn, n, j)
+                n = sv_remove_multi(SV, A, stamp, n, j)
     state[0] = Ks
-    return pred, SV, A, stamp, n
+    return pred, SV, A, stamp, n, XT, sqn
 
 
 class MulticlassPerceptron(MultiKernelClassifier):
@@ -193,8 +208,11 @@ class MulticlassPerceptron(MultiKernelClassifier):
         self._init_kernel(kernel, sigma, degree, coef)
 
     def _run(self, X, y, st):
-        pred, st.X, st.coef, st.stamp, st.n = _perceptron_loop(X, y, st.X, st.coef, st.stamp, st.n, self._t,
-                                                               self._state, self._variant, *self.kernel_.args)
+        pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _perceptron_loop(
+            X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, self._variant, *self.kernel_.args,
+            st.columns, *st.cols_args())
+        if st.columns:
+            st.XT, st.sqn = XT, sqn
         return pred
 
 
@@ -236,9 +254,11 @@ class _MulticlassPABase(MultiKernelClassifier):
         self._init_kernel(kernel, sigma, degree, coef)
 
     def _run(self, X, y, st):
-        pred, st.X, st.coef, st.stamp, st.n = _pa_silk_loop(X, y, st.X, st.coef, st.stamp, st.n, self._t,
-                                                            self._state, self._variant, self._C, 0.0, 1.0, 0,
-                                                            *self.kernel_.args)
+        pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _pa_silk_loop(
+            X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, self._variant, self._C, 0.0, 1.0, 0,
+            *self.kernel_.args, st.columns, *st.cols_args())
+        if st.columns:
+            st.XT, st.sqn = XT, sqn
         return pred
 
 
@@ -288,9 +308,11 @@ class SILKMulticlass(MultiKernelClassifier):
         self._init_kernel(kernel, sigma, degree, coef)
 
     def _run(self, X, y, st):
-        pred, st.X, st.coef, st.stamp, st.n = _pa_silk_loop(X, y, st.X, st.coef, st.stamp, st.n, self._t,
-                                                            self._state, 3, self._C, self._tau, self._rho,
-                                                            self._omega or 0, *self.kernel_.args)
+        pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _pa_silk_loop(
+            X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, 3, self._C, self._tau, self._rho,
+            self._omega or 0, *self.kernel_.args, st.columns, *st.cols_args())
+        if st.columns:
+            st.XT, st.sqn = XT, sqn
         return pred
 
 

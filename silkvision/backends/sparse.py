@@ -33,10 +33,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from silkvision.backends._support import grow_vec, sv_decision
+from silkvision.backends._support import grow_vec, sv_decision, sv_decision_multi
 
 __all__ = ["COLUMNS_MIN_FEATURES", "use_columns", "nonzeros", "sqn_of", "cols_from_rows", "cols_append", "cols_remove",
-           "cols_kernel_row", "cols_decision", "decision_any"]
+           "cols_kernel_row", "cols_decision", "decision_any", "decision_any_multi"]
 
 #: inputs with at least this many features use the feature-major path (the smallest d measured)
 COLUMNS_MIN_FEATURES = 8
@@ -159,3 +159,22 @@ def decision_any(SV, coef, n, x, kind, sigma, degree, coef0, cols, XT, sqn, idx,
         return cols_decision(XT, sqn, coef, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0,
                              work), work
     return sv_decision(SV, coef, n, x, kind, sigma, degree, coef0), work
+
+
+@njit(cache=True)
+def decision_any_multi(SV, A, n, x, kind, sigma, degree, coef0, cols, XT, sqn, idx, val, work, out):
+    """Multiclass :func:`decision_any`: ``out[k] = sum_{j<n} A[j, k] k(X_j, x)`` (the terms added in
+    the order of :func:`~silkvision.backends._support.sv_decision_multi`). Returns ``work``."""
+    if not cols:
+        sv_decision_multi(SV, A, n, x, kind, sigma, degree, coef0, out)
+        return work
+    nnz = nonzeros(x, idx, val)
+    work = grow_vec(work, 0, n)
+    cols_kernel_row(XT, sqn, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0, work)
+    out[:] = 0.0
+    K = out.shape[0]
+    for j in range(n):
+        kv = work[j]
+        for k in range(K):
+            out[k] += A[j, k] * kv
+    return work

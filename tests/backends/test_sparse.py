@@ -94,3 +94,36 @@ def test_sparse_path_agrees_on_real_valued_data(name, monkeypatch):
     # the kernel differs in the last bits only; on this stream no prediction flips
     np.testing.assert_array_equal(p_cols, p_dense)
     np.testing.assert_allclose(cols.dual_coef_, dense.dual_coef_, rtol=1e-9, atol=1e-12)
+
+
+def _multiclass_data(n=300, d=40, k=4, integer=True, seed=5):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, (n, d)).astype(float) if integer else rng.normal(0, 1, (n, d))
+    W = rng.normal(size=(d, k))
+    y = np.argmax(X @ W + 0.5 * rng.normal(size=(n, k)), axis=1)
+    return X, y
+
+
+@pytest.mark.parametrize("name,params", [("perceptron_max", {}), ("perceptron_prop", {}), ("mpa1", {"C": 10.0}),
+                                         ("silk_multi", {"omega": 40}), ("silk_multi", {})])
+@pytest.mark.parametrize("integer", [True, False])
+def test_multiclass_columns_path_agrees_with_the_row_major_loop(name, params, integer, monkeypatch):
+    """Integer features: bit-identical; real-valued: the same predictions and coefficients to rounding.
+    silk_multi with omega also exercises the removal of support vectors."""
+    X, y = _multiclass_data(integer=integer)
+    monkeypatch.setattr(sparse, "COLUMNS_MIN_FEATURES", 10**9)
+    dense = create(name, sigma=3.0, **params)
+    p_dense = dense.progressive_predict(X, y)      # the path is chosen on the first batch
+    monkeypatch.setattr(sparse, "COLUMNS_MIN_FEATURES", 8)
+    cols = create(name, sigma=3.0, **params)
+    p_cols = cols.progressive_predict(X, y)
+    assert cols._store.columns and not dense._store.columns
+    np.testing.assert_array_equal(p_cols, p_dense)
+    assert cols.n_support_ == dense.n_support_ > 10
+    assert cols.n_support_ == params.get("omega", cols.n_support_)   # the budget was reached: removals ran
+    if integer:
+        np.testing.assert_array_equal(cols._store.coef, dense._store.coef)
+    else:
+        np.testing.assert_allclose(cols._store.coef, dense._store.coef, rtol=1e-9, atol=1e-12)
+    n = cols._store.n
+    np.testing.assert_array_equal(cols._store.XT[:, :n], cols._store.X[:n].T)   # kept in step
