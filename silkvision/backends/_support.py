@@ -203,6 +203,11 @@ class SupportStore:
             return np.zeros((self.n_features, 1)), np.zeros(1)
         return self.XT, self.sqn
 
+    def keep_cols(self, XT, sqn) -> None:
+        """Take back the (possibly re-allocated) ``(XT, sqn)`` a numba loop returned, if kept."""
+        if self.columns:
+            self.XT, self.sqn = XT, sqn
+
     @property
     def capacity(self) -> int:
         return self.X.shape[0]

@@ -114,8 +114,7 @@ class ALMA(BinaryKernelClassifier):
         pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _alma_loop(
             X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, self._alpha, self._B, self._C,
             *self.kernel_.args, st.columns, *st.cols_args())
-        if st.columns:
-            st.XT, st.sqn = XT, sqn
+        st.keep_cols(XT, sqn)
         return pred
 
 

@@ -211,8 +211,7 @@ class MulticlassPerceptron(MultiKernelClassifier):
         pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _perceptron_loop(
             X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, self._variant, *self.kernel_.args,
             st.columns, *st.cols_args())
-        if st.columns:
-            st.XT, st.sqn = XT, sqn
+        st.keep_cols(XT, sqn)
         return pred
 
 
@@ -257,8 +256,7 @@ class _MulticlassPABase(MultiKernelClassifier):
         pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _pa_silk_loop(
             X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, self._variant, self._C, 0.0, 1.0, 0,
             *self.kernel_.args, st.columns, *st.cols_args())
-        if st.columns:
-            st.XT, st.sqn = XT, sqn
+        st.keep_cols(XT, sqn)
         return pred
 
 
@@ -311,8 +309,7 @@ class SILKMulticlass(MultiKernelClassifier):
         pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _pa_silk_loop(
             X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, 3, self._C, self._tau, self._rho,
             self._omega or 0, *self.kernel_.args, st.columns, *st.cols_args())
-        if st.columns:
-            st.XT, st.sqn = XT, sqn
+        st.keep_cols(XT, sqn)
         return pred
 
 

@@ -75,8 +75,7 @@ class _PABase(BinaryKernelClassifier):
         pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _pa_loop(
             X, y, st.X, st.coef, st.stamp, st.n, self._t, self._variant, self._C, *self.kernel_.args,
             st.columns, *st.cols_args())
-        if st.columns:
-            st.XT, st.sqn = XT, sqn
+        st.keep_cols(XT, sqn)
         return pred
 
 

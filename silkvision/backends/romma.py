@@ -96,8 +96,7 @@ class _ROMMABase(BinaryKernelClassifier):
         pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _romma_loop(
             X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, self._aggressive, *self.kernel_.args,
             st.columns, *st.cols_args())
-        if st.columns:
-            st.XT, st.sqn = XT, sqn
+        st.keep_cols(XT, sqn)
         return pred
 
 
