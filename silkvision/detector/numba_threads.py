@@ -5,9 +5,9 @@ and joins them. With numba's ``omp`` threading layer (the one a pip install gets
 OpenMP lets an idle thread spin for 300,000 rounds before it sleeps. On idle cores that saves a
 wake-up per frame. When other processes keep the cores busy, though, a spinning thread holds a core
 that another thread needs to reach the join. On this 2-core machine, with two CPU-bound processes
-beside it, the default SILK ``apply`` on 2 threads then ran at 126-322 frames/s instead of
-911-933 with a spin count of 1,000. On idle cores the two settings gave the same rate within noise
-(``benchmarks/thread_contention.py``, BENCHMARKS section 1).
+beside it, the default SILK ``apply`` on 2 threads then ran at 124 frames/s (median of 3 rounds)
+instead of 452 with a spin count of 1,000 (514 on one thread). On idle cores the settings gave
+the same rate within noise (``benchmarks/thread_contention.py``, BENCHMARKS section 1).
 
 So, on import, silkvision sets ``GOMP_SPINCOUNT=1000`` unless the user already chose a wait policy
 (``GOMP_SPINCOUNT`` or ``OMP_WAIT_POLICY`` in the environment). GNU OpenMP reads the variable when
