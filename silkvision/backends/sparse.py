@@ -19,7 +19,7 @@ term is an exact integer and the two agree bit for bit (tested).
 On w7a (the JMLR DUOL paper's speed benchmark: d = 300 binary features, ~12 non-zeros per example,
 ~2,500 support vectors) this is what makes DUOL 13x faster than the paper's MATLAB. It is faster on
 dense inputs too: 1.07-2.1x per kernel row at density 1 (d = 8 to 180, 100 to 1,400 support
-vectors), 4.3x for PA-I on spambase (d = 57, 23 % non-zeros). So the learners that support it
+vectors), 3.8x per run for PA-I on spambase (d = 57, 23 % non-zeros: 0.416 -> 0.110 s). So the learners that support it
 (Perceptron, ROMMA, agg-ROMMA, ALMA, PA, PA-I, PA-II, the DUOL family, and the multiclass
 Perceptrons, PA-I/II and SILK through :func:`decision_any_multi`) keep ``XT``/``sqn`` beside their row-major array
 (``SupportStore.enable_columns``, or their own arrays for DUOL) for every input with at least
