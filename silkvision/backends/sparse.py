@@ -17,14 +17,14 @@ in the last bits (negative rounding is clipped to 0); on integer data (w7a, germ
 term is an exact integer and the two agree bit for bit (tested).
 
 On w7a (the JMLR DUOL paper's speed benchmark: d = 300 binary features, ~12 non-zeros per example,
-~2,500 support vectors) this is what makes DUOL 13x faster than the paper's MATLAB. It is faster on
+~2,500 support vectors) this is what makes DUOL 18x faster than the paper's MATLAB. It is faster on
 dense inputs too: 1.07-2.1x per kernel row at density 1 (d = 8 to 180, 100 to 1,400 support
-vectors), 3.8x per run for PA-I on spambase (d = 57, 23 % non-zeros: 0.416 -> 0.110 s). So the learners that support it
-(Perceptron, ROMMA, agg-ROMMA, ALMA, PA, PA-I, PA-II, the DUOL family, and the multiclass
-Perceptrons, PA-I/II and SILK through :func:`decision_any_multi`) keep ``XT``/``sqn`` beside their row-major array
-(``SupportStore.enable_columns``, or their own arrays for DUOL) for every input with at least
-:data:`COLUMNS_MIN_FEATURES` features (:func:`use_columns`, decided on the first batch a model
-learns). On the JMLR tables the results are the same to every digit, except on real-valued
+vectors), 3.8x per run for PA-I on spambase (d = 57, 23 % non-zeros: 0.416 -> 0.110 s). So the
+learners that support it (Perceptron, ROMMA, agg-ROMMA, ALMA, PA, PA-I, PA-II, the DUOL family,
+and the multiclass Perceptrons, PA-I/II and SILK through :func:`decision_any_multi`) keep
+``XT``/``sqn`` beside their row-major array (``SupportStore.enable_columns``, or their own arrays
+for DUOL) for every input with at least :data:`COLUMNS_MIN_FEATURES` features (:func:`use_columns`,
+decided on the first batch a model learns). On the JMLR tables the results are the same to every digit, except on real-valued
 features: on spambase a few of 92,020 predictions of DUOL, DUOL_iter and DUOL_rand change (and one
 agg-ROMMA support vector over 20 runs), on segment and letter one row each (BENCHMARKS section 5).
 """
