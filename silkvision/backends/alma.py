@@ -23,7 +23,7 @@ from numba import njit
 from silkvision.backends._support import (BinaryKernelClassifier, check_positive, check_range, reference_decision,
                                           sv_append)
 from silkvision.backends.kernels import kernel_eval, make_kernel
-from silkvision.backends.sparse import cols_append, decision_any
+from silkvision.backends.sparse import cols_append, decision_any, row_buffers
 from silkvision.backends.registry import register
 
 __all__ = ["ALMA", "alma_reference"]
@@ -33,9 +33,7 @@ __all__ = ["ALMA", "alma_reference"]
 def _alma_loop(X, y, SV, coef, stamp, n, t0, state, alpha, B, C, kind, sigma, degree, c0, cols, XT, sqn):
     m = X.shape[0]
     pred = np.empty(m)
-    idx = np.empty(X.shape[1], np.int64)
-    val = np.empty(X.shape[1])
-    work = np.empty(max(n, 16))
+    idx, val, work = row_buffers(X.shape[1], n)
     W = state[0]   # ||w||^2
     k = state[1]   # update counter (starts at 1)
     for i in range(m):

@@ -31,7 +31,7 @@ from numba import njit
 from silkvision.backends._support import (MultiKernelClassifier, check_budget, check_positive, check_range,
                                           reference_decision, sv_append_multi, sv_remove_multi)
 from silkvision.backends.kernels import kernel_eval, make_kernel
-from silkvision.backends.sparse import cols_append, cols_remove, decision_any_multi
+from silkvision.backends.sparse import cols_append, cols_remove, decision_any_multi, row_buffers
 from silkvision.backends.registry import register
 
 __all__ = ["MulticlassPerceptron", "PerceptronMax", "PerceptronUniform", "PerceptronProp", "MulticlassPA1",
@@ -84,9 +84,7 @@ def _perceptron_loop(X, y, SV, A, stamp, n, t0, state, variant, kind, sigma, deg
     pred = np.empty(m, dtype=np.int64)
     F = np.zeros(Kc)
     row = np.zeros(Kc)
-    idx = np.empty(X.shape[1], np.int64)
-    val = np.empty(X.shape[1])
-    work = np.empty(max(n, 16))
+    idx, val, work = row_buffers(X.shape[1], n)
     Ks = int(state[0])
     for i in range(m):
         x = X[i]
@@ -133,9 +131,7 @@ def _pa_silk_loop(X, y, SV, A, stamp, n, t0, state, variant, C, tau, rho, omega,
     pred = np.empty(m, dtype=np.int64)
     F = np.zeros(Kc)
     row = np.zeros(Kc)
-    idx = np.empty(X.shape[1], np.int64)
-    val = np.empty(X.shape[1])
-    work = np.empty(max(n, 16))
+    idx, val, work = row_buffers(X.shape[1], n)
     Ks = int(state[0])
     om = 1.0 - tau
     for i in range(m):

@@ -19,7 +19,7 @@ from numba import njit
 
 from silkvision.backends._support import BinaryKernelClassifier, check_positive, reference_decision, sv_append
 from silkvision.backends.kernels import kernel_eval, make_kernel
-from silkvision.backends.sparse import cols_append, decision_any
+from silkvision.backends.sparse import cols_append, decision_any, row_buffers
 from silkvision.backends.registry import register
 
 __all__ = ["PA", "PA1", "PA2", "pa_step_size", "pa_reference"]
@@ -41,9 +41,7 @@ def pa_step_size(loss, kxx, variant, C):
 def _pa_loop(X, y, SV, coef, stamp, n, t0, variant, C, kind, sigma, degree, c0, cols, XT, sqn):
     m = X.shape[0]
     pred = np.empty(m)
-    idx = np.empty(X.shape[1], np.int64)
-    val = np.empty(X.shape[1])
-    work = np.empty(max(n, 16))
+    idx, val, work = row_buffers(X.shape[1], n)
     for i in range(m):
         x = X[i]
         f, work = decision_any(SV, coef, n, x, kind, sigma, degree, c0, cols, XT, sqn, idx, val, work)

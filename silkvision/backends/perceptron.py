@@ -14,7 +14,7 @@ from numba import njit
 from silkvision.backends._support import BinaryKernelClassifier, reference_decision, sv_append
 from silkvision.backends.kernels import make_kernel
 from silkvision.backends.registry import register
-from silkvision.backends.sparse import cols_append, decision_any
+from silkvision.backends.sparse import cols_append, decision_any, row_buffers
 
 __all__ = ["Perceptron", "perceptron_reference"]
 
@@ -23,9 +23,7 @@ __all__ = ["Perceptron", "perceptron_reference"]
 def _perceptron_loop(X, y, SV, coef, stamp, n, t0, kind, sigma, degree, c0, cols, XT, sqn):
     m = X.shape[0]
     pred = np.empty(m)
-    idx = np.empty(X.shape[1], np.int64)
-    val = np.empty(X.shape[1])
-    work = np.empty(max(n, 16))
+    idx, val, work = row_buffers(X.shape[1], n)
     for i in range(m):
         x = X[i]
         f, work = decision_any(SV, coef, n, x, kind, sigma, degree, c0, cols, XT, sqn, idx, val, work)

@@ -24,7 +24,7 @@ from numba import njit
 
 from silkvision.backends._support import BinaryKernelClassifier, reference_decision, sv_append
 from silkvision.backends.kernels import kernel_eval, make_kernel
-from silkvision.backends.sparse import cols_append, decision_any
+from silkvision.backends.sparse import cols_append, decision_any, row_buffers
 from silkvision.backends.registry import register
 
 __all__ = ["ROMMA", "AggressiveROMMA", "romma_reference"]
@@ -36,9 +36,7 @@ _EPS = 1e-12
 def _romma_loop(X, y, SV, coef, stamp, n, t0, state, aggressive, kind, sigma, degree, c0, cols, XT, sqn):
     m = X.shape[0]
     pred = np.empty(m)
-    idx = np.empty(X.shape[1], np.int64)
-    val = np.empty(X.shape[1])
-    work = np.empty(max(n, 16))
+    idx, val, work = row_buffers(X.shape[1], n)
     W = state[0]  # ||w||^2
     for i in range(m):
         x = X[i]

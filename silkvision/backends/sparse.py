@@ -37,7 +37,7 @@ from numba import njit
 from silkvision.backends._support import grow_vec, sv_decision, sv_decision_multi
 
 __all__ = ["COLUMNS_MIN_FEATURES", "use_columns", "nonzeros", "sqn_of", "cols_from_rows", "cols_append", "cols_remove",
-           "cols_kernel_row", "cols_decision", "decision_any", "decision_any_multi"]
+           "cols_kernel_row", "cols_decision", "decision_any", "decision_any_multi", "row_buffers"]
 
 #: inputs with at least this many features use the feature-major path (the smallest d measured)
 COLUMNS_MIN_FEATURES = 8
@@ -146,6 +146,12 @@ def cols_decision(XT, sqn, coef, n, idx, val, nnz, xx, kind, sigma, degree, coef
     for j in range(n):
         f += coef[j] * work[j]
     return f
+
+
+@njit(cache=True)
+def row_buffers(d, n):
+    """``(idx, val, work)`` for :func:`decision_any`: length-d non-zero buffers and a kernel-row buffer."""
+    return np.empty(d, np.int64), np.empty(d), np.empty(max(n, 16))
 
 
 @njit(cache=True)
