@@ -192,8 +192,8 @@ def standardize(Xtr, *others):
     return [(Xtr - mu) / sd] + [(X - mu) / sd for X in others]
 
 
-def fit_eval(algo, C, d2, Xtr, ytr, Xte, yte):
-    est = ALGOS[algo](C=C, sigma=float(np.sqrt(d2)))
+def fit_eval(algo, C, d2, Xtr, ytr, Xte, yte, cccp_tol=None):
+    est = ALGOS[algo](C=C, sigma=float(np.sqrt(d2)), cccp_tol=cccp_tol)
     Xtr, Xte = standardize(Xtr, Xte)
     t = time.perf_counter()
     est.partial_fit(Xtr, ytr)
@@ -204,16 +204,18 @@ def fit_eval(algo, C, d2, Xtr, ytr, Xte, yte):
 
 
 def _cv_point(job):
-    """Mean validation accuracy and #SV of one grid point over the folds (worker of select_cv)."""
-    algo, C, d2, X, y, folds = job
-    accs, nsvs = [], []
+    """Mean validation accuracy and #SV of one grid point over the folds, and the optimisations cut
+    short by max_smo / max_cccp in all of them (worker of select_cv)."""
+    algo, C, d2, X, y, folds, cccp_tol = job
+    accs, nsvs, hits = [], [], 0
     for k in range(len(folds)):
         val = folds[k]
         tr = np.concatenate([folds[j] for j in range(len(folds)) if j != k])
-        r = fit_eval(algo, C, d2, X[tr], y[tr], X[val], y[val])
+        r = fit_eval(algo, C, d2, X[tr], y[tr], X[val], y[val], cccp_tol)
         accs.append(r["acc"])
         nsvs.append(r["nsv"])
-    return float(np.mean(accs)), float(np.mean(nsvs))
+        hits += r["limit_hits"]
+    return float(np.mean(accs)), float(np.mean(nsvs)), int(hits)
 
 
 def _cv_point_indexed(item):
@@ -221,14 +223,15 @@ def _cv_point_indexed(item):
     return i, _cv_point(job)
 
 
-def select_cv(task, algo, log, k=5, processes=2, cache=None):
+def select_cv(task, algo, log, k=5, processes=2, cache=None, cccp_tol=None):
     """The paper's protocol: ``k``-fold cross-validation on the whole training set over the grid.
 
     The training set is shuffled once (seed 11) and cut into ``k`` folds; every grid point streams
     the other ``k - 1`` folds once (standardised with their statistics) and is scored on the held-out
     fold. Best mean accuracy wins; ties go to the smaller mean model. The test set is never used.
     ``cache`` (a JSON-lines path) keeps every finished grid point, so a selection stopped part-way
-    (DNA's takes hours on 2 cores) resumes where it was.
+    (DNA's takes hours on 2 cores) resumes where it was. Its lines carry ``cccp_tol`` (lines without
+    it were written before the dead band existed, i.e. with the literal test ``cccp_tol=0``).
     """
     X, y = task.cv_pool if task.cv_pool is not None else task.train(0)
     folds = np.array_split(np.random.default_rng(11).permutation(len(X)), k)
@@ -241,12 +244,13 @@ def select_cv(task, algo, log, k=5, processes=2, cache=None):
                 r = json.loads(line)
             except json.JSONDecodeError:          # a line cut by a kill: that point runs again
                 continue
-            if (r["dataset"], r["algo"], r["folds"], r["n"]) == (task.name, algo, k, len(X)):
-                done[(r["C"], r["d2_factor"])] = (r["cv_acc"], r["nsv"])
+            if (r["dataset"], r["algo"], r["folds"], r["n"], r.get("cccp_tol", 0.0)) == \
+                    (task.name, algo, k, len(X), cccp_tol):
+                done[(r["C"], r["d2_factor"])] = (r["cv_acc"], r["nsv"], r.get("limit_hits"))
     todo = [g for g in grid if g not in done]
     if done:
         log(f"  {task.name:14s} {algo:6s} {len(grid) - len(todo)} of {len(grid)} grid points from {cache}")
-    jobs = [(algo, C, M * fac, X, y, folds) for C, fac in todo]
+    jobs = [(algo, C, M * fac, X, y, folds, cccp_tol) for C, fac in todo]
     t0 = time.perf_counter()
 
     def keep(g, res):
@@ -254,7 +258,8 @@ def select_cv(task, algo, log, k=5, processes=2, cache=None):
         if cache is not None:
             with open(cache, "a") as fh:
                 fh.write(json.dumps({"dataset": task.name, "algo": algo, "folds": k, "n": len(X), "C": g[0],
-                                     "d2_factor": g[1], "cv_acc": res[0], "nsv": res[1]}) + "\n")
+                                     "d2_factor": g[1], "cv_acc": res[0], "nsv": res[1],
+                                     "limit_hits": res[2], "cccp_tol": cccp_tol}) + "\n")
 
     if processes > 1 and jobs:
         import multiprocessing as mp
@@ -265,21 +270,22 @@ def select_cv(task, algo, log, k=5, processes=2, cache=None):
         for g, j in zip(todo, jobs):
             keep(g, _cv_point(j))
     out = [done[g] for g in grid]
-    (acc, nsv), (C, fac) = max(zip(out, grid), key=lambda t: (t[0][0], -t[0][1]))
+    (acc, nsv, _hits), (C, fac) = max(zip(out, grid), key=lambda t: (t[0][0], -t[0][1]))
     log(f"  {task.name:14s} {algo:6s} {k}-fold CV on {len(X)} training examples selected C={C} "
         f"delta^2=M*{fac:g}={M * fac:.4g} (cv acc {acc:.4f}, #SV {nsv:.0f}) in {time.perf_counter() - t0:.0f}s")
     return {"C": C, "d2": M * fac, "d2_factor": fac, "val_acc": acc, "selection": f"{k}-fold cv",
-            "grid": [{"C": C, "d2_factor": f, "cv_acc": a, "nsv": n} for (C, f), (a, n) in zip(grid, out)]}
+            "grid": [{"C": C, "d2_factor": f, "cv_acc": a, "nsv": n, "limit_hits": h}
+                     for (C, f), (a, n, h) in zip(grid, out)]}
 
 
-def select(task, algo, log):
+def select(task, algo, log, cccp_tol=None):
     (Xs, ys), (Xv, yv) = task.sel
     M = Xs.shape[1]
     best = None
     t0 = time.perf_counter()
     for C in C_GRID:
         for fac in D2_FACTORS:
-            r = fit_eval(algo, C, M * fac, Xs, ys, Xv, yv)
+            r = fit_eval(algo, C, M * fac, Xs, ys, Xv, yv, cccp_tol)
             key = (r["acc"], -r["nsv"])
             if best is None or key > best[0]:
                 best = (key, C, M * fac, fac, r)
@@ -305,6 +311,9 @@ def main(argv=None) -> int:
     ap.add_argument("--datasets", nargs="*", default=None, help="subset of: " + " ".join(PAPER))
     ap.add_argument("--params", type=Path, default=None,
                     help="JSON with previously selected parameters (skips the grid search)")
+    ap.add_argument("--cccp-tol", type=float, default=None,
+                    help="dead band of the CCCP re-assignment of V (OnlineSVMR's cccp_tol; default: the "
+                         "SMO accuracy per example; 0: the literal test, as every run before stop 16)")
     ap.add_argument("--quick", action="store_true", help="smoke run: 1/5 sizes, 2 repeats, small grid sample")
     ap.add_argument("--json", type=Path, default=None, help="write all results here (after every step)")
     ap.add_argument("--resume", action="store_true",
@@ -339,8 +348,8 @@ def main(argv=None) -> int:
         for algo in ALGOS:
             key = f"{task.name}/{algo}"
             if key not in chosen:
-                chosen[key] = (select_cv(task, algo, log, args.folds, args.processes, cv_cache)
-                               if args.select == "cv" else select(task, algo, log))
+                chosen[key] = (select_cv(task, algo, log, args.folds, args.processes, cv_cache, args.cccp_tol)
+                               if args.select == "cv" else select(task, algo, log, args.cccp_tol))
                 if args.json:
                     args.json.write_text(json.dumps(results, indent=1))
             p = chosen[key]
@@ -350,7 +359,7 @@ def main(argv=None) -> int:
             runs = []
             for rep in range(args.repeats):
                 Xtr, ytr = task.train(rep)
-                runs.append(fit_eval(algo, p["C"], p["d2"], Xtr, ytr, Xte, yte))
+                runs.append(fit_eval(algo, p["C"], p["d2"], Xtr, ytr, Xte, yte, args.cccp_tol))
             results["runs"][key] = runs
             acc = np.array([r["acc"] for r in runs]) * 100
             nsv = np.array([r["nsv"] for r in runs])

@@ -157,6 +157,30 @@ def test_limits_are_counted():
     assert OnlineSVMR(C=10, sigma=0.4).partial_fit(X, y).n_limit_hits_ == 0
 
 
+def test_literal_reassignment_cycles_the_dead_band_converges():
+    """Narrow kernel, small C, overlapping classes: with the literal test of eq. (10) examples whose g
+    sits within the SMO's accuracy of 1 - s = 2 leave and re-join V round after round until max_cccp
+    stops it; the default dead band (the stopping criteria's accuracy) ends every CCCP loop."""
+    X, y = syn.gauss(1200, seed=0)
+    X = _std(X)
+    lit = OnlineSVMR(C=0.1, sigma=0.177, cccp_tol=0.0, max_cccp=30).partial_fit(X, y)
+    band = OnlineSVMR(C=0.1, sigma=0.177, max_cccp=30).partial_fit(X, y)
+    assert lit.n_limit_hits_ > 10
+    assert band.n_limit_hits_ == 0
+    assert band.n_smo_steps_ * 5 < lit.n_smo_steps_
+    # at exit every example of V is inside the ramp region up to the band (0.0045 here); outside V
+    # are those beyond it, and the correctly classified arrivals (g < 0) that no CCCP loop has
+    # re-assigned since (step 4 adds only g in [0, 2] to V)
+    b = R._smo_accuracy(1.0, band.tol, band.eps)
+    assert b == pytest.approx(np.sqrt(2e-5))
+    st = band.state()
+    assert np.all(st["g"][st["in_V"]] <= 2.0 + b)
+    out = st["g"][~st["in_V"]]
+    assert np.all((out > 2.0 - b) | (out < 0.0))
+    # and the models agree on what they predict, up to the few examples near the boundary
+    assert np.mean(lit.predict(X) == band.predict(X)) > 0.97
+
+
 # ---------------------------------------------------------------------------------- numba vs ref
 CONFIGS = [
     dict(),
@@ -169,6 +193,8 @@ CONFIGS = [
     dict(active=True, m=3, s=-2.0),
     dict(cache_mb=0.0),
     dict(cache_mb=0.01),          # a few rows only: LRU eviction and shrinking cache on growth
+    dict(cccp_tol=0.0),           # the literal eq. (10) test of steps 16-22
+    dict(cccp_tol=0.05),
 ]
 
 
@@ -296,7 +322,8 @@ def test_asvm_close_to_svm_on_gauss():
 
 # ---------------------------------------------------------------------------- parameters
 @pytest.mark.parametrize("bad", [dict(s=1.0), dict(s=float("nan")), dict(m=-1), dict(m=2.5), dict(tol=0),
-                                 dict(eps=-1), dict(cache_mb=-1), dict(max_smo=0), dict(C=0), dict(shrinking="yes")])
+                                 dict(eps=-1), dict(cache_mb=-1), dict(max_smo=0), dict(C=0), dict(shrinking="yes"),
+                                 dict(cccp_tol=-0.1), dict(cccp_tol=float("inf"))])
 def test_bad_parameters(bad):
     name = next(iter(bad))
     with pytest.raises(ValueError, match=name):
