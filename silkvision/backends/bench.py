@@ -43,6 +43,7 @@ class RunResult:
     n_support: int
     seconds: float
     mistakes: int
+    n_queried: int | None = None  # labels used by an active learner (OnlineASVM^R), else None
 
 
 @dataclass
@@ -58,7 +59,7 @@ class AlgorithmResult:
         s = np.array([r.n_support for r in self.runs], dtype=np.float64)
         t = np.array([r.seconds for r in self.runs])
         ddof = 1 if len(self.runs) > 1 else 0  # MATLAB's std, as in the papers' tables
-        return {
+        out = {
             "mistake_rate_mean": float(m.mean()),
             "mistake_rate_std": float(m.std(ddof=ddof)),
             "n_support_mean": float(s.mean()),
@@ -66,6 +67,10 @@ class AlgorithmResult:
             "seconds_mean": float(t.mean()),
             "params": {k: v for k, v in self.params.items()},
         }
+        q = [r.n_queried for r in self.runs]
+        if q and all(v is not None for v in q):
+            out["n_queried_mean"] = float(np.mean(q))
+        return out
 
 
 def make_orderings(dataset: Dataset, runs: int, seed: int = 0) -> tuple[np.ndarray, str]:
@@ -152,7 +157,9 @@ def run_protocol(estimator, X: np.ndarray, y: np.ndarray, orders: Iterable[np.nd
         pred = est.progressive_predict(Xo, yo)
         dt = time.perf_counter() - t0
         wrong = int(np.count_nonzero(np.asarray(pred) != yo))
-        r = RunResult(100.0 * wrong / max(len(yo), 1), int(est.n_support_), dt, wrong)
+        q = getattr(est, "n_queried_", None)
+        r = RunResult(100.0 * wrong / max(len(yo), 1), int(est.n_support_), dt, wrong,
+                      None if q is None else int(q))
         out.append(r)
         if progress is not None:
             progress(i, r)
@@ -169,7 +176,8 @@ def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed:
     dict
         ``{"dataset", "runs", "orderings", "n_samples", "n_features", "n_classes",
         "results": {algorithm: {"mistake_rate_mean", "mistake_rate_std", "n_support_mean",
-        "n_support_std", "seconds_mean", "params"}}}`` (rates in percent).
+        "n_support_std", "seconds_mean", "params"}}}`` (rates in percent); active learners
+        (OnlineASVM^R, Algorithm 3) add ``"n_queried_mean"``, the labels they used per run.
 
     Raises
     ------

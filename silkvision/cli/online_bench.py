@@ -72,9 +72,16 @@ def format_table(res: dict) -> str:
     lines = [f"dataset {res['dataset']}: {res['n_samples']} examples, {res['n_features']} features, "
              f"{res['n_classes']} classes; {res['runs']} runs, orderings: {res['orderings']}",
              f"{'algorithm':<14} {'mistakes (%)':>20} {'support vectors (#)':>22} {'time (s)':>10}"]
+    active = any("n_queried_mean" in r for r in res["results"].values())
+    if active:
+        lines[-1] += f" {'labels queried':>15}"
     for a, r in res["results"].items():
-        lines.append(f"{a:<14} {r['mistake_rate_mean']:>10.3f} +- {r['mistake_rate_std']:<6.3f} "
-                     f"{r['n_support_mean']:>12.2f} +- {r['n_support_std']:<7.2f} {r['seconds_mean']:>10.3f}")
+        line = (f"{a:<14} {r['mistake_rate_mean']:>10.3f} +- {r['mistake_rate_std']:<6.3f} "
+                f"{r['n_support_mean']:>12.2f} +- {r['n_support_std']:<7.2f} {r['seconds_mean']:>10.3f}")
+        if active:
+            q = r.get("n_queried_mean")
+            line += f" {q:>15.1f}" if q is not None else f" {'(all)':>15}"
+        lines.append(line)
     return "\n".join(lines)
 
 

@@ -61,6 +61,29 @@ def test_json_shape_and_protocol(tiny_csv, capsys):
     assert runs[0].mistakes == int(np.sum(pred != ds.y[orders[0]]))
 
 
+def test_active_learner_reports_labels_queried(tiny_csv, capsys):
+    """OnlineASVM^R (Algorithm 3) uses only some labels: online-bench reports how many, per run on
+    average, in the JSON and as a table column; learners that use every label get neither."""
+    argv = ["online-bench", "--dataset", str(tiny_csv), "--algorithms", "online_asvm_r,pa1", "--runs", "3",
+            "--set", "sigma=1", "--quiet"]
+    assert main(argv + ["--json"]) == 0
+    res = json.loads(capsys.readouterr().out)["results"]
+    assert "n_queried_mean" not in res["pa1"]
+    ds = datasets.load(tiny_csv)
+    orders, _ = bench.make_orderings(ds, 3)
+    queried = []
+    for o in orders:
+        est = create("online_asvm_r", sigma=1.0)
+        est.progressive_predict(ds.X[o], ds.y[o])
+        queried.append(est.n_queried_)
+    assert 0 < min(queried) and max(queried) < len(ds.y)
+    assert res["online_asvm_r"]["n_queried_mean"] == pytest.approx(np.mean(queried))
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[1].endswith("labels queried")
+    assert lines[2].split()[-1] == f"{np.mean(queried):.1f}" and lines[3].split()[-1] == "(all)"
+
+
 def test_multiclass_defaults(tiny_multi, capsys):
     assert main(["online-bench", "--dataset", str(tiny_multi), "--algorithms", "mduol", "--runs", "1",
                  "--json", "--quiet"]) == 0
