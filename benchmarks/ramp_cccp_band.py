@@ -20,7 +20,6 @@ import argparse
 import importlib.util
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -46,13 +45,9 @@ CONFIGS = [
 
 
 def run(rule, C, d2, Xtr, ytr, Xte, yte):
-    est = OnlineSVMR(C=C, sigma=float(np.sqrt(d2)), cccp_tol=rule)
-    Xtr, Xte = T1.standardize(Xtr, Xte)
-    t = time.perf_counter()
-    est.partial_fit(Xtr, ytr)
-    sec = time.perf_counter() - t
-    return {"smo_steps": est.n_smo_steps_, "limit_hits": est.n_limit_hits_, "nsv": est.n_support_,
-            "acc": float((est.predict(Xte) == yte).mean()) * 100, "seconds": sec}
+    r = T1.fit_eval("svm_r", C, d2, Xtr, ytr, Xte, yte, cccp_tol=rule)
+    return {"smo_steps": r["smo_steps"], "limit_hits": r["limit_hits"], "nsv": r["nsv"],
+            "acc": r["acc"] * 100, "seconds": r["time"]}
 
 
 def main(argv=None) -> int:

@@ -216,7 +216,8 @@ def fit_eval(algo, C, d2, Xtr, ytr, Xte, yte, cccp_tol=None):
     t_train = time.perf_counter() - t
     acc = float((est.predict(Xte) == yte).mean())
     return {"acc": acc, "nsv": est.n_support_, "time": t_train, "shrinking": est.shrinking,
-            "queried": getattr(est, "n_queried_", len(ytr)), "limit_hits": est.n_limit_hits_}
+            "queried": getattr(est, "n_queried_", len(ytr)), "limit_hits": est.n_limit_hits_,
+            "smo_steps": est.n_smo_steps_}
 
 
 def _cv_point(job):
