@@ -264,7 +264,10 @@ def select_cv(task, algo, log, k=5, processes=2, cache=None, cccp_tol=None):
             if (r["dataset"], r["algo"], r["folds"], r["n"], r.get("cccp_tol", 0.0)) == \
                     (task.name, algo, k, len(X), cccp_tol):
                 done[(r["C"], r["d2_factor"])] = (r["cv_acc"], r["nsv"], r.get("limit_hits"))
-    todo = [g for g in grid if g not in done]
+    # largest C first: those points take longest (single-coordinate SMO crawls at large C), so
+    # starting them first keeps both workers busy to the end instead of leaving one C = 500
+    # point running alone; the result does not depend on the order (`out` follows `grid`)
+    todo = sorted((g for g in grid if g not in done), key=lambda g: -g[0])
     if done:
         log(f"  {task.name:14s} {algo:6s} {len(grid) - len(todo)} of {len(grid)} grid points from {cache}")
     jobs = [(algo, C, M * fac, X, y, folds, cccp_tol) for C, fac in todo]
