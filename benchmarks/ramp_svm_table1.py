@@ -235,9 +235,15 @@ def _cv_point(job):
     return float(np.mean(accs)), float(np.mean(nsvs)), int(hits)
 
 
+def _cv_point_timed(job):
+    t = time.perf_counter()
+    res = _cv_point(job)
+    return res, time.perf_counter() - t
+
+
 def _cv_point_indexed(item):
     i, job = item
-    return i, _cv_point(job)
+    return (i, *_cv_point_timed(job))
 
 
 def select_cv(task, algo, log, k=5, processes=2, cache=None, cccp_tol=None):
@@ -248,13 +254,15 @@ def select_cv(task, algo, log, k=5, processes=2, cache=None, cccp_tol=None):
     fold. Best mean accuracy wins; ties go to the smaller mean model. The test set is never used.
     ``cache`` (a JSON-lines path) keeps every finished grid point, so a selection stopped part-way
     (DNA's takes hours on 2 cores) resumes where it was. Its lines carry ``cccp_tol`` (lines without
-    it were written before the dead band existed, i.e. with the literal test ``cccp_tol=0``).
+    it were written before the dead band existed, i.e. with the literal test ``cccp_tol=0``) and,
+    since stop 17, ``seconds``, the point's own wall time, so a selection that ran over several
+    resumed runs still has a total (logged as the grid points' time summed).
     """
     X, y = task.cv_pool if task.cv_pool is not None else task.train(0)
     folds = np.array_split(np.random.default_rng(11).permutation(len(X)), k)
     M = X.shape[1]
     grid = [(C, fac) for C in C_GRID for fac in D2_FACTORS]
-    done = {}
+    done, secs = {}, {}
     if cache is not None and Path(cache).exists():
         for line in Path(cache).read_text().splitlines():
             try:
@@ -264,6 +272,7 @@ def select_cv(task, algo, log, k=5, processes=2, cache=None, cccp_tol=None):
             if (r["dataset"], r["algo"], r["folds"], r["n"], r.get("cccp_tol", 0.0)) == \
                     (task.name, algo, k, len(X), cccp_tol):
                 done[(r["C"], r["d2_factor"])] = (r["cv_acc"], r["nsv"], r.get("limit_hits"))
+                secs[(r["C"], r["d2_factor"])] = r.get("seconds")   # lines before stop 17 have none
     # largest C first: those points take longest (single-coordinate SMO crawls at large C), so
     # starting them first keeps both workers busy to the end instead of leaving one C = 500
     # point running alone; the result does not depend on the order (`out` follows `grid`)
@@ -273,26 +282,32 @@ def select_cv(task, algo, log, k=5, processes=2, cache=None, cccp_tol=None):
     jobs = [(algo, C, M * fac, X, y, folds, cccp_tol) for C, fac in todo]
     t0 = time.perf_counter()
 
-    def keep(g, res):
-        done[g] = res
+    def keep(g, res, seconds):
+        done[g], secs[g] = res, seconds
         if cache is not None:
             with open(cache, "a") as fh:
                 fh.write(json.dumps({"dataset": task.name, "algo": algo, "folds": k, "n": len(X), "C": g[0],
                                      "d2_factor": g[1], "cv_acc": res[0], "nsv": res[1],
-                                     "limit_hits": res[2], "cccp_tol": cccp_tol}) + "\n")
+                                     "limit_hits": res[2], "cccp_tol": cccp_tol,
+                                     "seconds": round(seconds, 1)}) + "\n")
 
     if processes > 1 and jobs:
         import multiprocessing as mp
         with mp.get_context("fork").Pool(processes) as pool:
-            for i, res in pool.imap_unordered(_cv_point_indexed, list(enumerate(jobs)), chunksize=1):
-                keep(todo[i], res)   # as each point finishes, so a kill loses only running points
+            for i, res, seconds in pool.imap_unordered(_cv_point_indexed, list(enumerate(jobs)), chunksize=1):
+                keep(todo[i], res, seconds)   # as each point finishes, so a kill loses only running points
     else:
         for g, j in zip(todo, jobs):
-            keep(g, _cv_point(j))
+            keep(g, *_cv_point_timed(j))
     out = [done[g] for g in grid]
     (acc, nsv, _hits), (C, fac) = max(zip(out, grid), key=lambda t: (t[0][0], -t[0][1]))
     log(f"  {task.name:14s} {algo:6s} {k}-fold CV on {len(X)} training examples selected C={C} "
         f"delta^2=M*{fac:g}={M * fac:.4g} (cv acc {acc:.4f}, #SV {nsv:.0f}) in {time.perf_counter() - t0:.0f}s")
+    # the wall above covers only this run's points; a resumed selection also has the time of each
+    # cached point (one worker each), where its cache line recorded it
+    timed = [secs[g] for g in grid if secs.get(g) is not None]
+    log(f"  {task.name:14s} {algo:6s} grid points' own time summed: {sum(timed):.0f}s "
+        f"({len(timed)} of {len(grid)} points timed)")
     return {"C": C, "d2": M * fac, "d2_factor": fac, "val_acc": acc, "selection": f"{k}-fold cv",
             "grid": [{"C": C, "d2_factor": f, "cv_acc": a, "nsv": n, "limit_hits": h}
                      for (C, f), (a, n, h) in zip(grid, out)]}
