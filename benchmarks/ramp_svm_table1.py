@@ -309,7 +309,7 @@ def select_cv(task, algo, log, k=5, processes=2, cache=None, cccp_tol=None):
     log(f"  {task.name:14s} {algo:6s} grid points' own time summed: {sum(timed):.0f}s "
         f"({len(timed)} of {len(grid)} points timed)")
     return {"C": C, "d2": M * fac, "d2_factor": fac, "val_acc": acc, "selection": f"{k}-fold cv",
-            "grid": [{"C": C, "d2_factor": f, "cv_acc": a, "nsv": n, "limit_hits": h}
+            "grid": [{"C": C, "d2_factor": f, "cv_acc": a, "nsv": n, "limit_hits": h, "seconds": secs.get((C, f))}
                      for (C, f), (a, n, h) in zip(grid, out)]}
 
 
