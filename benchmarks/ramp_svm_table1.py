@@ -220,30 +220,14 @@ def fit_eval(algo, C, d2, Xtr, ytr, Xte, yte, cccp_tol=None):
             "smo_steps": est.n_smo_steps_}
 
 
-def _cv_point(job):
-    """Mean validation accuracy and #SV of one grid point over the folds, and the optimisations cut
-    short by max_smo / max_cccp in all of them (worker of select_cv)."""
-    algo, C, d2, X, y, folds, cccp_tol = job
-    accs, nsvs, hits = [], [], 0
-    for k in range(len(folds)):
-        val = folds[k]
-        tr = np.concatenate([folds[j] for j in range(len(folds)) if j != k])
-        r = fit_eval(algo, C, d2, X[tr], y[tr], X[val], y[val], cccp_tol)
-        accs.append(r["acc"])
-        nsvs.append(r["nsv"])
-        hits += r["limit_hits"]
-    return float(np.mean(accs)), float(np.mean(nsvs)), int(hits)
-
-
-def _cv_point_timed(job):
+def _cv_fold(item):
+    """Validation accuracy, #SV and optimisations cut short by max_smo / max_cccp of one grid point
+    on one fold, and its wall time (worker of select_cv)."""
+    i, (algo, C, d2, X, y, folds, f, cccp_tol) = item
     t = time.perf_counter()
-    res = _cv_point(job)
-    return res, time.perf_counter() - t
-
-
-def _cv_point_indexed(item):
-    i, job = item
-    return (i, *_cv_point_timed(job))
+    tr = np.concatenate([folds[j] for j in range(len(folds)) if j != f])
+    r = fit_eval(algo, C, d2, X[tr], y[tr], X[folds[f]], y[folds[f]], cccp_tol)
+    return i, (r["acc"], r["nsv"], int(r["limit_hits"])), time.perf_counter() - t
 
 
 def select_cv(task, algo, log, k=5, processes=2, cache=None, cccp_tol=None):
@@ -252,59 +236,87 @@ def select_cv(task, algo, log, k=5, processes=2, cache=None, cccp_tol=None):
     The training set is shuffled once (seed 11) and cut into ``k`` folds; every grid point streams
     the other ``k - 1`` folds once (standardised with their statistics) and is scored on the held-out
     fold. Best mean accuracy wins; ties go to the smaller mean model. The test set is never used.
-    ``cache`` (a JSON-lines path) keeps every finished grid point, so a selection stopped part-way
-    (DNA's takes hours on 2 cores) resumes where it was. Its lines carry ``cccp_tol`` (lines without
-    it were written before the dead band existed, i.e. with the literal test ``cccp_tol=0``) and,
-    since stop 17, ``seconds``, the point's own wall time, so a selection that ran over several
-    resumed runs still has a total (logged as the grid points' time summed).
+    ``cache`` (a JSON-lines path) keeps every finished fold of every grid point, so a selection
+    stopped part-way (Adult's takes several sessions on 2 cores) loses only the folds that were
+    running. A point's line (mean over its folds) is written when its last fold finishes; its
+    ``seconds`` is its folds' wall times summed (one worker each), so a selection that ran over
+    several resumed runs still has a total (logged as the grid points' time summed). Lines without
+    ``cccp_tol`` were written before the dead band existed (the literal test ``cccp_tol=0``); lines
+    without ``seconds`` before stop 17; fold lines (with ``fold``) since stop 18.
     """
     X, y = task.cv_pool if task.cv_pool is not None else task.train(0)
     folds = np.array_split(np.random.default_rng(11).permutation(len(X)), k)
     M = X.shape[1]
     grid = [(C, fac) for C in C_GRID for fac in D2_FACTORS]
-    done, secs = {}, {}
+    done, secs, parts = {}, {}, {}
     if cache is not None and Path(cache).exists():
         for line in Path(cache).read_text().splitlines():
             try:
                 r = json.loads(line)
-            except json.JSONDecodeError:          # a line cut by a kill: that point runs again
+            except json.JSONDecodeError:          # a line cut by a kill: that fold runs again
                 continue
-            if (r["dataset"], r["algo"], r["folds"], r["n"], r.get("cccp_tol", 0.0)) == \
+            if (r["dataset"], r["algo"], r["folds"], r["n"], r.get("cccp_tol", 0.0)) != \
                     (task.name, algo, k, len(X), cccp_tol):
-                done[(r["C"], r["d2_factor"])] = (r["cv_acc"], r["nsv"], r.get("limit_hits"))
-                secs[(r["C"], r["d2_factor"])] = r.get("seconds")   # lines before stop 17 have none
+                continue
+            g = (r["C"], r["d2_factor"])
+            if "fold" in r:
+                parts.setdefault(g, {})[r["fold"]] = ((r["acc"], r["nsv"], r["limit_hits"]), r["seconds"])
+            else:
+                done[g] = (r["cv_acc"], r["nsv"], r.get("limit_hits"))
+                secs[g] = r.get("seconds")   # lines before stop 17 have none
+
+    def write(rec):
+        if cache is not None:
+            with open(cache, "a") as fh:
+                fh.write(json.dumps({"dataset": task.name, "algo": algo, "folds": k, "n": len(X), **rec,
+                                     "cccp_tol": cccp_tol}) + "\n")
+
+    def complete(g):
+        """The point's line from its k folds, averaged in fold order (as one worker would)."""
+        res = [parts[g][f][0] for f in range(k)]
+        done[g] = (float(np.mean([r[0] for r in res])), float(np.mean([r[1] for r in res])),
+                   int(sum(r[2] for r in res)))
+        secs[g] = round(sum(parts[g][f][1] for f in range(k)), 1)
+        write({"C": g[0], "d2_factor": g[1], "cv_acc": done[g][0], "nsv": done[g][1],
+               "limit_hits": done[g][2], "seconds": secs[g]})
+
+    for g in grid:                                # every fold cached but not the point (a kill between)
+        if g not in done and len(parts.get(g, {})) == k:
+            complete(g)
     # largest C first: those points take longest (single-coordinate SMO crawls at large C), so
     # starting them first keeps both workers busy to the end instead of leaving one C = 500
     # point running alone; the result does not depend on the order (`out` follows `grid`)
     todo = sorted((g for g in grid if g not in done), key=lambda g: -g[0])
-    if done:
-        log(f"  {task.name:14s} {algo:6s} {len(grid) - len(todo)} of {len(grid)} grid points from {cache}")
-    jobs = [(algo, C, M * fac, X, y, folds, cccp_tol) for C, fac in todo]
+    n_parts = sum(len(parts.get(g, {})) for g in todo)
+    if done or n_parts:
+        log(f"  {task.name:14s} {algo:6s} {len(grid) - len(todo)} of {len(grid)} grid points "
+            f"(and {n_parts} folds of others) from {cache}")
+    jobs = [(g, f) for g in todo for f in range(k) if f not in parts.get(g, {})]
+    items = [(i, (algo, g[0], M * g[1], X, y, folds, f, cccp_tol)) for i, (g, f) in enumerate(jobs)]
     t0 = time.perf_counter()
 
-    def keep(g, res, seconds):
-        done[g], secs[g] = res, seconds
-        if cache is not None:
-            with open(cache, "a") as fh:
-                fh.write(json.dumps({"dataset": task.name, "algo": algo, "folds": k, "n": len(X), "C": g[0],
-                                     "d2_factor": g[1], "cv_acc": res[0], "nsv": res[1],
-                                     "limit_hits": res[2], "cccp_tol": cccp_tol,
-                                     "seconds": round(seconds, 1)}) + "\n")
+    def keep(i, res, seconds):
+        g, f = jobs[i]
+        parts.setdefault(g, {})[f] = (res, round(seconds, 1))
+        write({"C": g[0], "d2_factor": g[1], "fold": f, "acc": res[0], "nsv": res[1],
+               "limit_hits": res[2], "seconds": round(seconds, 1)})
+        if len(parts[g]) == k:
+            complete(g)
 
-    if processes > 1 and jobs:
+    if processes > 1 and items:
         import multiprocessing as mp
         with mp.get_context("fork").Pool(processes) as pool:
-            for i, res, seconds in pool.imap_unordered(_cv_point_indexed, list(enumerate(jobs)), chunksize=1):
-                keep(todo[i], res, seconds)   # as each point finishes, so a kill loses only running points
+            for i, res, seconds in pool.imap_unordered(_cv_fold, items, chunksize=1):
+                keep(i, res, seconds)   # as each fold finishes, so a kill loses only running folds
     else:
-        for g, j in zip(todo, jobs):
-            keep(g, *_cv_point_timed(j))
+        for item in items:
+            keep(*_cv_fold(item))
     out = [done[g] for g in grid]
     (acc, nsv, _hits), (C, fac) = max(zip(out, grid), key=lambda t: (t[0][0], -t[0][1]))
     log(f"  {task.name:14s} {algo:6s} {k}-fold CV on {len(X)} training examples selected C={C} "
         f"delta^2=M*{fac:g}={M * fac:.4g} (cv acc {acc:.4f}, #SV {nsv:.0f}) in {time.perf_counter() - t0:.0f}s")
-    # the wall above covers only this run's points; a resumed selection also has the time of each
-    # cached point (one worker each), where its cache line recorded it
+    # the wall above covers only this run's folds; a resumed selection also has the time of each
+    # cached point (one worker per fold), where its cache line recorded it
     timed = [secs[g] for g in grid if secs.get(g) is not None]
     log(f"  {task.name:14s} {algo:6s} grid points' own time summed: {sum(timed):.0f}s "
         f"({len(timed)} of {len(grid)} points timed)")
@@ -341,7 +353,7 @@ def main(argv=None) -> int:
     ap.add_argument("--folds", type=int, default=5, help="folds of --select cv")
     ap.add_argument("--processes", type=int, default=2, help="worker processes of --select cv")
     ap.add_argument("--cv-cache", type=Path, default=None,
-                    help="JSON-lines file keeping every finished grid point of --select cv, so an "
+                    help="JSON-lines file keeping every finished fold and grid point of --select cv, so an "
                          "interrupted selection resumes (default: --json's path + '.cvcache.jsonl')")
     ap.add_argument("--datasets", nargs="*", default=None, help="subset of: " + " ".join(PAPER))
     ap.add_argument("--params", type=Path, default=None,
