@@ -48,6 +48,20 @@ def _two_sum(a, b):
     return s, (a - (s - bb)) + (b - bb)
 
 
+def _trial(K, S, gam, ys, n, y, t, fsum):
+    """Kernel row, prediction ``f`` summed by ``fsum`` ("dot", "seq" or "pairwise"), label, hinge
+    loss and mistake (``sign(0) = +1``) of trial ``t``."""
+    k = K[S[:n], t]
+    if fsum == "dot":
+        f = float(np.dot(gam[:n] * ys[:n], k))
+    elif fsum == "seq":
+        f = float(np.cumsum(gam[:n] * ys[:n] * k)[-1]) if n else 0.0
+    else:
+        f = float(np.sum(gam[:n] * ys[:n] * k))
+    yt = y[t]
+    return k, f, yt, 1.0 - yt * f, int((1.0 if f >= 0 else -1.0) != yt)
+
+
 def duol_exact_ties(K, y, order, last_tie, C=5.0):
     """Mistakes and #SV of one run of Algorithm 1 (rho = 0) with exact-arithmetic margin ties."""
     n, N = 0, len(order)
@@ -55,11 +69,8 @@ def duol_exact_ties(K, y, order, last_tie, C=5.0):
     fh, fl = np.zeros(N), np.zeros(N)          # tracked scores, double-double
     mistakes = 0
     for t in order:
-        k = K[S[:n], t]
-        f = float(np.dot(gam[:n] * ys[:n], k))
-        yt = y[t]
-        mistakes += (1.0 if f >= 0 else -1.0) != yt
-        lt = 1.0 - yt * f
+        k, f, yt, lt, wrong = _trial(K, S, gam, ys, n, y, t, "dot")
+        mistakes += wrong
         if lt <= 0:
             continue
         w = ys[:n] * yt * k
@@ -96,16 +107,8 @@ def duol_exact_test(K, y, order, fsum, C=5.0):
     S, gam, ys, fs = np.zeros(N, int), np.zeros(N), np.zeros(N), np.zeros(N)
     mistakes = 0
     for t in order:
-        k = K[S[:n], t]
-        if fsum == "dot":
-            f = float(np.dot(gam[:n] * ys[:n], k))
-        elif fsum == "seq":
-            f = float(np.cumsum(gam[:n] * ys[:n] * k)[-1]) if n else 0.0
-        else:
-            f = float(np.sum(gam[:n] * ys[:n] * k))
-        yt = y[t]
-        mistakes += (1.0 if f >= 0 else -1.0) != yt
-        lt = 1.0 - yt * f
+        k, f, yt, lt, wrong = _trial(K, S, gam, ys, n, y, t, fsum)
+        mistakes += wrong
         if lt <= 0:
             continue
         w = ys[:n] * yt * k
