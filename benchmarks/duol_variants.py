@@ -20,7 +20,7 @@
 
 The paper's values are printed beside. Usage::
 
-    .venv/bin/python benchmarks/duol_variants.py          # ~40 s
+    .venv/bin/python benchmarks/duol_variants.py          # ~15 s
 """
 
 from __future__ import annotations

@@ -297,9 +297,10 @@ def select_cv(task, algo, log, k=5, processes=2, cache=None, cccp_tol=None):
 
     def keep(i, res, seconds):
         g, f = jobs[i]
-        parts.setdefault(g, {})[f] = (res, round(seconds, 1))
+        seconds = round(seconds, 1)
+        parts.setdefault(g, {})[f] = (res, seconds)
         write({"C": g[0], "d2_factor": g[1], "fold": f, "acc": res[0], "nsv": res[1],
-               "limit_hits": res[2], "seconds": round(seconds, 1)})
+               "limit_hits": res[2], "seconds": seconds})
         if len(parts[g]) == k:
             complete(g)
 
