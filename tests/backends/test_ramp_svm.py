@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from silkvision.backends import create
-from silkvision.backends import ramp_svm as R
+from silkvision.backends import _ramp_kernels as K
 from silkvision.backends import synthetic as syn
 from silkvision.backends.kernels import kernel_matrix_reference, make_kernel
 from silkvision.backends.ramp_svm import OnlineASVMR, OnlineSVMR, OnlineSVMRRemoval, RampSVMReference
@@ -77,13 +77,13 @@ def test_working_set_choice_eq13():
     INV = np.array([1, 1, 1, 0, 1], np.int8)     # slot 3 is the biggest violator but not in V
     # gains by hand: j0: a'=0.5 -> 0.125; j1: a'=0.3 -> 0.02; j2 at C with g > 0: no violation;
     # j4: a' = min(1.1, 1) = 1 -> 0.5*(0.04-1) + (0.9+0.2)*0.8 = 0.4
-    best, gain, an = R._select(A, G, QD, ACT, INV, C, 1e-3, 5)
+    best, gain, an = K._select(A, G, QD, ACT, INV, C, 1e-3, 5)
     assert best == 4 and an == pytest.approx(1.0) and gain == pytest.approx(0.4)
     INV[4] = 0
-    best, gain, an = R._select(A, G, QD, ACT, INV, C, 1e-3, 5)
+    best, gain, an = K._select(A, G, QD, ACT, INV, C, 1e-3, 5)
     assert best == 0 and an == pytest.approx(0.5) and gain == pytest.approx(0.125)
     INV[:] = 0
-    assert R._select(A, G, QD, ACT, INV, C, 1e-3, 5)[0] == -1
+    assert K._select(A, G, QD, ACT, INV, C, 1e-3, 5)[0] == -1
 
 
 def test_eq13_gain_is_the_exact_dual_increase_and_eq14_the_best_step():
@@ -99,7 +99,7 @@ def test_eq13_gain_is_the_exact_dual_increase_and_eq14_the_best_step():
         return a.sum() - 0.5 * a @ Q @ a
     g = 1.0 - Q @ a                                                # eq. (3): g = 1 - y f
     for i in range(6):
-        an, gain = R.smo_step(a[i], g[i], Q[i, i], C)
+        an, gain = K.smo_step(a[i], g[i], Q[i, i], C)
         b = a.copy()
         b[i] = an
         assert gain == pytest.approx(dual(b) - dual(a), abs=1e-12)
@@ -128,7 +128,7 @@ def test_kkt_criterion_alone_gives_kkt_on_V():
         if i % 50 == 49:
             st = _check_state(est)
     a, g, V = st["alpha"], st["g"], st["in_V"]
-    viol = np.array([R._violates(ai, gi, est.C, est.tol) for ai, gi in zip(a, g)])
+    viol = np.array([K._violates(ai, gi, est.C, est.tol) for ai, gi in zip(a, g)])
     assert not np.any(viol & V)
     yf = 1 - g[a > 0]
     assert np.all(yf >= -1 - 1e-9) and np.all(yf <= 1 + 1e-3)   # all SVs inside the ramp region
@@ -144,8 +144,8 @@ def test_progress_criterion_stops_early():
     assert loose.n_smo_steps_ < tight.n_smo_steps_
     st = _check_state(loose)
     # KKT violators are left, but no step on them would gain eps = 1e-2 or more (eq. 13)
-    left = [R.smo_step(a, g, 1.0, loose.C)[1] for a, g, v in zip(st["alpha"], st["g"], st["in_V"])
-            if v and R._violates(a, g, loose.C, loose.tol)]
+    left = [K.smo_step(a, g, 1.0, loose.C)[1] for a, g, v in zip(st["alpha"], st["g"], st["in_V"])
+            if v and K._violates(a, g, loose.C, loose.tol)]
     assert len(left) > 0 and max(left) < 1e-2
 
 
@@ -171,7 +171,7 @@ def test_literal_reassignment_cycles_the_dead_band_converges():
     # at exit every example of V is inside the ramp region up to the band (0.0045 here); outside V
     # are those beyond it, and the correctly classified arrivals (g < 0) that no CCCP loop has
     # re-assigned since (step 4 adds only g in [0, 2] to V)
-    b = R._smo_accuracy(1.0, band.tol, band.eps)
+    b = K._smo_accuracy(1.0, band.tol, band.eps)
     assert b == pytest.approx(np.sqrt(2e-5))
     st = band.state()
     assert np.all(st["g"][st["in_V"]] <= 2.0 + b)
@@ -232,7 +232,7 @@ def test_shrinking_takes_the_same_steps_at_large_C():
     X, y = _ncheck(250, seed=6)
     a = OnlineSVMR(C=500, sigma=0.5, shrinking=False).partial_fit(X, y)
     b = OnlineSVMR(C=500, sigma=0.5).partial_fit(X, y)
-    assert b.shrinking and b._meta(R._NREFRESH) > 0
+    assert b.shrinking and b._meta(K._NREFRESH) > 0
     assert a.n_smo_steps_ == b.n_smo_steps_
     np.testing.assert_allclose(a.state()["alpha"], b.state()["alpha"], atol=1e-8)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-8)
@@ -270,7 +270,7 @@ def test_removal_drops_the_non_svs_farthest_from_the_boundary():
     est = OnlineSVMR(C=10, sigma=0.5, m=5)
     est._st = {k: v.copy() for k, v in full._st.items()}
     est.n_features_ = 2
-    R._removal(5, est._st["A"], est._st["G"], est._st["ACT"], est._st["INV"], est._st["C_OF"], est._st["S_OF"],
+    K._removal(5, est._st["A"], est._st["G"], est._st["ACT"], est._st["INV"], est._st["C_OF"], est._st["S_OF"],
                est._st["LRU"], est._st["FREE"], est._st["META"])
     kept = est.state()
     kept_d = np.sort(np.abs(1 - kept["g"][kept["alpha"] == 0]))
