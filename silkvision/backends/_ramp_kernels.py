@@ -66,6 +66,28 @@ def _violates(a, g, C, tol):
 
 
 @njit(cache=True)
+def _claim_row(j, CROW, C_OF, S_OF, LRU, SCRATCH, META):
+    """The cache row that slot ``j``'s kernel row is to be written into: the least recently used
+    row, taken from its old owner; ``SCRATCH`` (not cached) when the cache has no rows."""
+    nrows = CROW.shape[0]
+    if nrows == 0:
+        return SCRATCH
+    v = 0
+    best = LRU[0]
+    for r in range(1, nrows):
+        if LRU[r] < best:
+            best = LRU[r]
+            v = r
+    old = S_OF[v]
+    if old >= 0:
+        C_OF[old] = -1
+    S_OF[v] = j
+    C_OF[j] = v
+    LRU[v] = META[_CLOCK]
+    return CROW[v]
+
+
+@njit(cache=True)
 def _get_row(j, SX, ACT, QD, CROW, C_OF, S_OF, LRU, SCRATCH, META, kind, sigma, degree, coef):
     """The kernel row ``k(x_j, x_k)`` for every slot ``k`` (valid where ``ACT[k]``); cached, LRU."""
     META[_CLOCK] += 1
@@ -73,24 +95,8 @@ def _get_row(j, SX, ACT, QD, CROW, C_OF, S_OF, LRU, SCRATCH, META, kind, sigma, 
     if c >= 0:
         LRU[c] = META[_CLOCK]
         return CROW[c]
-    nrows = CROW.shape[0]
     hw = META[_HW]
-    if nrows == 0:
-        row = SCRATCH
-    else:
-        v = 0
-        best = LRU[0]
-        for r in range(1, nrows):
-            if LRU[r] < best:
-                best = LRU[r]
-                v = r
-        old = S_OF[v]
-        if old >= 0:
-            C_OF[old] = -1
-        S_OF[v] = j
-        C_OF[j] = v
-        LRU[v] = META[_CLOCK]
-        row = CROW[v]
+    row = _claim_row(j, CROW, C_OF, S_OF, LRU, SCRATCH, META)
     xj = SX[j]
     for k in range(hw):
         if ACT[k] == 0:
@@ -445,23 +451,7 @@ def _process(X, Y, start, out_f, SX, SY, A, G, QD, ACT, INV, MARK, FREE, CROW, C
             # steps 4-8: V = V + {t+1}; alpha_{t+1} by eq. (14); g by eq. (15)
             INV[slot] = 1
             META[_CLOCK] += 1
-            nrows = CROW.shape[0]
-            if nrows == 0:
-                row = SCRATCH
-            else:
-                v = 0
-                best = LRU[0]
-                for r in range(1, nrows):
-                    if LRU[r] < best:
-                        best = LRU[r]
-                        v = r
-                old = S_OF[v]
-                if old >= 0:
-                    C_OF[old] = -1
-                S_OF[v] = slot
-                C_OF[slot] = v
-                LRU[v] = META[_CLOCK]
-                row = CROW[v]
+            row = _claim_row(slot, CROW, C_OF, S_OF, LRU, SCRATCH, META)
             for k in range(hw):
                 if ACT[k] == 0:
                     continue

@@ -58,8 +58,8 @@ last bit of every summation. On german (stored orderings) 236 summation/update o
 exact test give 31.585 .. 32.180 %; the few that give 31.810 % (e.g. a naive NumPy loop with
 ``argmin`` and ``np.dot``, which gives 31.600 % when that one sum runs left to right instead:
 ``benchmarks/duol_variants.py``) miss the paper's standard deviation (1.090) and support-vector
-count (656.3), i.e. they hit the mean by chance. With :data:`MARGIN_TOL` the result does not depend on the summation order:
-german 31.755 ± 1.166 %, 658.0 SVs (paper 31.810 ± 1.090, 656.3).
+count (656.3), i.e. they hit the mean by chance. With :data:`MARGIN_TOL` the result does not
+depend on the summation order: german 31.755 ± 1.166 %, 658.0 SVs (paper 31.810 ± 1.090, 656.3).
 """
 
 from __future__ import annotations
