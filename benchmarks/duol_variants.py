@@ -18,9 +18,15 @@
     M-DUOL_appr with other fixed steps ``v`` (ours: ``v = 1/(2(1 - rho)) = 0.5``, Theorem 5), and with
     the fixed step also used for single updates.
 
+``readings`` (sonar and german, the 20 stored orderings; stop 20, with ``--readings``)
+    Other readings of DUOL_iter ("first the new weight, then the auxiliary weight") and DUOL_appr
+    (``g_t = 1/(1-rho)``, ``g_b = hat g_b + 1/(1-rho)``). The first row of each reproduces the
+    shipped learner (``duol_iter``; ``duol_appr``), the others are the readings BENCHMARKS 5 lists.
+
 The paper's values are printed beside. Usage::
 
-    .venv/bin/python benchmarks/duol_variants.py          # 11-15 s on 2 cores
+    .venv/bin/python benchmarks/duol_variants.py              # 11-15 s on 2 cores
+    .venv/bin/python benchmarks/duol_variants.py --readings   # the stop-20 readings, ~10 s
 """
 
 from __future__ import annotations
@@ -34,7 +40,25 @@ from silkvision.backends.datasets import load
 from silkvision.backends.duol import MARGIN_TOL, solve_prop2
 from silkvision.backends.kernels import kernel_matrix_reference, make_kernel
 
-PAPER = {"german": (31.810, 1.090, 656.3), "dna-appr": (14.105, 0.611, 1281.8)}
+PAPER = {"german": (31.810, 1.090, 656.3), "dna-appr": (14.105, 0.611, 1281.8),
+         "sonar-iter": (39.495, 3.299, 149.85), "german-iter": (35.985, 1.077, 714.35),
+         "sonar-appr": (41.010, 2.335, 162.25), "german-appr": (30.275, 0.937, 716.1)}
+
+#: reading -> (family, description); the first of each family is the shipped learner
+READINGS = {
+    "iter": ("iter", "shipped duol_iter: auxiliary chosen first, then g_a = min(C, l_a), "
+                     "d_b = clip(l_b - w g_a)"),
+    "iter-after": ("iter", "PA-I step first, auxiliary chosen among SVs in the margin after it"),
+    "iter-rev": ("iter", "auxiliary step first (d_b = clip(l_b)), then g_a = clip(l_a - w d_b)"),
+    "iter-fixed": ("iter", "fixed first step g_a = min(C, 1/(1-rho)), then the coordinate step"),
+    "iter-first": ("iter", "shipped, but the first of equal w_ab"),
+    "iter-strict": ("iter", "shipped, but a double update only if w_ab < 0"),
+    "iter-exact": ("iter", "shipped, but the exact margin test f^i <= 1 (no MARGIN_TOL)"),
+    "appr": ("appr", "shipped duol_appr: g_a = min(C, 1), g_b = min(C, hat g_b + 1), single step min(C, 1)"),
+    "appr-strong": ("appr", "fixed steps only for strong double updates (y_b f(x_b) <= 0), else exact"),
+    "appr-pa1": ("appr", "g_a = min(C, l_a), g_b = min(C, hat g_b + 1), PA-I single step"),
+    "appr-loss": ("appr", "g_a = min(C, l_a), g_b = min(C, hat g_b + l_b), PA-I single step"),
+}
 
 
 def _gram(X):
@@ -167,6 +191,64 @@ def mduol_appr(K, y, order, n_classes, v, single_fixed, C=10.0):
     return 100.0 * mistakes / N, int(np.count_nonzero(gam[:n]))
 
 
+def duol_reading(K, y, order, reading, C=5.0):
+    """Mistakes and #SV of one run (rho = 0, Gaussian kernel: ``k(x, x) = 1``) of a ``READINGS``
+    entry. Tracked scores, last of equal ``w_ab`` and ``MARGIN_TOL`` as in :mod:`duol` unless the
+    reading says otherwise."""
+    n, N = 0, len(order)
+    S, gam, ys, fs = np.zeros(N, int), np.zeros(N), np.zeros(N), np.zeros(N)
+    mistakes = 0
+    tol = 0.0 if reading == "iter-exact" else MARGIN_TOL
+    for t in order:
+        k, f, yt, lt, wrong = _trial(K, S, gam, ys, n, y, t, "dot")
+        mistakes += wrong
+        if lt <= 0:
+            continue
+        w = ys[:n] * yt * k
+        S[n], ys[n], fs[n] = t, yt, yt * f
+        krow = np.append(k, 1.0)
+        if reading == "iter-after":
+            gam[n] = min(C, lt)
+            fs[:n + 1] += ys[:n + 1] * gam[n] * yt * krow
+        elig = np.flatnonzero(fs[:n] <= 1.0 + tol)
+        b = -1
+        if elig.size:
+            ties = elig[w[elig] == w[elig].min()]
+            b = ties[0] if reading == "iter-first" else ties[-1]
+        if reading == "iter-after":
+            if b >= 0 and w[b] <= 0:
+                d = np.clip(1.0 - fs[b], -gam[b], C - gam[b])
+                gam[b] += d
+                fs[:n + 1] += ys[:n + 1] * d * ys[b] * K[S[:n + 1], S[b]]
+            n += 1
+            continue
+        if b >= 0 and (w[b] < 0 if reading == "iter-strict" else w[b] <= 0):
+            lb, gb, wb = 1.0 - fs[b], gam[b], w[b]
+            if reading.startswith("iter") and reading not in ("iter-rev", "iter-fixed"):
+                g = min(C, lt)
+                d = np.clip(lb - wb * g, -gb, C - gb)
+            elif reading == "iter-rev":
+                d = np.clip(lb, -gb, C - gb)
+                g = np.clip(lt - wb * d, 0.0, C)
+            elif reading == "iter-fixed":
+                g = min(C, 1.0)
+                d = np.clip(lb - wb * g, -gb, C - gb)
+            elif reading == "appr" or (reading == "appr-strong" and lb >= 1.0):
+                g, d = min(C, 1.0), min(C, gb + 1.0) - gb
+            elif reading == "appr-strong":
+                g, d, _ = solve_prop2(1.0, 1.0, wb, lt, lb, C, gb)
+            else:
+                g = min(C, lt)
+                d = min(C, gb + (1.0 if reading == "appr-pa1" else lb)) - gb
+            gam[n], gam[b] = g, gb + d
+            fs[:n + 1] += ys[:n + 1] * (g * yt * krow + d * ys[b] * K[S[:n + 1], S[b]])
+        else:
+            gam[n] = min(C, 1.0) if reading in ("appr", "appr-strong") else min(C, lt)
+            fs[:n + 1] += ys[:n + 1] * gam[n] * yt * krow
+        n += 1
+    return 100.0 * mistakes / N, int(np.count_nonzero(gam[:n]))
+
+
 def _row(label, runs, paper):
     a = np.array(runs, float)
     m, sd = a[:, 0].mean(), a[:, 0].std(ddof=1)
@@ -179,6 +261,15 @@ def main() -> int:
     t0 = time.time()
     print("| data set / reading | ours: mistakes % | ours: #SV | paper: mistakes % | paper: #SV | within 1 sd |")
     print("|---|---|---|---|---|---|")
+    if "--readings" in sys.argv[1:]:
+        for name in ("sonar", "german"):
+            ds = load(name)
+            K = _gram(ds.X)
+            for reading, (family, text) in READINGS.items():
+                _row(f"{name} DUOL_{family}: {text}",
+                     [duol_reading(K, ds.y, o, reading) for o in ds.orderings], PAPER[f"{name}-{family}"])
+        print(f"({time.time() - t0:.0f} s wall)")
+        return 0
     g = load("german")
     K = _gram(g.X)
     for last in (True, False):
