@@ -280,8 +280,9 @@ def main() -> int:
              [duol_exact_test(K, g.y, o, fsum) for o in g.orderings], PAPER["german"])
     d = load("dna")
     K = _gram(d.X)
-    for v, single in ((0.5, False), (0.25, False), (1.0, False), (2.0, False), (0.5, True), (1.0, True)):
-        _row(f"dna M-DUOL_appr, v = {v}{', fixed single step too' if single else ''}",
+    for v, single in ((0.5, False), (0.25, False), (1 / 6, False), (1.0, False), (2.0, False), (0.5, True),
+                      (1.0, True)):
+        _row(f"dna M-DUOL_appr, v = {v:.4g}{', fixed single step too' if single else ''}",
              [mduol_appr(K, d.y, o, d.n_classes, v, single) for o in d.orderings], PAPER["dna-appr"])
     print(f"({time.time() - t0:.0f} s wall)")
     return 0
