@@ -280,6 +280,8 @@ def check_positive(name: str, value, allow_zero: bool = False) -> float:
     """``value`` as a float, > 0 (or >= 0); ValueError naming ``name`` otherwise."""
     try:
         v = float(value)
+    except OverflowError:               # an int too large for a float: not finite
+        v = np.inf
     except (TypeError, ValueError):
         raise ValueError(f"{name}: {value!r} must be a number") from None
     if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
@@ -291,6 +293,8 @@ def check_range(name: str, value, lo: float, hi: float, lo_open: bool = False, h
     """``value`` as a float in the interval [lo, hi] (ends open if asked); ValueError otherwise."""
     try:
         v = float(value)
+    except OverflowError:               # an int too large for a float: not finite
+        v = np.inf
     except (TypeError, ValueError):
         raise ValueError(f"{name}: {value!r} must be a number") from None
     ok = np.isfinite(v) and (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
@@ -300,11 +304,16 @@ def check_range(name: str, value, lo: float, hi: float, lo_open: bool = False, h
 
 
 def check_budget(name: str, value, allow_none: bool = True) -> int | None:
-    """A support-vector budget: ``None`` (unbounded, if allowed) or an integer >= 1."""
+    """A support-vector budget: ``None`` (unbounded, if allowed) or an integer in ``[1, 2**62]``.
+
+    Larger integers are rejected, not clamped (the numba loops use int64; ``None`` is the way to ask
+    for no bound).
+    """
     if value is None and allow_none:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name}: {value!r} must be an integer >= 1" + (" or None" if allow_none else ""))
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= 2 ** 62:
+        raise ValueError(f"{name}: {value!r} must be an integer >= 1 (at most 2**62)"
+                         + (" or None" if allow_none else ""))
     return int(value)
 
 
@@ -369,7 +378,7 @@ class KernelExpansionMixin:
 
 
 from silkvision.backends.base import (BinaryClassifier, MultiClassifier, NoveltyDetector,  # noqa: E402
-                                      check_binary_y, check_multiclass_y, check_X)
+                                      check_binary_y, check_X)
 
 
 class BinaryKernelClassifier(KernelExpansionMixin, BinaryClassifier):
@@ -416,11 +425,12 @@ class BinaryKernelClassifier(KernelExpansionMixin, BinaryClassifier):
 class MultiKernelClassifier(KernelExpansionMixin, MultiClassifier):
     """Multiclass learner with shared support vectors and a ``(n, K)`` coefficient matrix.
 
-    ``self._state[0]`` holds the number ``K`` of classes the scores cover: ``n_classes`` when the
-    learner was told the classes upfront (as in the papers' experiments), else 1 + the largest label
-    seen so far. Predictions are the argmax over those ``K`` scores (class 0 before any label). The
-    support vectors are also kept feature-major (:mod:`silkvision.backends.sparse`) when the first
-    batch has enough features (:func:`~silkvision.backends.sparse.use_columns`).
+    The numba loops see class codes ``0..K-1`` (:class:`~silkvision.backends.base.MultiClassifier`
+    maps the user's labels to them). ``self._state[0]`` holds the number ``K`` of classes the scores
+    cover: ``n_classes`` when the learner was told the classes upfront (as in the papers'
+    experiments), else the number of labels seen so far. Predictions are the argmax over those ``K``
+    scores. The support vectors are also kept feature-major (:mod:`silkvision.backends.sparse`) when
+    the first batch has enough features (:func:`~silkvision.backends.sparse.use_columns`).
     """
 
     _n_outputs = 0
@@ -437,33 +447,22 @@ class MultiKernelClassifier(KernelExpansionMixin, MultiClassifier):
 
     @property
     def n_classes_(self) -> int:
-        """Number of classes the scores cover: ``n_classes`` if given, else 1 + the largest label seen."""
+        """Number of classes the scores cover: ``n_classes`` if given, else the number of labels seen."""
         return int(self._state[0])
 
     def decision_function_one(self, x) -> np.ndarray:
-        """Scores f(x, k) = sum_j coef_jk k(X_j, x) of the classes k seen so far."""
+        """Scores f(x, k) = sum_j coef_jk k(X_j, x) of the classes of ``classes_``."""
         x = self._check_one(x)
         K = self.n_classes_
         if self._store is None or self._store.n == 0:
             return np.zeros(K)
         return np.asarray(self._raw_decision(x))[:K]
 
-    def predict_one(self, x) -> int:
-        s = self.decision_function_one(x)
-        return int(np.argmax(s)) if len(s) else 0
-
-    def learn_one(self, x, y):
-        x = self._check_one(x)
-        y = check_multiclass_y(y, 1)
-        self._progressive(x[None, :], y)
-        return self
-
     def _progressive(self, X, y):
+        """Learn class codes ``y`` (validated by :meth:`MultiClassifier._check_y`)."""
         if len(X) == 0:
             return np.empty(0, dtype=np.int64)
         known = getattr(self, "_n_classes", None)
-        if known is not None and y.max() >= known:
-            raise ValueError(f"y: label {int(y.max())} is not below n_classes={known}")
         new = self._store is None
         st = self._ensure_store(X.shape[1])
         if new:

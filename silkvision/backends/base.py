@@ -1,8 +1,9 @@
 """Base classes of the online learners, in the style of river (one small base class per task).
 
 * :class:`BinaryClassifier`: labels -1/+1; ``learn_one``, ``predict_one``, ``decision_function_one``.
-* :class:`MultiClassifier`: integer labels ``0..K-1`` (K may grow as new labels arrive);
-  ``decision_function_one`` returns one score per class.
+* :class:`MultiClassifier`: any integer or string labels (``classes_``, in the order they first
+  arrive), or the class indices ``0..n_classes-1`` when ``n_classes`` is given upfront (the papers'
+  protocol); ``decision_function_one`` returns one score per class of ``classes_``.
 * :class:`NoveltyDetector`: ``learn_one(x)`` and ``score_one(x)`` = f(x); LOWER means more novel (the
   same convention as the pixel detectors).
 
@@ -25,10 +26,12 @@ __all__ = ["Estimator", "BinaryClassifier", "MultiClassifier", "NoveltyDetector"
 
 
 def check_x(x: Any, n_features: int | None, name: str = "x") -> np.ndarray:
-    """Validate one example: a finite 1-D float array of the right length."""
+    """Validate one example: a finite 1-D float array of the right length (at least one feature)."""
     a = np.asarray(x, dtype=np.float64)
     if a.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D array of features, got shape {a.shape}")
+    if a.shape[0] == 0:
+        raise ValueError(f"{name}: has no features; expected at least one")
     if n_features is not None and a.shape[0] != n_features:
         raise ValueError(f"{name}: expected {n_features} features, got {a.shape[0]}")
     if not np.all(np.isfinite(a)):
@@ -41,6 +44,8 @@ def check_X(X: Any, n_features: int | None, name: str = "X") -> np.ndarray:
     a = np.asarray(X, dtype=np.float64)
     if a.ndim != 2:
         raise ValueError(f"{name}: expected a 2-D array (n_samples, n_features), got shape {a.shape}")
+    if a.shape[1] == 0:
+        raise ValueError(f"{name}: has no features (shape {a.shape}); expected at least one column")
     if n_features is not None and a.shape[1] != n_features:
         raise ValueError(f"{name}: expected {n_features} features, got {a.shape[1]}")
     if not np.all(np.isfinite(a)):
@@ -59,15 +64,39 @@ def check_binary_y(y: Any, n: int | None = None, name: str = "y") -> np.ndarray:
     return a.astype(np.float64)
 
 
-def check_multiclass_y(y: Any, n: int | None = None, name: str = "y") -> np.ndarray:
-    """Validate multiclass labels: non-negative integers."""
-    a = np.atleast_1d(np.asarray(y))
+_MAX_INDEX = 2 ** 31  # largest class index + 1 accepted where labels are indices (memory is O(K))
+
+
+def _label_key(v: Any, name: str):
+    """One multiclass label as a dictionary key: an ``int`` (also for 2.0 or ``np.int8(2)``) or a
+    ``str``; ValueError naming ``name`` for anything else (NaN, 2.5, None, bool, ...)."""
+    if isinstance(v, (str, np.str_)):
+        return str(v)
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name}: multiclass labels must be integers or strings, got {v!r}")
+    if isinstance(v, (float, np.floating)):
+        if not np.isfinite(v) or v != int(v):
+            raise ValueError(f"{name}: multiclass labels must be integers or strings, got {v!r}")
+    return int(v)
+
+
+def check_multiclass_y(y: Any, n: int | None = None, name: str = "y",
+                       n_classes: int | None = None) -> np.ndarray:
+    """Validate class indices: integers in ``0..n_classes-1`` (``>= 0`` if ``n_classes`` is None).
+
+    Returns them as int64. Used where the labels *are* the class indices (the papers' protocol, a
+    :class:`MultiClassifier` given ``n_classes``).
+    """
+    a = np.atleast_1d(np.asarray(y, dtype=object))
     if n is not None and a.shape != (n,):
         raise ValueError(f"{name}: expected {n} labels, got shape {a.shape}")
-    if a.size:
-        if not np.all(np.isfinite(a.astype(np.float64))) or not np.all(a == np.round(a)) or a.min() < 0:
-            raise ValueError(f"{name}: multiclass labels must be integers >= 0")
-    return a.astype(np.int64)
+    keys = [_label_key(v, name) for v in a.tolist()]
+    for k in keys:
+        if isinstance(k, str) or not 0 <= k < (_MAX_INDEX if n_classes is None else n_classes):
+            want = f"0..{(n_classes or _MAX_INDEX) - 1}"
+            raise ValueError(f"{name}: label {k!r} is not a class index ({want})"
+                             + (f"; n_classes={n_classes}" if n_classes is not None else ""))
+    return np.array(keys, dtype=np.int64)
 
 
 class Estimator:
@@ -155,13 +184,90 @@ class BinaryClassifier(_Supervised):
 
 
 class MultiClassifier(_Supervised):
-    """Online multiclass classifier; labels are integers 0..K-1."""
+    """Online multiclass classifier.
+
+    Labels are integers or strings. Without ``n_classes`` the classes are numbered in the order
+    their labels first arrive (``classes_``); the scores of :meth:`decision_function_one` follow that
+    order and predictions return the user's labels, so a class that never arrived is never
+    predicted. Before any label has arrived :meth:`predict_one` returns ``None`` (so does the first
+    prediction of :meth:`progressive_predict` on a new model, whose array then has dtype object).
+    With ``n_classes`` given (the papers' protocol: all classes known upfront and scored from the
+    first example), the labels must be the class indices ``0..n_classes-1``.
+
+    Subclasses learn on the class codes (int64 ``0..K-1``) and set ``self.n_classes`` in ``__init__``.
+    """
+
+    n_classes: int | None = None
+
+    def _labels(self) -> list:
+        lab = self.__dict__.get("_classes")
+        if lab is None:
+            lab = self.__dict__["_classes"] = []
+            self.__dict__["_codes"] = {}
+        return lab
+
+    @property
+    def classes_(self) -> np.ndarray:
+        """The labels, in the order of the scores (``arange(n_classes)`` when given upfront)."""
+        if self.n_classes is not None:
+            return np.arange(int(self.n_classes))
+        lab = self._labels()
+        mixed = len({type(v) for v in lab}) > 1
+        return np.array(lab, dtype=object if mixed else None)
 
     def _check_y(self, y, n):
-        return check_multiclass_y(y, n)
+        """Validate ``n`` labels and return their class codes (new labels get the next codes)."""
+        if self.n_classes is not None:
+            return check_multiclass_y(y, n, n_classes=int(self.n_classes))
+        a = np.atleast_1d(np.asarray(y, dtype=object))
+        if a.shape != (n,):
+            raise ValueError(f"y: expected {n} label{'s' if n != 1 else ''}, got shape {a.shape}")
+        keys = [_label_key(v, "y") for v in a.tolist()]
+        labels, codes = self._labels(), self.__dict__["_codes"]
+        for k in keys:
+            if k not in codes:
+                codes[k] = len(labels)
+                labels.append(k)
+        return np.array([codes[k] for k in keys], dtype=np.int64)
 
-    def predict_one(self, x) -> int:
-        return int(np.argmax(self.decision_function_one(x)))
+    def _decode(self, code):
+        """The label of class code ``code``."""
+        return code if self.n_classes is not None else self._labels()[int(code)]
+
+    def progressive_predict(self, X, y) -> np.ndarray:
+        """Online protocol over a stream (see :meth:`_Supervised.progressive_predict`); returns labels."""
+        X = check_X(X, self.n_features_)
+        fresh = self.n_classes is None and not self._labels()
+        codes = self._check_y(y, len(X))
+        if self.n_features_ is None and len(X):
+            self.n_features_ = X.shape[1]
+        pred = self._progressive(X, codes)
+        if self.n_classes is not None:
+            return pred
+        out = self.classes_[pred] if len(pred) else np.empty(0, dtype=np.int64)
+        if fresh and len(out):  # no class had arrived when the first example was predicted
+            out = out.astype(object)
+            out[0] = None
+        return out
+
+    def learn_one(self, x, y):
+        """Learn one example."""
+        x = self._check_one(x)
+        self._progressive(x[None, :], self._check_y(y, 1))
+        return self
+
+    def predict_one(self, x):
+        """The label with the largest score (``None`` before any label has arrived)."""
+        s = self.decision_function_one(x)
+        return self._decode(int(np.argmax(s))) if len(s) else None
+
+    def predict(self, X) -> np.ndarray:
+        """Predict each row of ``X`` without learning (labels of ``classes_``)."""
+        X = check_X(X, self.n_features_)
+        out = [self.predict_one(x) for x in X]
+        if not out:
+            return np.empty(0, dtype=np.int64)
+        return np.array(out, dtype=object if any(p is None for p in out) else None)
 
 
 class NoveltyDetector(Estimator):

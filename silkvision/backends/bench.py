@@ -124,7 +124,7 @@ def resolve_params(name: str, multiclass: bool, overrides: dict | None = None,
     acc = _accepted(cls)
     base = JMLR_MULTICLASS if multiclass else JMLR_BINARY
     params = {k: v for k, v in base.items() if k in acc and (k not in ("C", "rho") or name in PAPER_C)}
-    if multiclass and n_classes is not None and "n_classes" in acc:
+    if n_classes is not None and "n_classes" in acc:  # classes known upfront (binary data: 0/1)
         params["n_classes"] = int(n_classes)
     for key, val in (overrides or {}).items():
         algo, _, p = key.rpartition(".")

@@ -45,11 +45,14 @@ Conventions (checked against the Hoi group's published MATLAB template for kerne
 e.g. ``PA1_K_M.m`` / ``perceptron.m``, from which the DUOL code derives; the DUOL source itself is
 not public): the prediction is ``sign(f)`` with ``sign(0) -> +1`` (``f >= 0`` predicts +1, also for
 the empty first model), a mistake is a wrong prediction, an update happens when the hinge loss is
-``> 0``, and the single step is ``min(C, l_t / k(x_t, x_t))``. Where the paper's Algorithm 1 is
-explicit we follow it: the auxiliary example is searched over ``S_{t-1}`` with ``f^i <= 1`` (line 10,
-up to :data:`MARGIN_TOL`), ``w_min`` starts at infinity and ``<=`` keeps the *last* of equal
-``w_ab`` (line 11; ties are common on integer data such as german, where many squared distances are
-equal), and ``w_min <= -rho`` triggers the double update (line 19).
+``> 0``, and the single step is ``min(C, l_t / k(x_t, x_t))``. An example with ``k(x_t, x_t) <= 0``
+(``x_t = 0`` with a linear kernel, or a polynomial one with ``coef = 0``; then ``k(x_t, .) = 0``)
+cannot be learned: it is predicted but skipped (no update, no support vector, no random draw), as in
+PA; so every support vector has ``k(x_b, x_b) > 0``. Where the paper's Algorithm 1 is explicit we follow it: the
+auxiliary example is searched over ``S_{t-1}`` with ``f^i <= 1`` (line 10, up to :data:`MARGIN_TOL`),
+``w_min`` starts at infinity and ``<=`` keeps the *last* of equal ``w_ab`` (line 11; ties are common
+on integer data such as german, where many squared distances are equal), and ``w_min <= -rho``
+triggers the double update (line 19).
 
 Reproducing JMLR Table 2 to the last digit is not possible without the authors' arithmetic: the
 margin test ``f^i <= 1`` is met with equality by every support vector that a case-2/3/4 double update
@@ -67,7 +70,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from silkvision.backends._support import grow_rows, grow_vec
+from silkvision.backends._support import check_positive, check_range, grow_rows, grow_vec
 from silkvision.backends.base import BinaryClassifier, check_binary_y
 from silkvision.backends.kernels import kernel_eval, make_kernel
 from silkvision.backends.registry import register
@@ -202,8 +205,22 @@ def _rand_below(state, n):
     return np.int64(z % np.uint64(n))
 
 
+def _check_seed(seed):
+    """``seed`` as None or an int >= 0; ValueError naming it otherwise."""
+    if seed is None:
+        return None
+    try:
+        ok = int(seed) == seed and seed >= 0
+    except (TypeError, ValueError, OverflowError):     # "x", NaN, inf
+        ok = False
+    if not ok:
+        raise ValueError(f"seed: {seed!r} must be None or an integer >= 0")
+    return int(seed)
+
+
 def _seed_state(seed) -> np.ndarray:
-    s = np.random.SeedSequence(0 if seed is None else int(seed)).generate_state(1, dtype=np.uint64)
+    """Generator state for ``seed`` (an int >= 0; None: fresh entropy from the OS)."""
+    s = np.random.SeedSequence(_check_seed(seed)).generate_state(1, dtype=np.uint64)
     return np.array(s, dtype=np.uint64)
 
 
@@ -255,6 +272,9 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
         lt = 1.0 - yt * f
         if lt <= 0.0:
             continue
+        ka = kval(x, x, kind, sigma, degree, coef0)
+        if ka <= 0.0:
+            continue  # k(x, x) = 0 (x = 0, linear kernel): no step l_t / k(x, x); skipped as in PA
         # auxiliary example (lines 8-16)
         b = -1
         wmin = np.inf
@@ -269,7 +289,6 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
                     if wi <= wmin:
                         wmin = wi
                         b = i
-        ka = kval(x, x, kind, sigma, degree, coef0)
         # new support vector t (lines 17-18)
         if n + 1 > SV.shape[0]:
             SV = grow_rows(SV, n, n + 1)
@@ -310,7 +329,7 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
                 for i in range(n):
                     brow[i] = kval(SV[i], SV[b], kind, sigma, degree, coef0)
                 brow[n] = krow[b]
-            kb = brow[b]
+            kb = brow[b]  # k(x_b, x_b) > 0: examples with k(x, x) <= 0 never become support vectors
             gb_hat = gam[b]
             la = lt
             lb = 1.0 - fsv[b]
@@ -346,12 +365,15 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
 # ----------------------------------------------------------------------------------------------
 
 def _check_common(C, rho, cache_mb):
-    if not np.isfinite(C) or C <= 0:
-        raise ValueError(f"C: {C!r} must be a finite number > 0")
-    if not np.isfinite(rho) or not 0 <= rho < 1:
-        raise ValueError(f"rho: {rho!r} must be in [0, 1)")
-    if not np.isfinite(cache_mb) or cache_mb < 0:
-        raise ValueError(f"cache_mb: {cache_mb!r} must be a number >= 0")
+    """``(C, rho, cache_mb)`` as floats: C > 0, rho in [0, 1), cache_mb >= 0 (all finite).
+
+    Raises
+    ------
+    ValueError
+        Naming the first bad parameter (also for values that are not numbers).
+    """
+    return (check_positive("C", C), check_range("rho", rho, 0, 1, hi_open=True),
+            check_positive("cache_mb", cache_mb, allow_zero=True))
 
 
 class _DUOLBase(BinaryClassifier):
@@ -359,9 +381,8 @@ class _DUOLBase(BinaryClassifier):
 
     def _init_common(self, kernel, sigma, degree, coef, C, rho, cache_mb):
         self._kernel = make_kernel(kernel, sigma, degree, coef)
-        _check_common(C, rho, cache_mb)
+        self.C, self.rho, self.cache_mb = _check_common(C, rho, cache_mb)
         self.kernel, self.sigma, self.degree, self.coef = kernel, sigma, degree, coef
-        self.C, self.rho, self.cache_mb = float(C), float(rho), float(cache_mb)
         self._n = 0
         self._SV = None
         self._rng = _seed_state(getattr(self, "seed", 0))
@@ -376,7 +397,7 @@ class _DUOLBase(BinaryClassifier):
             self._fsv = np.zeros(cap)
             self._krow = np.zeros(cap)
             self._brow = np.zeros(cap)
-            self._gram_limit = int(np.sqrt(self.cache_mb * 1e6 / 8.0))
+            self._gram_limit = int(min(np.sqrt(self.cache_mb * 1e6 / 8.0), 2.0 ** 62))  # int64 for numba
             self._gram_on = self._gram_limit >= 1
             self._G = np.zeros((min(cap, max(self._gram_limit, 1)),) * 2)
             # feature-major copy of the support vectors when the first batch is sparse
@@ -472,7 +493,8 @@ class DUOL(_DUOLBase):
         Double-update threshold: an auxiliary example needs ``y_a y_b k(x_a, x_b) <= -rho``.
     cache_mb : float, default 256
         Memory allowed for the Gram matrix of the support vectors (0 disables the cache; results
-        are identical either way, only the speed changes).
+        are identical either way, only the speed changes). Any finite number >= 0; a value larger
+        than the memory the Gram matrix needs puts no limit on it.
 
     Examples
     --------
@@ -514,16 +536,25 @@ class DUOLIter(_DUOLBase):
 
 @register("duol_rand", "DUOL with a random auxiliary example, exact weights (JMLR 2011 sec. 5.3)")
 class DUOLRand(_DUOLBase):
-    """DUOL_rand: the auxiliary example is a uniformly random existing support vector (``seed``
-    makes it reproducible); the weights solve problem (1) exactly. Other parameters as :class:`DUOL`.
+    """DUOL_rand: the auxiliary example is a uniformly random existing support vector; the weights
+    solve problem (1) exactly.
+
+    Parameters
+    ----------
+    seed : int >= 0 or None, default 0
+        Seed of the generator that draws the auxiliary example: runs with the same integer seed are
+        identical. None draws fresh entropy from the operating system
+        (:class:`numpy.random.SeedSequence`), so every model created with ``seed=None`` (also by
+        :meth:`clone`) makes different draws.
+    kernel, sigma, degree, coef, C, rho, cache_mb
+        As :class:`DUOL`.
     """
 
     _variant = RAND
 
     def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=5.0, rho=0.0, cache_mb=256.0,
                  seed=0):
-        if seed is not None and (int(seed) != seed or seed < 0):
-            raise ValueError(f"seed: {seed!r} must be None or an integer >= 0")
+        _check_seed(seed)
         self.seed = seed
         self._init_common(kernel, sigma, degree, coef, C, rho, cache_mb)
 
@@ -555,7 +586,8 @@ def duol_reference(X, y, kernel, C=5.0, rho=0.0, variant="exact", seed=0):
         f = f_of(X[t])
         fvals[t] = f
         lt = max(0.0, 1.0 - y[t] * f)
-        if lt <= 0:
+        ka = k(X[t], X[t])
+        if lt <= 0 or ka <= 0:
             continue
         b, wmin = -1, np.inf
         if v == RAND:
@@ -568,7 +600,6 @@ def duol_reference(X, y, kernel, C=5.0, rho=0.0, variant="exact", seed=0):
                     w = y[j] * y[t] * k(X[j], X[t])
                     if w <= wmin:
                         wmin, b = w, i
-        ka = k(X[t], X[t])
         if b >= 0 and (v == RAND or wmin <= -rho):
             jb = S[b]
             kb = k(X[jb], X[jb])

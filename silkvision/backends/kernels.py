@@ -47,17 +47,37 @@ class Kernel:
 
 
 def make_kernel(kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0) -> Kernel:
-    """Validate kernel parameters; raises ``ValueError`` naming the bad one."""
-    if kernel not in _KINDS:
+    """Validate kernel parameters; raises ``ValueError`` naming the bad one.
+
+    Parameters
+    ----------
+    kernel : {"rbf", "gaussian", "poly", "polynomial", "linear"}
+    sigma : float
+        Gaussian width, a finite number > 0 (anything ``float()`` accepts, e.g. ``"8"``).
+    degree : int
+        Polynomial degree, an integer in ``[1, 2**62]`` (the numba loops use int64).
+    coef : float
+        Polynomial offset, a finite number.
+    """
+    from silkvision.backends._support import check_positive
+
+    if not isinstance(kernel, str) or kernel not in _KINDS:
         raise ValueError(f"kernel: {kernel!r} is unknown; expected 'rbf', 'poly' or 'linear'")
-    if not np.isfinite(sigma) or sigma <= 0:
-        raise ValueError(f"sigma: {sigma!r} must be a finite number > 0")
-    if int(degree) != degree or degree < 1:
-        raise ValueError(f"degree: {degree!r} must be an integer >= 1")
-    if not np.isfinite(coef):
-        raise ValueError(f"coef: {coef!r} must be finite")
+    sigma = check_positive("sigma", sigma)
+    try:
+        ok = int(degree) == degree and 1 <= degree <= 2 ** 62
+    except (TypeError, ValueError, OverflowError):    # None, "x", NaN, inf
+        ok = False
+    if not ok:
+        raise ValueError(f"degree: {degree!r} must be an integer >= 1 (at most 2**62)")
+    try:
+        c = float(coef)
+    except (TypeError, ValueError, OverflowError):
+        c = np.nan
+    if not np.isfinite(c):
+        raise ValueError(f"coef: {coef!r} must be a finite number")
     name = {"gaussian": "rbf", "polynomial": "poly"}.get(kernel, kernel)
-    return Kernel(name, float(sigma), int(degree), float(coef))
+    return Kernel(name, sigma, int(degree), c)
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"})

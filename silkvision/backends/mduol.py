@@ -17,8 +17,10 @@ Variants (Table 4): ``mduol`` (exact, Proposition 5), ``mduol_appr`` (``gamma_t 
 the strong-update point of Theorem 5, clipped to the box) and ``mduol_iter`` (one pass of coordinate
 ascent on (5), new weight first).
 
-Labels are integers ``0..K-1``; ``K`` is ``n_classes`` if given, else grows with the largest label
-seen. The prediction is ``argmax_c f_c(x)`` (lowest index on ties).
+Classes ``c = 0..K-1`` are the class indices when ``n_classes`` is given (labels ``0..n_classes-1``),
+else the user's labels in the order they first arrive (:class:`~silkvision.backends.base.MultiClassifier`).
+The prediction is ``argmax_c f_c(x)`` (lowest index on ties). An example with ``k(x, x) = 0`` (a zero
+vector under the linear kernel) is predicted but not learned.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from silkvision.backends._support import grow_rows, grow_vec
-from silkvision.backends.base import MultiClassifier, check_multiclass_y
+from silkvision.backends._support import check_budget, grow_rows, grow_vec
+from silkvision.backends.base import MultiClassifier
 from silkvision.backends.duol import (APPR, EXACT, ITER, MARGIN_TOL, _check_common, _clip, kval,
                                       solve_prop2)
 from silkvision.backends.kernels import make_kernel
@@ -105,6 +107,8 @@ def _mduol_run(X, Y, K, SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, gram_
                     wmin = wi
                     b = i
         ka = kval(x, x, kind, sigma, degree, coef0)
+        if ka <= 0.0:  # k(x, x) = 0 (a zero vector, linear kernel): nothing can be learned from x
+            continue
         if n + 1 > SV.shape[0]:
             SV = grow_rows(SV, n, n + 1)
             gam = grow_vec(gam, n, n + 1)
@@ -183,8 +187,7 @@ class _MDUOLBase(MultiClassifier):
                  cache_mb=256.0):
         self._kernel = make_kernel(kernel, sigma, degree, coef)
         _check_common(C, rho, cache_mb)
-        if n_classes is not None and (int(n_classes) != n_classes or n_classes < 1):
-            raise ValueError(f"n_classes: {n_classes!r} must be None or an integer >= 1")
+        n_classes = check_budget("n_classes", n_classes)
         self.kernel, self.sigma, self.degree, self.coef = kernel, sigma, degree, coef
         self.C, self.rho, self.cache_mb = float(C), float(rho), float(cache_mb)
         self.n_classes = n_classes
@@ -203,7 +206,7 @@ class _MDUOLBase(MultiClassifier):
             self._fsv = np.zeros(cap)
             self._krow = np.zeros(cap)
             self._brow = np.zeros(cap)
-            self._gram_limit = int(np.sqrt(self.cache_mb * 1e6 / 8.0))
+            self._gram_limit = int(min(np.sqrt(self.cache_mb * 1e6 / 8.0), 2.0 ** 62))  # int64 for numba
             self._gram_on = self._gram_limit >= 1
             self._G = np.zeros((min(cap, max(self._gram_limit, 1)),) * 2)
 
@@ -217,19 +220,10 @@ class _MDUOLBase(MultiClassifier):
             self._variant, out, self._counts)
         return out
 
-    def learn_one(self, x, y):
-        """Predict-then-learn one example (Algorithm 2, one trial); ``y`` is a class index."""
-        x = self._check_one(x)
-        yv = check_multiclass_y(y)
-        if yv.shape != (1,):
-            raise ValueError(f"y: expected one label, got shape {yv.shape}")
-        self._run(x[None, :], yv)
-        return self
-
     def decision_function_one(self, x) -> np.ndarray:
-        """The K class scores ``f_c(x)`` (at least one entry)."""
+        """The class scores ``f_c(x)``, in the order of ``classes_`` (empty before any label)."""
         x = self._check_one(x)
-        sc = np.zeros(max(self._K, 1))
+        sc = np.zeros(self._K)
         if self._SV is None or self._n == 0:
             return sc
         return _scores(self._SV, self._gam, self._rsv, self._ssv, self._n, x, *self._kernel.args,
@@ -245,8 +239,9 @@ class _MDUOLBase(MultiClassifier):
         return 0 if self._SV is None else int(np.count_nonzero(self._gam[:self._n]))
 
     @property
-    def classes_(self) -> np.ndarray:
-        return np.arange(self._K)
+    def n_classes_(self) -> int:
+        """Number of classes the scores cover: ``n_classes`` if given, else the number of labels seen."""
+        return int(self._K)
 
     @property
     def weights_(self) -> np.ndarray:

@@ -2,8 +2,9 @@
 the graph-structured loss.
 
 All share one set of support vectors with a coefficient per class, ``f(x, r) = sum_j A[j, r]
-k(x_j, x)``; the prediction is ``argmax_r f(x, r)`` over the classes seen so far (labels ``0..K-1``,
-``K`` = 1 + the largest label seen; class 0 before any label). ``s`` denotes the runner-up
+k(x_j, x)``; the prediction is ``argmax_r f(x, r)`` over the ``K`` classes (the labels seen so far, in
+the order they arrived, or the indices ``0..n_classes-1`` when ``n_classes`` is given; see
+:class:`~silkvision.backends.base.MultiClassifier`). ``s`` denotes the runner-up
 ``argmax_{r != y_t} f(x_t, r)``.
 
 * **Perceptron Max / Uniform / Prop** (Crammer & Singer, "Ultraconservative online algorithms for
@@ -187,9 +188,10 @@ class MulticlassPerceptron(MultiKernelClassifier):
     update : {"max", "uniform", "prop"}, default "max"
         How the unit of negative weight is spread over the error set.
     n_classes : int or None, default None
-        Number of classes when known upfront (labels must then be below it; every score, including
-        those of classes not seen yet, takes part from the start, as in the papers' experiments);
-        ``None``: the classes grow with the labels seen.
+        Number of classes when known upfront (the labels must then be the indices
+        ``0..n_classes-1``; every score, including those of classes not seen yet, takes part from
+        the start, as in the papers' experiments); ``None``: any integer or string labels, the
+        classes grow as new labels arrive (``classes_``).
     """
 
     _updates = ("max", "uniform", "prop")
@@ -315,7 +317,8 @@ def multiclass_reference(X, y, algorithm="max", C=1.0, tau=0.01, rho=1.0, omega=
 
     ``algorithm`` is ``"max"``, ``"uniform"``, ``"prop"``, ``"pa1"``, ``"pa2"`` or ``"silk"``. Returns
     ``(predictions, support vectors, coefficient matrix (n, K))`` with the vectors in insertion order
-    and ``K`` = ``n_classes`` or 1 + the largest label.
+    and ``K`` = ``n_classes`` or 1 + the largest label. ``y`` holds class codes as the numba loops
+    see them (the labels themselves when they first arrive in the order 0, 1, 2, ...).
     """
     k = make_kernel(kernel, sigma, degree, coef)
     X = np.asarray(X, float)

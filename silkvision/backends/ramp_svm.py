@@ -82,15 +82,16 @@ __all__ = ["OnlineSVMR", "OnlineSVMRRemoval", "OnlineASVMR", "RampSVMReference",
 def _check_pos(name, v, allow_zero=False):
     try:
         ok = math.isfinite(v) and (v >= 0 if allow_zero else v > 0)
-    except TypeError:
+    except (TypeError, OverflowError):      # OverflowError: an int too large for a float
         ok = False
     if not ok:
         raise ValueError(f"{name}: {v!r} must be a finite number {'>= 0' if allow_zero else '> 0'}")
 
 
 def _check_int(name, v, lo):
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-        raise ValueError(f"{name}: {v!r} must be an integer >= {lo}")
+    """An integer in ``[lo, 2**62]``; larger ones are rejected, not clamped (numba uses int64)."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= 2 ** 62:
+        raise ValueError(f"{name}: {v!r} must be an integer >= {lo} (at most 2**62)")
 
 
 class _RampSVMBase(BinaryClassifier):
@@ -104,7 +105,7 @@ class _RampSVMBase(BinaryClassifier):
         self._kernel = make_kernel(kernel, sigma, degree, coef)
         try:
             s_ok = math.isfinite(s) and s < 1.0
-        except TypeError:
+        except (TypeError, OverflowError):
             s_ok = False
         if not s_ok:
             raise ValueError(f"s: {s!r} must be a finite number < 1 (the ramp's flat part starts at y f = s)")
@@ -243,6 +244,8 @@ class _RampSVMBase(BinaryClassifier):
         return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
 
     def _progressive(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if len(X) == 0:     # no-op: allocating here would fix the feature dimension
+            return np.empty(0)
         f = self._run(X, y)
         return np.where(f >= 0, 1.0, -1.0)
 
@@ -334,7 +337,8 @@ class OnlineSVMR(_RampSVMBase):
         Ramp parameter: examples with ``y f(x) < s`` lie on the flat part of the ramp and leave the
         active set V (eq. 10 uses ``s = -1``). Must be < 1.
     m : int or None, default None
-        Removal step (Algorithm 2): keep at most ``m`` non-support vectors in I (None: keep all).
+        Removal step (Algorithm 2): keep at most ``m`` non-support vectors in I (None: keep all;
+        integers above 2**62 are rejected).
     tol : float, default 1e-3
         KKT tolerance of the first stopping criterion (eq. 3).
     eps : float, default 1e-5
@@ -350,7 +354,7 @@ class OnlineSVMR(_RampSVMBase):
         training is many times faster at large C. Off for non-PSD kernels (poly with coef < 0).
     max_smo, max_cccp : int
         Safety limits on SMO steps per CCCP round and CCCP rounds per example (:attr:`n_limit_hits_`
-        counts how often they stopped an optimisation).
+        counts how often they stopped an optimisation); integers in ``[1, 2**62]``.
     cccp_tol : float or None, default None
         Dead band of the CCCP re-assignment of V (eq. 10, steps 16-22): an example of V leaves it
         when ``g > 1 - s + b``, one outside joins when ``g <= 1 - s - b``. None sets ``b`` per example

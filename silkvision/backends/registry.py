@@ -41,8 +41,9 @@ def available() -> dict[str, str]:
 
 
 def get_class(name: str) -> type:
+    """The estimator class registered as ``name``; ValueError if there is none (or it is no str)."""
     _load_all()
-    if name not in _REGISTRY:
+    if not isinstance(name, str) or name not in _REGISTRY:
         raise ValueError(f"backend {name!r} is unknown; available: {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[name][0]
 

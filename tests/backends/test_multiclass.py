@@ -17,8 +17,8 @@ ONE = [1.0]
     ("perceptron_prop", [1.0, 0.0, -1.0]),
 ])
 def test_perceptron_updates_by_hand(name, second_row):
-    clf = create(name, kernel="linear")
-    assert clf.predict_one(ONE) == 0                 # no class seen yet
+    clf = create(name, kernel="linear", n_classes=3)
+    assert clf.predict_one(ONE) == 0                 # all scores 0: the lowest index
     clf.learn_one(ONE, 2)                            # predicted 0: mistake; classes 0,1 tie at 0
     first = {"perceptron_max": [-1.0, 0.0, 1.0]}.get(name, [-0.5, -0.5, 1.0])
     np.testing.assert_allclose(clf.dual_coef_, [first])
@@ -32,13 +32,13 @@ def test_perceptron_updates_by_hand(name, second_row):
 
 def test_pa_and_silk_steps_by_hand():
     x = [1.0, 0.0]
-    pa = create("mpa1", kernel="linear", C=1.0)
+    pa = create("mpa1", kernel="linear", C=1.0, n_classes=2)
     pa.learn_one(x, 1)              # runner-up class 0, loss 1, tau = min(1, 1/(2*1)) = 0.5
     np.testing.assert_allclose(pa.dual_coef_, [[-0.5, 0.5]])
-    pa2 = create("mpa2", kernel="linear", C=0.5)
+    pa2 = create("mpa2", kernel="linear", C=0.5, n_classes=2)
     pa2.learn_one(x, 1)             # tau = 1 / (2 + 1/(2*0.5)) = 1/3
     np.testing.assert_allclose(pa2.dual_coef_, [[-1 / 3, 1 / 3]])
-    silk = create("silk_multi", kernel="linear", C=10.0, tau=0.5, rho=1.0)
+    silk = create("silk_multi", kernel="linear", C=10.0, tau=0.5, rho=1.0, n_classes=2)
     silk.learn_one(x, 1)            # alpha_hat = (1 - 0.5 * 0) / 2 = 0.5
     np.testing.assert_allclose(silk.dual_coef_, [[-0.5, 0.5]])
     silk.learn_one(x, 1)            # f_1 - f_0 = 1: alpha_hat = (1 - 0.5) / 2 = 0.25; old row halves
@@ -72,22 +72,49 @@ def test_matches_reference(name, alg, kw):
     centres = rng.normal(size=(4, 3)) * 1.5
     y = rng.integers(0, 4, 150)
     X = centres[y] + rng.normal(size=(150, 3))
+    # the learner numbers classes as they arrive, the reference takes labels as indices: relabel so
+    # that both number them alike
+    y = np.array([list(dict.fromkeys(y.tolist())).index(v) for v in y])
     clf = create(name, sigma=1.3, **kw)
     pred = clf.progressive_predict(X, y)
     rp, SV, A = multiclass_reference(X, y, alg, sigma=1.3, **kw)
     order = np.argsort(clf._store.stamp[:clf.n_support_])
-    np.testing.assert_array_equal(pred, rp)
+    assert pred[0] is None          # no class to predict before the first label
+    np.testing.assert_array_equal(pred[1:].astype(np.int64), rp[1:])
     np.testing.assert_allclose(clf.support_vectors_[order], SV)
     np.testing.assert_allclose(clf.dual_coef_[order], A, rtol=1e-9, atol=1e-12)
 
 
-def test_new_labels_extend_the_scores():
-    clf = create("perceptron_max")
-    clf.learn_one([0.0, 0.0], 0)
-    assert clf.decision_function_one([0.0, 0.0]).shape == (1,)
-    clf.learn_one([3.0, 3.0], 4)
-    assert clf.n_classes_ == 5 and clf.decision_function_one([0.0, 0.0]).shape == (5,)
-    assert clf.predict_one([3.0, 3.0]) == 4
+@pytest.mark.parametrize("name", ["perceptron_max", "mpa1", "silk_multi", "mduol"])
+def test_new_labels_extend_the_scores(name):
+    """Without ``n_classes`` the classes are the labels that arrived, in that order; a label that
+    never arrived is never predicted (labels 4 and 9 leave no phantom classes 0-3 or 5-8)."""
+    clf = create(name, sigma=1.0)
+    assert clf.predict_one([0.0, 0.0]) is None and clf.decision_function_one([0.0, 0.0]).shape == (0,)
+    clf.learn_one([0.0, 0.0], 4)
+    assert clf.decision_function_one([0.0, 0.0]).shape == (1,) and clf.predict_one([0.0, 0.0]) == 4
+    for _ in range(3):
+        clf.learn_one([3.0, 3.0], 9)
+        clf.learn_one([0.0, 0.0], 4)
+    assert clf.n_classes_ == 2 and list(clf.classes_) == [4, 9]
+    assert clf.decision_function_one([0.0, 0.0]).shape == (2,)
+    assert clf.predict_one([3.0, 3.0]) == 9 and clf.predict_one([0.0, 0.0]) == 4
+    assert set(clf.predict(np.array([[50.0, 50.0], [3.0, 3.0], [0.0, 0.0]]))) <= {4, 9}
+
+
+@pytest.mark.parametrize("name", ["perceptron_uniform", "mpa2", "mduol_iter"])
+def test_string_labels_round_trip(name):
+    rng = np.random.default_rng(3)
+    names = np.array(["cat", "dog", "owl"])
+    y = rng.integers(0, 3, 90)
+    X = np.array([[3.0, 0.0], [-3.0, 0.0], [0.0, 3.0]])[y] + 0.3 * rng.normal(size=(90, 2))
+    clf = create(name, sigma=1.0)
+    pred = clf.progressive_predict(X, names[y])
+    assert pred[0] is None and set(pred[1:]) <= set(names)
+    assert np.mean(pred[30:] != names[y][30:]) < 0.1
+    assert set(clf.classes_) == set(names) and clf.predict(X[:5]).dtype.kind == "U"
+    with pytest.raises(ValueError, match="y"):
+        clf.learn_one(X[0], 2.5)
 
 
 def test_parameters():

@@ -1,0 +1,129 @@
+"""Input checks of the online learners: zero-norm examples (DUOL), empty batches (ramp SVMs), bad
+parameters (a ValueError naming the parameter, never a raw TypeError or a crash inside numba) and
+``duol_rand(seed=None)``."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+from silkvision.backends import NoveltyDetector, available, create, get_class
+from silkvision.backends.duol import duol_reference
+from silkvision.backends.kernels import make_kernel
+
+NAMES = sorted(available())
+DUOL_NAMES = ["duol", "duol_appr", "duol_iter", "duol_rand"]
+RAMP_NAMES = ["online_svm_r", "online_svm_r_removal", "online_asvm_r"]
+
+
+def _params(name) -> set:
+    return set(inspect.signature(get_class(name).__init__).parameters) - {"self"}
+
+
+# --------------------------------------------------------------------------- B3: zero-norm examples
+@pytest.mark.parametrize("kernel", [dict(kernel="linear"), dict(kernel="poly", coef=0.0),
+                                    dict(kernel="linear", cache_mb=0)])
+@pytest.mark.parametrize("name", DUOL_NAMES)
+def test_duol_skips_an_example_with_zero_kernel_norm(name, kernel):
+    m = create(name, **kernel)
+    m.learn_one([0.0, 0.0], 1)                    # was a ZeroDivisionError in the numba loop
+    assert m.n_support_ == 0 and m.n_updates_ == 0 and len(m.support_vectors_) == 0
+    assert m.decision_function_one([0.0, 0.0]) == 0.0 and m.predict_one([0.0, 0.0]) == 1
+    # in a stream, zero rows are predicted but change nothing: same model as without them
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 2))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=120) > 0, 1.0, -1.0)
+    zero = rng.random(120) < 0.3
+    X[zero] = 0.0
+    with_zeros = create(name, **kernel)
+    pred = with_zeros.progressive_predict(X, y)
+    assert np.all(pred[zero] == 1.0)              # f(0) = 0 -> +1
+    without = create(name, **kernel)
+    without.progressive_predict(X[~zero], y[~zero])
+    np.testing.assert_array_equal(with_zeros.support_vectors_, without.support_vectors_)
+    np.testing.assert_array_equal(with_zeros.weights_, without.weights_)
+    assert with_zeros.n_updates_ == without.n_updates_
+
+
+@pytest.mark.parametrize("variant", ["exact", "appr", "iter", "rand"])
+def test_duol_reference_skips_zero_norm_examples(variant):
+    X = np.array([[1.0, 0.0], [0.0, 0.0], [-1.0, 0.5], [0.0, 0.0], [0.5, -1.0]])
+    y = np.array([1.0, -1.0, -1.0, 1.0, 1.0])
+    _, S, _ = duol_reference(X, y, make_kernel("linear"), variant=variant)
+    assert 1 not in S and 3 not in S
+
+
+# --------------------------------------------------------------------------- B4: empty batches
+@pytest.mark.parametrize("name", RAMP_NAMES)
+def test_ramp_empty_batch_is_a_no_op(name):
+    m = create(name)
+    assert m.progressive_predict(np.empty((0, 3)), []).shape == (0,)
+    m.partial_fit(np.empty((0, 3)), [])
+    assert m.n_features_ is None and m.n_support_ == 0 and m.n_seen_ == 0
+    m.learn_one([1.0, 2.0], 1)                    # was a numba shape error (state allocated with d=3)
+    assert m.n_features_ == 2 and m.n_seen_ == 1
+    assert m.predict(np.ones((2, 2))).shape == (2,)
+    with pytest.raises(ValueError, match="features"):
+        m.predict(np.ones((2, 3)))
+
+
+# --------------------------------------------------------------------------- B6/B7: parameters
+BIG = 10 ** 20          # above int64
+BAD = [
+    ("sigma", "x"), ("sigma", None), ("sigma", [1, 2]), ("sigma", 10 ** 400),
+    ("coef", "x"), ("coef", None), ("coef", float("inf")),
+    ("degree", None), ("degree", "x"), ("degree", float("nan")), ("degree", float("inf")), ("degree", BIG),
+    ("kernel", ["rbf"]), ("kernel", None),
+    ("C", "abc"), ("C", None), ("C", 10 ** 400),
+    ("rho", "x"), ("rho", None),
+    ("cache_mb", "x"), ("cache_mb", None),
+    ("seed", float("inf")), ("seed", float("nan")), ("seed", "x"),
+    ("omega", BIG), ("omega", 2 ** 63), ("n_classes", BIG), ("n_classes", 2 ** 63),
+    ("m", BIG), ("max_smo", BIG), ("max_cccp", 2 ** 63),
+]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_bad_parameter_values_raise_value_error_naming_them(name):
+    for param, value in BAD:
+        if param in _params(name):
+            with pytest.raises(ValueError, match=rf"^{param}: "):
+                create(name, **{param: value})
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_large_or_numeric_string_values_are_accepted(name):
+    good = {"sigma": "2", "cache_mb": BIG, "omega": 2 ** 62, "m": 2 ** 62, "max_smo": 2 ** 62, "max_cccp": 2 ** 62,
+            "seed": 10 ** 30}
+    est = create(name, **{p: v for p, v in good.items() if p in _params(name)})
+    x = [0.0, 1.0]
+    if isinstance(est, NoveltyDetector):
+        est.learn_one(x)
+        assert np.isfinite(est.score_one(x))
+    else:
+        est.learn_one(x, 1)                     # the int64 values reach the numba loops
+        est.predict_one(x)
+    assert est.n_features_ == 2
+
+
+def test_unhashable_backend_name():
+    with pytest.raises(ValueError, match="backend"):
+        create(["duol"])
+    with pytest.raises(ValueError, match="backend"):
+        get_class(None)
+
+
+# --------------------------------------------------------------------------- duol_rand(seed=None)
+def test_duol_rand_seed_none_draws_fresh_entropy():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 2))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=300) > 0, 1.0, -1.0)
+    runs = []
+    for seed in (None, None, 0):
+        m = create("duol_rand", seed=seed)
+        m.progressive_predict(X, y)
+        runs.append(m.weights_)
+    assert not np.array_equal(runs[0], runs[1]) and not np.array_equal(runs[0], runs[2])
+    assert "None" in get_class("duol_rand").__doc__
