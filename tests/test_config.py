@@ -21,6 +21,10 @@ def test_top_level_config_yaml_matches_builtin_defaults():
     ("detector.close=4", "detector.close: 4"),
     ("detector.fill_holes=maybe", "detector.fill_holes"),
     ("capture.resize=[0, 10]", "capture.resize"),
+    ("capture.resize=[100000, 100000]", "integers in 1..16384"),
+    ("capture.camera_timeout=1e300", "(0, 86400]"),
+    ("gui.display_fps=1e-300", "[0.1, 1000]"),
+    ("gui.second_algorithm=silk", "one of 'norma'"),
     ("detector", "expected key=value"),
     ("detector.silk=1", "is a section"),
 ])
@@ -65,3 +69,237 @@ def test_int_accepted_for_float_but_bool_is_not_a_number():
 def test_parse_set_reads_yaml_values():
     assert parse_set("capture.resize=[640, 480]") == ("capture.resize", [640, 480])
     assert parse_set("export.scores=true") == ("export.scores", True)
+
+
+# --- non-finite numbers, scientific notation, unreadable files, duplicate keys, empty --set key ---
+
+FLOAT_KEYS = ["detector.silk.sigma", "detector.silk.C", "detector.silk.rho", "detector.silk.threshold",
+              "detector.norma.sigma", "detector.norma.eta", "detector.norma.threshold",
+              "detector.mog2.var_threshold", "detector.knn.dist2_threshold",
+              "capture.camera_timeout", "gui.display_fps"]
+
+
+@pytest.mark.parametrize("key", FLOAT_KEYS)
+@pytest.mark.parametrize("value", [".inf", "-.inf", ".nan", "1e400"])
+def test_non_finite_numbers_are_refused_by_set(key, value):
+    with pytest.raises(ConfigError) as e:
+        load_config(overrides=[f"{key}={value}"], use_cwd=False)
+    msg = str(e.value)
+    assert msg.startswith(f"{key}: ") and "in --set is out of range; expected a finite number" in msg
+    assert "\n" not in msg
+
+
+def test_every_float_key_refuses_inf():
+    from silkvision.config.schema import SCHEMA, Param
+
+    def walk(node, prefix):
+        for k, v in node.items():
+            if isinstance(v, dict):
+                yield from walk(v, f"{prefix}{k}.")
+            elif isinstance(v, Param) and v.type is float:
+                yield f"{prefix}{k}"
+
+    keys = list(walk(SCHEMA, ""))
+    assert len(keys) >= len(FLOAT_KEYS)
+    for key in keys:
+        for bad in (float("inf"), float("-inf"), float("nan")):
+            with pytest.raises(ConfigError, match="out of range"):
+                validate(_nest_for_test(key, bad))
+
+
+def _nest_for_test(key, value):
+    out = node = {}
+    parts = key.split(".")
+    for p in parts[:-1]:
+        node = node.setdefault(p, {})
+    node[parts[-1]] = value
+    return out
+
+
+def test_inf_in_a_config_file_names_file_and_says_finite(tmp_path):
+    p = tmp_path / "c_inf.yaml"
+    p.write_text("detector:\n  silk:\n    sigma: .inf\n")
+    with pytest.raises(ConfigError) as e:
+        load_config(p, use_cwd=False)
+    assert str(e.value) == (f"detector.silk.sigma: inf in {p} is out of range; "
+                            "expected a finite number > 0")
+    p.write_text("detector:\n  silk:\n    threshold: .inf\n")
+    with pytest.raises(ConfigError, match=r"threshold: inf in .* expected a finite number >= 0$"):
+        load_config(p, use_cwd=False)
+
+
+def test_huge_integer_for_a_float_key_is_out_of_range_not_a_traceback(tmp_path):
+    p = tmp_path / "big.yaml"
+    p.write_text("detector:\n  silk:\n    C: 1" + "0" * 400 + "\n")
+    with pytest.raises(ConfigError, match=r"detector.silk.C: .* is out of range; expected a finite number > 0"):
+        load_config(p, use_cwd=False)
+    with pytest.raises(ConfigError, match="detector.mog2.var_threshold: .* out of range"):
+        validate({"detector": {"mog2": {"var_threshold": 10 ** 400}}})
+
+
+@pytest.mark.parametrize("text, value", [
+    ("5e-4", 5e-4), ("5E-4", 5e-4), ("1e-3", 1e-3), ("-2.5e+3", None), ("2.5e-1", 0.25),
+    ("5.0e-4", 5e-4), ("+5e-4", 5e-4), ("1_0e-2", 0.1), ("1.5e-3", 1.5e-3), (".5e-1", 0.05),
+])
+def test_scientific_notation_is_a_number_in_set(text, value):
+    key, v = parse_set(f"detector.silk.tau={text}")
+    assert key == "detector.silk.tau"
+    assert isinstance(v, float)
+    assert v == float(text.replace("_", ""))
+    if value is not None:
+        assert load_config(overrides=[f"detector.silk.tau={text}"],
+                           use_cwd=False)["detector"]["silk"]["tau"] == pytest.approx(value)
+
+
+def test_scientific_notation_in_a_config_file(tmp_path):
+    p = tmp_path / "sci.yaml"
+    p.write_text("detector:\n  silk:\n    tau: 5e-4\n    C: 1E3\n    sigma: 2e1\n"
+                 "    rho: 2.5e1\n  mog2:\n    var_threshold: 1.6e+1\n")
+    cfg = load_config(p, use_cwd=False)
+    assert cfg["detector"]["silk"]["tau"] == 5e-4
+    assert cfg["detector"]["silk"]["C"] == 1000.0
+    assert cfg["detector"]["silk"]["sigma"] == 20.0
+    assert cfg["detector"]["silk"]["rho"] == 25.0
+    assert cfg["detector"]["mog2"]["var_threshold"] == 16.0
+    # integers stay integers; a float in scientific notation is still not an integer
+    p.write_text("detector:\n  silk:\n    omega: 1e1\n")
+    with pytest.raises(ConfigError, match=r"detector.silk.omega: 10.0 in .* has the wrong type; expected an integer"):
+        load_config(p, use_cwd=False)
+    # out-of-range scientific values are reported as numbers
+    p.write_text("detector:\n  silk:\n    tau: 5e3\n")
+    with pytest.raises(ConfigError, match=r"detector.silk.tau: 5000.0 in .* is out of range"):
+        load_config(p, use_cwd=False)
+
+
+def test_things_that_only_look_like_numbers_stay_strings():
+    # not float literals: no digits before/after the exponent marker, or a bare 'e'
+    for text in ("e5", "5e", "1e-", "abc", "1.2.3"):
+        with pytest.raises(ConfigError, match="wrong type"):
+            load_config(overrides=[f"detector.silk.C={text}"], use_cwd=False)
+    # string keys keep the text as written
+    assert parse_set("detector.algorithm=1e3") == ("detector.algorithm", "1e3")
+
+
+def test_written_config_round_trips_small_floats(tmp_path):
+    from silkvision.config import write_config
+
+    cfg = load_config(overrides=["detector.silk.tau=1e-7", "detector.silk.C=2.5e-5"], use_cwd=False)
+    out = write_config(cfg, tmp_path / "config.yaml")
+    assert load_config(out, use_cwd=False) == cfg
+
+
+@pytest.mark.parametrize("data", [b"\xff\xfe\x00bad", "detector: {}\n".encode("utf-16"),
+                                  b"detector:\n  silk:\n    tau: 0.02 \xe9\n"])
+def test_non_utf8_config_file_is_a_one_line_error(tmp_path, data):
+    p = tmp_path / "c_bin.yaml"
+    p.write_bytes(data)
+    with pytest.raises(ConfigError) as e:
+        load_config(p, use_cwd=False)
+    assert str(e.value) == f"{p}: cannot read config file (not UTF-8 text)"
+
+
+def test_non_utf8_config_yaml_in_the_working_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.yaml").write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(ConfigError) as e:
+        load_config()
+    assert str(e.value) == f"{tmp_path / 'config.yaml'}: cannot read config file (not UTF-8 text)"
+
+
+def test_utf8_bom_is_accepted(tmp_path):
+    p = tmp_path / "bom.yaml"
+    p.write_bytes("detector:\n  silk:\n    tau: 0.02\n".encode("utf-8-sig"))
+    assert load_config(p, use_cwd=False)["detector"]["silk"]["tau"] == 0.02
+
+
+def test_control_characters_in_config_file_are_a_one_line_error(tmp_path):
+    p = tmp_path / "ctl.yaml"
+    p.write_bytes(b"detector:\n  silk:\n    tau: 0.0\x002\n")
+    with pytest.raises(ConfigError) as e:
+        load_config(p, use_cwd=False)
+    msg = str(e.value)
+    assert msg.startswith(f"{p}: invalid YAML") and "#x0000" in msg and "\n" not in msg
+
+
+def test_cli_reports_non_utf8_config_with_exit_2(tmp_path, monkeypatch, capsys):
+    from silkvision.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c_bin.yaml").write_bytes(b"\xff\xfe\x00bad")
+    rc = main(["export", "missing_source", "--out", str(tmp_path / "out"), "--config", "c_bin.yaml"])
+    assert rc == 2
+    assert capsys.readouterr().err == "silkvision: error: c_bin.yaml: cannot read config file (not UTF-8 text)\n"
+
+
+def test_cli_reports_inf_and_accepts_scientific_notation(tmp_path, monkeypatch, capsys):
+    from silkvision.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    rc = main(["export", "missing_source", "--out", str(tmp_path / "out"), "--set", "detector.silk.sigma=.inf"])
+    assert rc == 2
+    assert capsys.readouterr().err == ("silkvision: error: detector.silk.sigma: inf in --set is out of range; "
+                                       "expected a finite number > 0\n")
+    # 5e-4 passes the config stage; the run then stops at the missing source, not at the config
+    rc = main(["export", "missing_source", "--out", str(tmp_path / "out"), "--set", "detector.silk.tau=5e-4"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "missing_source" in err and "tau" not in err
+
+
+def test_duplicate_keys_in_a_config_file_are_an_error(tmp_path):
+    p = tmp_path / "dup.yaml"
+    p.write_text("detector:\n  silk:\n    tau: 0.02\n    C: 0.5\n    tau: 0.03\n")
+    with pytest.raises(ConfigError) as e:
+        load_config(p, use_cwd=False)
+    msg = str(e.value)
+    assert msg.startswith(f"{p}: ") and "line 5" in msg and "duplicate key 'tau'" in msg and "line 3" in msg
+    assert "\n" not in msg
+    p.write_text("detector:\n  silk:\n    tau: 0.02\ndetector:\n  median: 3\n")
+    with pytest.raises(ConfigError,
+                       match=r"dup.yaml: duplicate key 'detector' at line 4, column 1 \(first given at line 1\)$"):
+        load_config(p, use_cwd=False)
+    # flow mappings too
+    p.write_text("capture: {max_frames: 3, max_frames: 4}\n")
+    with pytest.raises(ConfigError, match="duplicate key 'max_frames'"):
+        load_config(p, use_cwd=False)
+
+
+def test_same_key_in_different_sections_is_not_a_duplicate(tmp_path):
+    p = tmp_path / "ok.yaml"
+    p.write_text("detector:\n  silk:\n    sigma: 9.0\n  norma:\n    sigma: 14.0\n")
+    cfg = load_config(p, use_cwd=False)
+    assert cfg["detector"]["silk"]["sigma"] == 9.0 and cfg["detector"]["norma"]["sigma"] == 14.0
+
+
+def test_yaml_merge_keys_still_work(tmp_path):
+    p = tmp_path / "merge.yaml"
+    p.write_text("detector:\n  silk: &s {sigma: 9.0, rho: 2.0}\n  norma:\n    <<: {sigma: 3.0}\n    sigma: 14.0\n")
+    cfg = load_config(p, use_cwd=False)
+    assert cfg["detector"]["norma"]["sigma"] == 14.0
+
+
+@pytest.mark.parametrize("item", ["=3", " =3", "  = "])
+def test_set_with_an_empty_key(item):
+    with pytest.raises(ConfigError) as e:
+        load_config(overrides=[item], use_cwd=False)
+    msg = str(e.value)
+    assert "empty key" in msg and "expected key=value" in msg and "\n" not in msg
+
+
+@pytest.mark.parametrize("key", ["detector.mog2.history", "detector.knn.history", "detector.silk.warmup",
+                                 "capture.max_frames", "export.checkpoint_every", "gui.roc_every"])
+def test_integers_must_fit_a_c_int(key):
+    assert load_config(overrides=[f"{key}=2147483647"], use_cwd=False)
+    with pytest.raises(ConfigError) as e:
+        load_config(overrides=[f"{key}=2147483648"], use_cwd=False)
+    assert str(e.value).startswith(f"{key}: 2147483648 in --set is out of range; expected ")
+    assert str(e.value).endswith("(at most 2147483647)")
+    with pytest.raises(ConfigError, match=f"{key}: an integer with 5001 digits in --set is out of range; expected "):
+        load_config(overrides=[f"{key}=1" + "0" * 5000], use_cwd=False)
+
+
+def test_too_long_integer_in_a_file_is_a_one_line_error(tmp_path):
+    p = tmp_path / "long.yaml"
+    p.write_text("detector:\n  silk:\n    omega: 1" + "0" * 5000 + "\n")
+    with pytest.raises(ConfigError) as e:
+        load_config(p, use_cwd=False)
+    assert str(e.value) == f"{p}: invalid YAML at line 3, column 12: integer with 5001 digits is too long"

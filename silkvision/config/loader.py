@@ -7,7 +7,9 @@ in the working directory (if present) < ``--config FILE`` < ``--set key=value`` 
 from __future__ import annotations
 
 import copy
+import math
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -20,6 +22,82 @@ __all__ = ["defaults", "load_config", "validate", "parse_set", "dump_config", "w
            "get", "DEFAULT_CONFIG_NAME", "render_commented"]
 
 DEFAULT_CONFIG_NAME = "config.yaml"
+
+
+class ConfigLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` for configuration text (files and ``--set`` values).
+
+    Two differences from the plain YAML 1.1 loader:
+
+    * numbers in scientific notation without a decimal point or without an exponent sign
+      (``5e-4``, ``1E3``, ``1.5e3``) are floats, as in YAML 1.2; plain PyYAML reads them as strings;
+    * a key given twice in one mapping is an error (``yaml.constructor.ConstructorError`` naming the
+      key and both lines) instead of the last one silently winning.
+    """
+
+
+# YAML 1.2 floats that YAML 1.1 does not know: an exponent after a mantissa without a decimal point,
+# or an exponent without a sign. The YAML 1.1 float resolver (checked first) keeps the other forms.
+_SCI_FLOAT = re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$")
+ConfigLoader.add_implicit_resolver("tag:yaml.org,2002:float", _SCI_FLOAT, list("-+0123456789."))
+
+
+class _DuplicateKeyError(yaml.constructor.ConstructorError):
+    """A key appears twice in one YAML mapping (``key``; ``first_line`` is 1-based)."""
+
+    def __init__(self, key, first_line: int, mark):
+        super().__init__(None, None, f"duplicate key {_show(key)} (first given at line {first_line})", mark)
+        self.key = key
+        self.first_line = first_line
+
+
+def _construct_mapping(self, node, deep=False):
+    if isinstance(node, yaml.MappingNode):
+        seen: dict = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                first = seen.setdefault(key, key_node)
+            except TypeError:      # unhashable: the base class reports it
+                continue
+            if first is not key_node:
+                raise _DuplicateKeyError(key, first.start_mark.line + 1, key_node.start_mark)
+    return yaml.SafeLoader.construct_mapping(self, node, deep=deep)
+
+
+class _LongIntError(yaml.constructor.ConstructorError):
+    """An integer literal with more digits than Python converts (``sys.get_int_max_str_digits``)."""
+
+    def __init__(self, digits: int, mark):
+        super().__init__(None, None, f"integer with {digits} digits is too long", mark)
+        self.digits = digits
+
+
+def _construct_int(self, node):
+    try:
+        return yaml.SafeLoader.construct_yaml_int(self, node)
+    except ValueError:
+        raise _LongIntError(sum(c.isdigit() for c in node.value), node.start_mark) from None
+
+
+ConfigLoader.construct_mapping = _construct_mapping
+ConfigLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+
+def _load_yaml(text: str) -> Any:
+    """Parse configuration YAML text with :class:`ConfigLoader`."""
+    return yaml.load(text, Loader=ConfigLoader)
+
+
+def _show(value: Any) -> str:
+    """``repr(value)`` for a one-line message, shortened when very long."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long to print
+        return "a very large integer"
+    return text if len(text) <= 60 else text[:50] + "... (shortened)"
 
 
 def _defaults(node) -> dict:
@@ -39,6 +117,15 @@ def _type_name(t) -> str:
             "str": "a string", "list": "a list"}.get(t.__name__, t.__name__)
 
 
+# largest integer a key accepts, whatever its own range says: the values end up in C ints
+_INT_MAX = 2 ** 31 - 1
+
+
+def _finite_allowed(allowed: str) -> str:
+    """``'a number > 0'`` -> ``'a finite number > 0'`` (for the message on inf/nan)."""
+    return re.sub(r"\ba number\b", "a finite number", allowed, count=1)
+
+
 def _check_value(key: str, value: Any, spec: Param, source: str) -> Any:
     where = f" in {source}" if source else ""
     if value is None:
@@ -47,12 +134,21 @@ def _check_value(key: str, value: Any, spec: Param, source: str) -> Any:
         raise ConfigError(f"{key}: null{where} is not allowed; expected {spec.allowed}")
     t = spec.type
     if t is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # beyond the float range
+            raise ConfigError(f"{key}: {_show(value)}{where} is out of range; "
+                              f"expected {_finite_allowed(spec.allowed)}") from None
     ok_type = isinstance(value, t) and not (t in (int, float) and isinstance(value, bool))
     if not ok_type:
-        raise ConfigError(f"{key}: {value!r}{where} has the wrong type; expected {spec.allowed}")
+        raise ConfigError(f"{key}: {_show(value)}{where} has the wrong type; expected {spec.allowed}")
+    if isinstance(value, int) and t is int and abs(value) > _INT_MAX:  # OpenCV/Qt take C ints
+        raise ConfigError(f"{key}: {_show(value)}{where} is out of range; "
+                          f"expected {spec.allowed} (at most {_INT_MAX})")
+    if isinstance(value, float) and not math.isfinite(value) and not (spec.allow_inf and math.isinf(value)):
+        raise ConfigError(f"{key}: {value!r}{where} is out of range; expected {_finite_allowed(spec.allowed)}")
     if spec.check is not None and not spec.check(value):
-        raise ConfigError(f"{key}: {value!r}{where} is out of range; expected {spec.allowed}")
+        raise ConfigError(f"{key}: {_show(value)}{where} is out of range; expected {spec.allowed}")
     return value
 
 
@@ -84,14 +180,26 @@ def _read_yaml(path: Path) -> dict:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: cannot read config file (not UTF-8 text)") from None
     except OSError as e:
-        raise ConfigError(f"{path}: cannot read config file ({e.strerror})") from None
+        raise ConfigError(f"{path}: cannot read config file ({e.strerror or e})") from None
     try:
-        data = yaml.safe_load(text)
+        data = _load_yaml(text)
+    except yaml.reader.ReaderError as e:  # a control character such as NUL
+        pos = e.position
+        line = text.count("\n", 0, pos) + 1
+        column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+        raise ConfigError(f"{path}: invalid YAML at line {line}, column {column}: "
+                          f"unacceptable character #x{e.character:04x} ({e.reason})") from None
+    except _DuplicateKeyError as e:
+        mark = e.problem_mark
+        raise ConfigError(f"{path}: duplicate key {_show(e.key)} at line {mark.line + 1}, column {mark.column + 1} "
+                          f"(first given at line {e.first_line})") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         loc = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(e, "problem", None) or "invalid YAML"
+        problem = " ".join(str(getattr(e, "problem", None) or "invalid YAML").split())
         raise ConfigError(f"{path}: invalid YAML{loc}: {problem}") from None
     return {} if data is None else data
 
@@ -111,11 +219,18 @@ def parse_set(item: str) -> tuple[str, Any]:
         raise ConfigError(f"--set {item!r}: expected key=value, e.g. detector.silk.tau=0.02")
     key, raw = item.split("=", 1)
     key = key.strip()
+    if not key:
+        raise ConfigError(f"--set {item!r}: empty key; expected key=value, e.g. detector.silk.tau=0.02")
     spec = _lookup_spec(key)
     if isinstance(spec, dict):
         raise ConfigError(f"{key}: is a section, not a key; set one of its keys, e.g. {key}.{next(iter(spec))}=...")
     try:
-        value = yaml.safe_load(raw) if raw.strip() != "" else None
+        value = _load_yaml(raw) if raw.strip() != "" else None
+    except _LongIntError as e:
+        if spec.type is str:
+            return key, raw.strip()
+        raise ConfigError(f"{key}: an integer with {e.digits} digits in --set is out of range; "
+                          f"expected {spec.allowed}") from None
     except yaml.YAMLError:
         value = raw
     if spec.type is str and not isinstance(value, str) and value is not None:

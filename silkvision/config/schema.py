@@ -26,6 +26,9 @@ class Param:
         Human description of the allowed values, used in error messages.
     nullable : bool
         Whether ``null`` is allowed.
+    allow_inf : bool
+        Whether ``.inf`` / ``-.inf`` may reach ``check``. Numbers must be finite by default (NaN is
+        always refused); no key allows infinity at present.
     """
 
     default: Any
@@ -34,6 +37,7 @@ class Param:
     check: Callable[[Any], bool] | None = None
     nullable: bool = False
     help: str = ""
+    allow_inf: bool = False
 
 
 def choice(default, values, help=""):
@@ -115,11 +119,12 @@ SCHEMA: dict[str, Any] = {
         },
     },
     "capture": {
-        "camera_timeout": positive(5.0, "seconds to wait for a camera frame before giving up"),
+        "camera_timeout": Param(5.0, float, "a number in (0, 86400]", lambda v: 0 < v <= 86400,
+                                help="seconds to wait for a camera frame before giving up"),
         "max_frames": Param(None, int, "null or an integer >= 1", lambda v: v >= 1, nullable=True,
                             help="stop after this many frames"),
-        "resize": Param(None, list, "null or [width, height] with positive integers",
-                        lambda v: len(v) == 2 and all(isinstance(x, int) and x > 0 for x in v),
+        "resize": Param(None, list, "null or [width, height] with integers in 1..16384",
+                        lambda v: len(v) == 2 and all(isinstance(x, int) and 0 < x <= 16384 for x in v),
                         nullable=True, help="resize frames before detection"),
     },
     "export": {
@@ -142,11 +147,13 @@ SCHEMA: dict[str, Any] = {
                                          "testing recovery after a light switch (1 = single frame)"),
     },
     "gui": {
-        "second_algorithm": choice("norma", ALGORITHMS, "algorithm shown beside SILK"),
+        "second_algorithm": choice("norma", tuple(a for a in ALGORITHMS if a != "silk"),
+                                   "algorithm shown beside SILK"),
         "show_scores": boolean(True, "show the SILK score heat map"),
         "show_overlay": boolean(False, "show the mask overlaid on the input"),
         "roc_every": Param(5, int, "an integer >= 1", lambda v: v >= 1,
                            help="redraw the ROC every N frames"),
-        "display_fps": positive(30.0, "maximum display refresh rate"),
+        "display_fps": Param(30.0, float, "a number in [0.1, 1000]", lambda v: 0.1 <= v <= 1000,
+                             help="maximum display refresh rate"),
     },
 }
