@@ -20,7 +20,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "demo", help="export masks for the shipped sample clip and print its F-measure",
         description="Run a detector over the shipped sample clip (samples/highway, 400 frames of "
                     "CDnet highway), write its masks to DIR/<algorithm>/bin%%06d.png and print the "
-                    "CDnet metrics against the clip's ground truth (frames 100-400).")
+                    "CDnet metrics against the clip's ground truth (frames 100-400). As for "
+                    "evaluate, capture.resize and capture.max_frames are refused (the ground "
+                    "truth is scored at its size, over frames 100-400).")
     p.add_argument("--out", "-o", metavar="DIR", default="out/demo",
                    help="output folder (default: out/demo)")
     p.add_argument("--algorithms", "-a", default="silk", metavar="LIST",
@@ -31,16 +33,23 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     import silkvision as sv
+    from silkvision.cli.evaluate import reject_capture_settings
     from silkvision.config import ALGORITHMS
     from silkvision.errors import ConfigError, ExportMismatchError
     from silkvision.evaluation import score_results
     from silkvision.io.export import export_masks
 
     algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()]
+    if not algorithms:
+        raise ConfigError(f"--algorithms {args.algorithms!r}: no algorithm named; expected some of "
+                          f"{', '.join(ALGORITHMS)}")
     for a in algorithms:
         if a not in ALGORITHMS:
             raise ConfigError(f"--algorithms: {a!r} is unknown; expected one of {', '.join(ALGORITHMS)}")
+    if args.out == "":
+        raise ConfigError("--out '': empty path; expected an output folder")
     cfg = sv.load_config(args.config, args.overrides)
+    reject_capture_settings(cfg, args.overrides, "demo")
     seq = sv.samples.highway()
     rows = []
     for algo in algorithms:

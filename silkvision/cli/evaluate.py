@@ -32,7 +32,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "score the evaluated frames like the CDnet2014 comparator (ROI, temporalROI, "
                     "label 255 positive, 0/50 negative, 85/170 ignored; counts pooled per sequence). "
                     "ROC/PR curves come from the detectors' real per-pixel scores. Writes "
-                    "metrics.json, metrics.csv and PNG figures to --out.")
+                    "metrics.json, metrics.csv, PNG figures and the effective config.yaml to --out "
+                    "(checked to be writable before anything runs). The configuration keys "
+                    "capture.resize and capture.max_frames are refused: the ground truth is scored "
+                    "at its original size and the evaluated frames are the temporalROI (every frame "
+                    "with ground truth without one), so neither can apply.")
     p.add_argument("sequences", nargs="+", metavar="SEQUENCE",
                    help="CDnet folder (input/, groundtruth/, optional ROI.bmp, temporalROI.txt), "
                         "image folder or video file with ground truth")
@@ -64,6 +68,30 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
+#: capture keys that cannot apply to a CDnet evaluation -> why (see ``reject_capture_settings``)
+_NOT_FOR_EVALUATION = {
+    "resize": "the ground truth is scored at its original size",
+    "max_frames": "the evaluated frames are the sequence's temporalROI (or every frame with ground "
+                  "truth)",
+}
+
+
+def reject_capture_settings(cfg, overrides, command: str) -> None:
+    """Raise ConfigError when ``capture.resize`` or ``capture.max_frames`` is set: ``command``
+    scores masks against CDnet ground truth, where neither setting can apply (silently ignoring
+    them would report metrics of a run the user did not ask for)."""
+    for key, why in _NOT_FOR_EVALUATION.items():
+        value = cfg["capture"][key]
+        if value is None:
+            continue
+        name = f"capture.{key}"
+        given = any(o.partition("=")[0].strip() == name for o in overrides or ())
+        where, hint = (("--set", "") if given else
+                       ("the configuration (--config or ./config.yaml)", f" (--set {name}=null)"))
+        raise ConfigError(f"{name}: {json.dumps(value)} in {where} cannot apply to {command}: {why}; "
+                          f"expected null{hint}")
+
+
 def _parse_results(items: list[str]) -> list[tuple[str | None, Path]]:
     out = []
     for item in items:
@@ -90,12 +118,19 @@ def _unique(name: str, seen: set) -> str:
 def run(args) -> int:
     from tqdm import tqdm
 
-    from silkvision.config import load_config
+    from silkvision.config import load_config, write_config
     from silkvision.evaluation.light_switch import LightSwitch, recovery_report, switch_events
     from silkvision.evaluation.report import build_report, format_table, write_csv, write_json
     from silkvision.evaluation.runner import DEFAULT_ALGORITHMS, evaluate_sequence, score_results
+    from silkvision.io.atomic import check_writable_folder, reported_write_errors
 
+    for s in args.sequences:
+        if s == "":  # Path("") would be the current folder
+            raise DataError("SEQUENCE '': empty path; expected a CDnet sequence folder or a video file")
+    if args.out == "":
+        raise ConfigError("--out '': empty path; expected an output folder")
     cfg = load_config(args.config, args.overrides)
+    reject_capture_settings(cfg, args.overrides, "evaluate")
     ev = cfg["evaluation"]
     results_dirs = _parse_results(args.results)
     if args.algorithms is None:
@@ -117,6 +152,8 @@ def run(args) -> int:
     for s in args.sequences:
         if not Path(s).exists():
             raise DataError(f"{s}: not found; expected a CDnet sequence folder or a video file")
+    # before any detector runs: an unwritable --out must not cost the whole computation
+    out = check_writable_folder(args.out, DataError)
 
     progress = not args.no_progress
     seen: set = set()
@@ -147,12 +184,12 @@ def run(args) -> int:
         outer.close()
 
     report = build_report(results, light or None)
-    out = Path(args.out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise DataError(f"--out {out}: cannot create the folder ({e.strerror})") from None
-    written = [write_json(report, out / "metrics.json"), write_csv(report, out / "metrics.csv")]
+    written = []
+    for name, write in (("metrics.json", write_json), ("metrics.csv", write_csv)):
+        with reported_write_errors(out / name, DataError):
+            written.append(write(report, out / name))
+    with reported_write_errors(out / "config.yaml", DataError):
+        written.append(write_config(cfg, out / "config.yaml"))
     if not args.no_figures:
         written += _figures(results, out, args.fpr_scale, switches)
 
@@ -183,17 +220,23 @@ def _empty_sequence(seq, groundtruth, ar):
 def _figures(results, out: Path, scale: str, switches) -> list[Path]:
     from silkvision.evaluation.light_switch import switch_events
     from silkvision.evaluation.plots import plot_per_frame_f, plot_pr, plot_roc, save_figure
+    from silkvision.io.atomic import reported_write_errors
 
     written = []
+
+    def save(fig, path: Path) -> None:
+        with reported_write_errors(path, DataError):
+            written.append(save_figure(fig, path))
+
     for r in results:
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in r.name)
         if scale in ("log", "both"):
-            written.append(save_figure(plot_roc(r, log_fpr=True), out / f"roc_{safe}.png"))
+            save(plot_roc(r, log_fpr=True), out / f"roc_{safe}.png")
         if scale in ("linear", "both"):
-            written.append(save_figure(plot_roc(r, log_fpr=False), out / f"roc_{safe}_linear.png"))
-        written.append(save_figure(plot_pr(r), out / f"pr_{safe}.png"))
+            save(plot_roc(r, log_fpr=False), out / f"roc_{safe}_linear.png")
+        save(plot_pr(r), out / f"pr_{safe}.png")
         events = switch_events(switches, r.last) if switches else None
-        written.append(save_figure(plot_per_frame_f(r, events=events, smooth=5), out / f"f_per_frame_{safe}.png"))
+        save(plot_per_frame_f(r, events=events, smooth=5), out / f"f_per_frame_{safe}.png")
     return written
 
 

@@ -44,8 +44,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     import silkvision as sv
+    from silkvision.errors import ConfigError
     from silkvision.io.export import export_masks
 
+    if args.source == "":  # Path("") would be the current folder
+        raise ConfigError("SOURCE '': empty path; expected a video file, an image folder, a CDnet "
+                          "sequence folder or a camera index")
+    if args.out == "":
+        raise ConfigError("--out '': empty path; expected an output folder")
     cfg = sv.load_config(args.config, args.overrides)
     result = export_masks(args.source, args.out, cfg, algorithm=args.algorithm, scores=args.scores,
                           video=args.video, overwrite=args.overwrite)

@@ -285,7 +285,10 @@ def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, conf
     algorithms : sequence of str
         Detector names for :func:`silkvision.create_subtractor`.
     config : mapping, optional
-        Configuration (detector parameters, ``evaluation.bins``); defaults when omitted.
+        Configuration (detector parameters, ``evaluation.bins``); defaults when omitted. The
+        ``capture`` keys are not applied: the frames are scored at the ground truth's size over
+        the evaluated range (``silkvision evaluate`` refuses ``capture.resize`` and
+        ``capture.max_frames`` rather than ignore them).
     groundtruth : path-like, optional
         Ground-truth folder (video files, image folders).
     light_switches : iterable of LightSwitch

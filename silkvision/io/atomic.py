@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_write_with"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_write_with", "reported_write_errors",
+           "check_writable_folder"]
 
 
 def _umask() -> int:
@@ -57,3 +59,52 @@ def atomic_write_bytes(path: Path, data: bytes) -> Path:
 def atomic_write_text(path: Path, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
     return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _reason(err: OSError) -> str:
+    return err.strerror or str(err) or type(err).__name__
+
+
+@contextmanager
+def reported_write_errors(path, error: type[Exception] | None = None) -> Iterator[None]:
+    """Turn an ``OSError`` raised inside the block (disk full, read-only file system, ...) into the
+    one-line user error ``PATH: cannot write (REASON)``.
+
+    ``error`` is the :class:`~silkvision.errors.SilkvisionError` subclass to raise (default:
+    :class:`~silkvision.errors.ExportError`). The atomic writers above leave no temporary file behind.
+    """
+    if error is None:
+        from silkvision.errors import ExportError as error
+    try:
+        yield
+    except OSError as e:
+        raise error(f"{path}: cannot write ({_reason(e)})") from None
+
+
+def check_writable_folder(folder, error: type[Exception] | None = None) -> Path:
+    """Create ``folder`` (with its parents) if needed and check that a file can be written in it,
+    by creating and removing a temporary file; raise ``error`` (a one-line
+    :class:`~silkvision.errors.SilkvisionError`, default :class:`~silkvision.errors.ExportError`)
+    naming the folder otherwise. An empty path is refused (it would mean the current folder)."""
+    if error is None:
+        from silkvision.errors import ExportError as error
+    if str(folder) == "":
+        raise error("'': empty output folder name; expected a folder path")
+    folder = Path(folder).expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise error(f"{folder}: exists and is not a folder; expected an output folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise error(f"{folder}: cannot create the output folder ({_reason(e)})") from None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".silkvision-write-check.", suffix=".tmp", dir=folder)
+        try:
+            os.write(fd, b"x")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            os.unlink(tmp)
+    except OSError as e:
+        raise error(f"{folder}: cannot write in the output folder ({_reason(e)})") from None
+    return folder

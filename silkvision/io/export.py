@@ -44,11 +44,11 @@ from silkvision.config import ALGORITHMS, validate, write_config
 from silkvision.detector import create_subtractor
 from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import ExportError, ExportMismatchError, SilkvisionError, SourceError
-from silkvision.io.atomic import atomic_write_bytes, atomic_write_text
+from silkvision.io.atomic import atomic_write_bytes, atomic_write_text, reported_write_errors
 from silkvision.io.npz import load_npz, save_npz
 
-__all__ = ["export_masks", "ExportResult", "MaskVideoWriter", "write_mask_png", "mask_name",
-           "scores_name", "MANIFEST", "CHECKPOINT", "is_export_output"]
+__all__ = ["export_masks", "ExportResult", "MaskVideoWriter", "write_mask_png", "write_scores_npz",
+           "mask_name", "scores_name", "MANIFEST", "CHECKPOINT", "is_export_output"]
 
 MANIFEST = "export.json"
 CHECKPOINT = "checkpoint.npz"
@@ -79,10 +79,15 @@ def write_mask_png(path, mask: np.ndarray) -> Path:
     ok, buf = cv2.imencode(".png", mask)
     if not ok:  # pragma: no cover - cv2 always encodes uint8 PNG
         raise ExportError(f"{path}: PNG encoding failed")
-    try:
+    with reported_write_errors(path):
         return atomic_write_bytes(Path(path), buf.tobytes())
-    except OSError as e:
-        raise ExportError(f"{path}: cannot write ({e.strerror})") from None
+
+
+def write_scores_npz(path, scores: np.ndarray) -> Path:
+    """Write the scores of one frame as ``.npz`` (member ``scores``, float16, compressed),
+    atomically; a write error (disk full, ...) is a one-line :class:`ExportError`."""
+    with reported_write_errors(path):
+        return save_npz(Path(path), {"scores": np.asarray(scores).astype(np.float16)})
 
 
 class MaskVideoWriter:
@@ -115,12 +120,18 @@ class MaskVideoWriter:
     def finish(self) -> Path:
         """Close the video and move it into place."""
         self._writer.release()
-        os.replace(self.partial, self.path)
+        with reported_write_errors(self.path):
+            os.replace(self.partial, self.path)
         return self.path
 
     def abandon(self) -> None:
-        """Close without publishing (an interrupted export rebuilds it on resume)."""
+        """Close without publishing and remove the partial file (an interrupted export rebuilds
+        the video from the masks on disk when it resumes)."""
         self._writer.release()
+        try:
+            self.partial.unlink(missing_ok=True)
+        except OSError:  # pragma: no cover - best effort; a re-run removes it too
+            pass
 
 
 @dataclass
@@ -219,18 +230,60 @@ def _manifest(src: Source, algorithm: str, settings: dict, status: str, **extra)
 
 
 def _write_manifest(out: Path, manifest: dict) -> None:
-    atomic_write_text(out / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    with reported_write_errors(out / MANIFEST):
+        atomic_write_text(out / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+#: manifest field -> (check, what it must be); a field that is absent is not checked here.
+_MANIFEST_FIELDS = {
+    "status": (lambda v: v in ("running", "complete"), '"running" or "complete"'),
+    "source": (lambda v: isinstance(v, str), "a string"),
+    "source_kind": (lambda v: isinstance(v, str), "a string"),
+    "algorithm": (lambda v: isinstance(v, str), "a string"),
+    "settings": (lambda v: isinstance(v, dict), "an object"),
+    "source_frames": (lambda v: v is None or (_is_int(v) and v >= 0), "null or an integer >= 0"),
+    "frames": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "first_index": (lambda v: v is None or _is_int(v), "null or an integer"),
+    "last_index": (lambda v: v is None or _is_int(v), "null or an integer"),
+    "video": (lambda v: v is None or isinstance(v, str), "null or a file name"),
+    "scores": (lambda v: isinstance(v, bool), "true or false"),
+}
+
+
+def _manifest_problem(m) -> str | None:
+    """Why ``m`` is not a manifest this version can use (None when it is)."""
+    if not isinstance(m, dict):
+        return f"a JSON {type(m).__name__}, not an object"
+    if m.get("format") != _FORMAT:
+        return f'"format" is {json.dumps(m.get("format"))}, not {_FORMAT}'
+    for key in ("status", "source", "algorithm", "settings"):
+        if key not in m:
+            return f'no "{key}"'
+    if m["status"] == "complete" and "frames" not in m:
+        return 'no "frames"'
+    for key, (ok, what) in _MANIFEST_FIELDS.items():
+        if key in m and not ok(m[key]):
+            return f'"{key}": {json.dumps(m[key])} is not {what}'
+    return None
 
 
 def _read_manifest(out: Path) -> dict:
+    path = out / MANIFEST
     try:
-        m = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-        if not isinstance(m, dict) or m.get("format") != _FORMAT:
-            raise ValueError
-        return m
-    except (OSError, ValueError):
-        raise ExportError(f"{out / MANIFEST}: not a silkvision export manifest this version can "
-                          f"read; use --overwrite to start over") from None
+        m = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # (UnicodeDecodeError is a ValueError)
+        problem = None
+    else:
+        problem = _manifest_problem(m)
+        if problem is None:
+            return m
+    why = f" ({problem})" if problem else ""
+    raise ExportError(f"{path}: not a silkvision export manifest this version can read{why}; "
+                      f"use --overwrite to start over")
 
 
 def _fmt(v: Any) -> str:
@@ -418,6 +471,8 @@ def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: s
     if log is None:
         def log(msg: str) -> None:
             print(f"silkvision: {msg}", file=sys.stderr, flush=True)
+    if str(out_dir) == "":  # Path("") is the current folder: never meant as an output folder
+        raise ExportError("output folder '': empty path; expected a folder path")
     out = Path(out_dir).expanduser()
 
     own_source = not isinstance(source, Source)
@@ -474,7 +529,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         _compare(out, old, new)
         if old.get("status") == "complete":
             (out / CHECKPOINT).unlink(missing_ok=True)
-            res.frames, res.complete, res.already_complete = int(old.get("frames", 0)), True, True
+            res.frames, res.complete, res.already_complete = old["frames"], True, True
             res.first_index, res.last_index = old.get("first_index"), old.get("last_index")
             return res
         if not src.seekable:
@@ -500,7 +555,8 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         for n in res.notes:
             log(n)
     _write_manifest(out, new)
-    write_config(cfg, out / "config.yaml")
+    with reported_write_errors(out / "config.yaml"):
+        write_config(cfg, out / "config.yaml")
     if want_scores and not det.has_scores:
         log(f"{algorithm} has no per-pixel scores: no scores files are written")
         want_scores = False
@@ -540,7 +596,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
                 if want_scores:
                     sp = out / scores_name(index)
                     if not (keep_existing and sp.is_file()):
-                        save_npz(sp, {"scores": det.scores.astype(np.float16)})
+                        write_scores_npz(sp, det.scores)
                 if writer is not None:
                     writer.write(mask)
                 frames += 1

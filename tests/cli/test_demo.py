@@ -34,3 +34,28 @@ def test_demo_still_refuses_a_folder_with_foreign_files(tmp_path, capsys):
     assert main(["demo", "--out", str(tmp_path), "-a", "mog2"]) != 0
     assert "notes.txt" in capsys.readouterr().err
     assert (tmp_path / "mog2" / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("value", ["", ",", " , "])
+def test_demo_with_no_algorithm_named_is_an_error(tmp_path, capsys, value):
+    assert main(["demo", "--out", str(tmp_path / "d"), "-a", value]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("silkvision: error: ") and err.count("\n") == 1
+    assert f"--algorithms {value!r}: no algorithm named" in err
+    assert not (tmp_path / "d").exists()
+
+
+def test_demo_refuses_an_empty_out(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--out", "", "-a", "mog2"]) == 2
+    assert "--out '': empty path" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("setting", ["capture.max_frames=50", "capture.resize=[160, 120]"])
+def test_demo_refuses_capture_settings_that_cannot_be_scored(tmp_path, capsys, setting):
+    assert main(["demo", "--out", str(tmp_path / "d"), "-a", "mog2", "--set", setting]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("silkvision: error: ") and err.count("\n") == 1
+    assert f"{setting.split('=')[0]}: " in err and "cannot apply to demo" in err
+    assert not (tmp_path / "d").exists()

@@ -110,3 +110,137 @@ def test_corrupt_video_is_one_line_without_ffmpeg_noise(tmp_path):
     assert r.returncode == 2
     assert r.stderr.startswith("silkvision: error: ") and "bad.mp4: cannot open as a video" in r.stderr
     assert r.stderr.count("\n") == 1, r.stderr
+
+
+# -- disk errors, bad manifests, empty paths ----------------------------------------------------
+
+def _enospc(*args, **kwargs):
+    import errno
+
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def _one_error_line(err: str, message: str) -> None:
+    assert err.startswith("silkvision: error: ") and err.count("\n") == 1, err
+    assert message in err, err
+
+
+def test_full_disk_on_a_scores_file_is_one_line_and_resumable(tmp_path, sample_seq, capsys, monkeypatch):
+    import silkvision.io.npz as npz
+
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    argv = ["export", str(sample_seq), "--out", str(out), "-a", "norma", "--scores",
+            "--set", "capture.max_frames=3"]
+    with monkeypatch.context() as m:
+        m.setattr(npz, "_write_npz", _enospc)
+        rc = main(argv)
+    err = capsys.readouterr().err
+    assert rc == 2
+    _one_error_line(err, f"{out / 'scores000001.npz'}: cannot write (No space left on device)")
+    names = sorted(p.name for p in out.iterdir())
+    assert not [n for n in names if n.endswith(".tmp")]  # the atomic write left nothing behind
+    assert "bin000001.png" in names and "scores000001.npz" not in names
+    # the partial export is kept and finished by the same command
+    assert main(argv) == 0, capsys.readouterr().err
+    assert sorted(p.name for p in out.glob("scores*.npz")) == [f"scores{i:06d}.npz" for i in (1, 2, 3)]
+
+
+@pytest.mark.parametrize("target", ["write_config", "_write_manifest"])
+def test_full_disk_on_config_or_manifest_is_one_line(tmp_path, sample_seq, capsys, monkeypatch, target):
+    import silkvision.io.export as engine
+
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    if target == "write_config":
+        monkeypatch.setattr(engine, "write_config", _enospc)
+        name = "config.yaml"
+    else:
+        monkeypatch.setattr(engine, "atomic_write_text", _enospc)
+        name = "export.json"
+    rc = main(["export", str(sample_seq), "--out", str(out), "-a", "mog2", "--set", "capture.max_frames=2"])
+    assert rc == 2
+    _one_error_line(capsys.readouterr().err, f"{out / name}: cannot write (No space left on device)")
+
+
+def test_full_disk_during_video_export_leaves_no_partial_video(tmp_path, sample_seq, capsys, monkeypatch):
+    import silkvision.io.export as engine
+
+    monkeypatch.chdir(tmp_path)
+    real = engine.atomic_write_bytes
+    calls = []
+
+    def flaky(path, data):
+        calls.append(path)
+        if len(calls) == 3:
+            _enospc()
+        return real(path, data)
+
+    monkeypatch.setattr(engine, "atomic_write_bytes", flaky)
+    out = tmp_path / "out"
+    rc = main(["export", str(sample_seq), "--out", str(out), "-a", "mog2", "--video",
+               "--set", "capture.max_frames=5"])
+    assert rc == 2
+    _one_error_line(capsys.readouterr().err, "bin000003.png: cannot write (No space left on device)")
+    names = sorted(p.name for p in out.iterdir())
+    assert not [n for n in names if "partial" in n or n.endswith(".tmp")], names
+    assert "bin000002.png" in names and "masks.mkv" not in names
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("frames", "x", '"frames": "x" is not an integer >= 0'),
+    ("frames", None, '"frames": null is not an integer >= 0'),
+    ("settings", [1], '"settings": [1] is not an object'),
+    ("first_index", "1", '"first_index": "1" is not null or an integer'),
+    ("status", 3, '"status": 3 is not "running" or "complete"'),
+    ("source", None, '"source": null is not a string'),
+])
+def test_hand_edited_manifest_with_a_bad_field_is_one_line(tmp_path, sample_seq, capsys, monkeypatch,
+                                                           field, value, message):
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    argv = ["export", str(sample_seq), "--out", str(out), "-a", "mog2", "--set", "capture.max_frames=2"]
+    assert main(argv) == 0
+    m = _manifest(out)
+    m[field] = value
+    (out / "export.json").write_text(json.dumps(m))
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    _one_error_line(err, "export.json: not a silkvision export manifest this version can read")
+    assert message in err and "--overwrite" in err
+    assert main([*argv, "--overwrite"]) == 0  # the advice works
+
+
+def test_manifest_without_required_field_is_one_line(tmp_path, sample_seq, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    argv = ["export", str(sample_seq), "--out", str(out), "-a", "mog2", "--set", "capture.max_frames=2"]
+    assert main(argv) == 0
+    m = _manifest(out)
+    del m["frames"]
+    (out / "export.json").write_text(json.dumps(m))
+    capsys.readouterr()
+    assert main(argv) == 2
+    _one_error_line(capsys.readouterr().err, '(no "frames"); use --overwrite')
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["SAMPLE", "--out", ""], "--out '': empty path; expected an output folder"),
+    (["", "--out", "o"], "SOURCE '': empty path"),
+])
+def test_empty_paths_are_refused(tmp_path, sample_seq, capsys, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    argv = [str(sample_seq) if a == "SAMPLE" else a for a in argv]
+    assert main(["export", *argv, "-a", "mog2", "--overwrite", "--set", "capture.max_frames=2"]) == 2
+    _one_error_line(capsys.readouterr().err, message)
+    assert list(tmp_path.iterdir()) == []  # nothing written to the current folder
+
+
+def test_export_masks_refuses_an_empty_output_path(tmp_path, sample_seq, monkeypatch):
+    from silkvision.errors import ExportError
+    from silkvision.io.export import export_masks
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ExportError, match="output folder '': empty path"):
+        export_masks(sample_seq, "", algorithm="mog2")
