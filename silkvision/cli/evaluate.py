@@ -63,7 +63,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--fpr-scale", choices=("log", "linear", "both"), default="both",
                    help="ROC figure FPR axis (default: both, two figures)")
     p.add_argument("--no-figures", action="store_true", help="do not write PNG figures")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr (there is none when stderr is not a terminal)")
     add_config_arguments(p)
     return p
 
@@ -155,7 +155,8 @@ def run(args) -> int:
     # before any detector runs: an unwritable --out must not cost the whole computation
     out = check_writable_folder(args.out, DataError)
 
-    progress = not args.no_progress
+    # like export: a bar on a terminal, nothing in a pipe or a log file
+    progress = not args.no_progress and hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
     seen: set = set()
     results, light = [], {}
     outer = tqdm(args.sequences, desc="sequences", unit="seq", file=sys.stderr, disable=not progress,
