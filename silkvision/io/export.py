@@ -614,6 +614,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
             # the detector is consistent up to last_index: keep that so a fixed source resumes
             if src.seekable and last_index is not None and last_index != checkpointed:
                 _save_checkpoint(out, det, last_index, frames)
+            _note_dropped(src, res, log)
             if writer is not None:
                 writer.abandon()
             raise
@@ -647,6 +648,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         return res
 
     res.interrupted = stop.set  # a camera export stopped by Ctrl-C is finished normally
+    _note_dropped(src, res, log)
     if frames == 0:
         if writer is not None:
             writer.abandon()
@@ -660,6 +662,16 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
     (out / CHECKPOINT).unlink(missing_ok=True)
     res.complete = True
     return res
+
+
+def _note_dropped(src: Source, res: ExportResult, log) -> None:
+    """Tell the user how many camera frames arrived while the detector was busy (not exported)."""
+    dropped = getattr(src, "dropped", 0)
+    if dropped:
+        res.notes.append(f"{dropped} camera frame{'s' if dropped != 1 else ''} arrived while the "
+                         f"detector was busy and {'were' if dropped != 1 else 'was'} not exported (the "
+                         f"camera runs faster than the detector)")
+        log(res.notes[-1])
 
 
 def _get_state_unsupported(det) -> bool:

@@ -296,6 +296,36 @@ def test_camera_export_with_video_and_no_resume(tmp_path, monkeypatch):
     assert len(_video_frames(out / "masks.mkv")) == 5
 
 
+def test_camera_frames_dropped_while_the_detector_is_busy_are_reported(tmp_path, monkeypatch):
+    import silkvision.capture.camera as camera_mod
+
+    class Cap:
+        def __init__(self, index, *a):
+            self.n = 0
+
+        def isOpened(self):  # noqa: N802
+            return True
+
+        def get(self, prop):
+            return 0.0
+
+        def read(self):              # a 1 kHz camera for a detector that needs 20 ms a frame
+            self.n += 1
+            time.sleep(0.001)
+            return True, np.full((12, 16, 3), self.n % 256, np.uint8)
+
+        def release(self):
+            pass
+
+    monkeypatch.setattr(camera_mod.cv2, "VideoCapture", Cap)
+    said = []
+    res = export_masks("0", tmp_path / "cam", {"capture": {"max_frames": 4}}, detector=FakeDetector(sleep=0.02),
+                       progress=False, log=said.append)
+    assert res.complete and res.frames == 4
+    assert any("not exported" in n and "camera frame" in n for n in res.notes)
+    assert said and "detector was busy" in said[-1]
+
+
 @pytest.mark.parametrize("algorithm", ["silk", "norma"])
 def test_real_detector_interrupted_and_resumed_gives_identical_files(tmp_path, sample_seq, algorithm):
     """SIGINT after frame 12 of 30 (checkpoints every 10), resume, compare with an uninterrupted run."""
