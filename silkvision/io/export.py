@@ -528,6 +528,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
     if old is not None:
         _compare(out, old, new)
         if old.get("status") == "complete":
+            _check_complete_files(out, old, want_scores)
             (out / CHECKPOINT).unlink(missing_ok=True)
             res.frames, res.complete, res.already_complete = old["frames"], True, True
             res.first_index, res.last_index = old.get("first_index"), old.get("last_index")
@@ -662,6 +663,17 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
     (out / CHECKPOINT).unlink(missing_ok=True)
     res.complete = True
     return res
+
+
+def _check_complete_files(out: Path, manifest: Mapping, want_scores: bool) -> None:
+    """A folder whose manifest says "complete" must still hold every mask (and scores file)."""
+    kinds = [("bin", ".png", "masks")] + ([("scores", ".npz", "scores files")] if want_scores else [])
+    for prefix, ext, what in kinds:
+        n = sum(1 for p in out.glob(f"{prefix}[0-9]*{ext}") if p.stem[len(prefix):].isdigit())
+        if n < manifest["frames"]:
+            raise ExportError(f"{out}: export.json says the export is complete with {manifest['frames']} "
+                              f"frames, but only {n} {what} are there (files were removed?); use "
+                              f"--overwrite to redo it")
 
 
 def _note_dropped(src: Source, res: ExportResult, log) -> None:

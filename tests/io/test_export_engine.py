@@ -170,6 +170,17 @@ def test_rerun_of_complete_export_does_nothing(reference, sample_seq):
     assert _files(reference) == before
 
 
+@pytest.mark.parametrize("removed", ["bin", "scores"])
+def test_complete_export_with_a_file_removed_is_not_nothing_to_do(reference, sample_seq, tmp_path, removed):
+    import shutil
+    out = tmp_path / "copy"
+    shutil.copytree(reference, out)
+    next(iter(sorted(out.glob(f"{removed}*")))).unlink()
+    with pytest.raises(ExportError, match=f"only {N - 1} .*--overwrite"):
+        export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
+                     progress=False, log=lambda m: None)
+
+
 def test_different_settings_are_refused_naming_the_key(reference, sample_seq):
     with pytest.raises(ExportError) as e:
         export_masks(sample_seq, reference, _cfg(scores=True, video=False), detector=FakeDetector(),
