@@ -15,7 +15,9 @@ otherwise from a seeded random generator.
 from __future__ import annotations
 
 import inspect
+import operator
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -26,8 +28,8 @@ from silkvision.backends.datasets import Dataset
 from silkvision.backends.registry import available, get_class
 from silkvision.errors import ConfigError, DataError
 
-__all__ = ["JMLR_BINARY", "JMLR_MULTICLASS", "RunResult", "AlgorithmResult", "make_orderings",
-           "resolve_params", "run_protocol", "benchmark"]
+__all__ = ["JMLR_BINARY", "JMLR_MULTICLASS", "RunResult", "AlgorithmResult", "Orderings", "Interrupted",
+           "is_interrupt", "make_orderings", "resolve_params", "run_protocol", "benchmark"]
 
 #: Settings of the JMLR 2011 experiments (section 5.1): Gaussian kernel sigma = 8, C = 5, rho = 0.
 JMLR_BINARY = {"kernel": "rbf", "sigma": 8.0, "C": 5.0, "rho": 0.0}
@@ -73,27 +75,130 @@ class AlgorithmResult:
         return out
 
 
-def make_orderings(dataset: Dataset, runs: int, seed: int = 0) -> tuple[np.ndarray, str]:
+class Orderings(Sequence):
+    """The orderings of a benchmark, generated lazily: the stored ones, then seeded permutations.
+
+    Iterating yields one ``int64`` permutation of ``0..n-1`` at a time, so memory does not grow with
+    ``runs``; each iteration starts a fresh ``numpy.random.default_rng(seed)`` and draws one
+    ``rng.permutation(n)`` per random run, so every pass (one per learner) sees the same orderings,
+    the same ones as ``[rng.permutation(n) for _ in range(runs - stored)]``. Indexing and slicing
+    work too (``orders[0]``, ``orders[:2]``; a random row costs drawing the permutations before it),
+    and ``numpy.asarray(orders)`` builds the whole ``runs x n`` array.
+    """
+
+    def __init__(self, stored: np.ndarray | None, n: int, runs: int, seed: int = 0):
+        self._stored = (np.empty((0, n), dtype=np.int64) if stored is None
+                        else np.asarray(stored, dtype=np.int64))
+        self.n = int(n)
+        self.runs = int(runs)
+        self.seed = int(seed)
+        self.n_stored = min(self.runs, len(self._stored))
+
+    @property
+    def n_random(self) -> int:
+        return self.runs - self.n_stored
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.runs, self.n)
+
+    def __len__(self) -> int:
+        return self.runs
+
+    def __iter__(self):
+        for i in range(self.n_stored):
+            yield self._stored[i]
+        if self.n_random:
+            rng = np.random.default_rng(self.seed)
+            for _ in range(self.n_random):
+                yield rng.permutation(self.n).astype(np.int64, copy=False)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            idx = range(self.runs)[index]
+            if not len(idx):
+                return np.empty((0, self.n), dtype=np.int64)
+            want, last = set(idx), max(idx)
+            rows = {}
+            for i, o in enumerate(self):
+                if i in want:
+                    rows[i] = o
+                if i >= last:
+                    break
+            return np.array([rows[i] for i in idx], dtype=np.int64).reshape(len(idx), self.n)
+        i = operator.index(index)
+        if i < 0:
+            i += self.runs
+        if not 0 <= i < self.runs:
+            raise IndexError(f"ordering {index} out of range for {self.runs} runs")
+        for k, o in enumerate(self):
+            if k == i:
+                return o
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def __array__(self, dtype=None, copy=None):
+        a = self[:]
+        return a if dtype is None else a.astype(dtype)
+
+    def __repr__(self) -> str:
+        return f"Orderings(runs={self.runs}, n={self.n}, stored={self.n_stored}, seed={self.seed})"
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`run_protocol` or :func:`benchmark`, carrying what had finished.
+
+    It is a :class:`KeyboardInterrupt`, so callers that do not know it still stop as usual.
+    ``runs``: the :class:`RunResult` of the finished runs of the learner that was running;
+    ``result`` (from :func:`benchmark`): the result dict of everything that finished, with
+    ``"partial": True`` (None when no run had finished).
+    """
+
+    def __init__(self, runs: list | None = None, result: dict | None = None):
+        super().__init__("interrupted")
+        self.runs = list(runs or [])
+        self.result = result
+
+
+def is_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` is Ctrl-C: a KeyboardInterrupt, or the SystemError a numba-compiled call
+    raises when the KeyboardInterrupt arrives inside it ("... returned a result with an exception
+    set", the KeyboardInterrupt being its ``__cause__``/``__context__``). Other SystemErrors are not."""
+    seen = set()
+    e = exc
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        if not isinstance(e, SystemError):
+            return False
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return False
+
+
+def _check_seed(seed) -> int:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed: {seed!r} must be an integer >= 0")
+    return int(seed)
+
+
+def make_orderings(dataset: Dataset, runs: int, seed: int = 0) -> tuple[Orderings, str]:
     """``runs`` orderings of the examples and a description of where they come from.
 
     The stored orderings are used first; any further runs (or all of them when the file has none)
-    are seeded random permutations (``numpy.random.default_rng(seed)``).
+    are seeded random permutations (``numpy.random.default_rng(seed)``, one ``permutation(n)`` per
+    run). The orderings are an :class:`Orderings` sequence, generated one at a time as they are
+    used, so a large ``runs`` costs time, not memory.
     """
-    if int(runs) != runs or runs < 1:
+    if isinstance(runs, (bool, np.bool_)) or int(runs) != runs or runs < 1:
         raise ValueError(f"runs: {runs!r} must be an integer >= 1")
-    n = dataset.n_samples
-    stored = dataset.orderings if dataset.orderings is not None else np.empty((0, n), dtype=np.int64)
-    take = min(runs, len(stored))
-    rest = runs - take
-    parts = [stored[:take]]
-    if rest:
-        rng = np.random.default_rng(seed)
-        parts.append(np.array([rng.permutation(n) for _ in range(rest)], dtype=np.int64).reshape(rest, n))
-    orders = np.concatenate(parts).astype(np.int64)
+    seed = _check_seed(seed)
+    orders = Orderings(dataset.orderings, dataset.n_samples, int(runs), seed)
+    take, rest = orders.n_stored, orders.n_random
     if take and rest:
         how = f"stored ({take}) + random permutations ({rest}, seed {seed})"
     elif take:
-        how = f"stored ({take} of {len(stored)})"
+        n_stored = 0 if dataset.orderings is None else len(dataset.orderings)
+        how = f"stored ({take} of {n_stored})"
     else:
         how = f"random permutations (seed {seed}; the data file stores none)"
     return orders, how
@@ -142,34 +247,74 @@ def run_protocol(estimator, X: np.ndarray, y: np.ndarray, orders: Iterable[np.nd
     """The online protocol: for each ordering a fresh clone and one ``progressive_predict`` pass.
 
     ``warmup`` first runs a throw-away clone on a few examples so that the numba compilation (or
-    cache load) is not timed.
+    cache load) is not timed. ``orders`` is consumed one ordering at a time (a lazy
+    :class:`Orderings` is never materialised).
+
+    Raises
+    ------
+    Interrupted
+        On Ctrl-C (also when it surfaces from a numba call as a SystemError); its ``runs`` are the
+        runs that had finished.
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
-    if warmup and len(X):
-        est = estimator.clone()
-        est.progressive_predict(X[:min(len(X), 8)], y[:min(len(X), 8)])
     out = []
-    for i, o in enumerate(orders):
-        est = estimator.clone()
-        Xo = np.ascontiguousarray(X[o])
-        yo = y[o]
-        t0 = time.perf_counter()
-        pred = est.progressive_predict(Xo, yo)
-        dt = time.perf_counter() - t0
-        wrong = int(np.count_nonzero(np.asarray(pred) != yo))
-        q = getattr(est, "n_queried_", None)
-        r = RunResult(100.0 * wrong / max(len(yo), 1), int(est.n_support_), dt, wrong,
-                      None if q is None else int(q))
-        out.append(r)
-        if progress is not None:
-            progress(i, r)
+    try:
+        if warmup and len(X):
+            est = estimator.clone()
+            est.progressive_predict(X[:min(len(X), 8)], y[:min(len(X), 8)])
+        for i, o in enumerate(orders):
+            est = estimator.clone()
+            Xo = np.ascontiguousarray(X[o])
+            yo = y[o]
+            t0 = time.perf_counter()
+            pred = est.progressive_predict(Xo, yo)
+            dt = time.perf_counter() - t0
+            wrong = int(np.count_nonzero(np.asarray(pred) != yo))
+            q = getattr(est, "n_queried_", None)
+            r = RunResult(100.0 * wrong / max(len(yo), 1), int(est.n_support_), dt, wrong,
+                          None if q is None else int(q))
+            out.append(r)
+            if progress is not None:
+                progress(i, r)
+    except Interrupted as e:
+        if not e.runs:
+            e.runs = list(out)
+        raise
+    except BaseException as e:
+        if is_interrupt(e):
+            raise Interrupted(out) from e
+        raise
     return out
+
+
+def _bool_override_error(key: str, val, algorithms: list) -> str | None:
+    """The message for ``--set key=<boolean>`` when a learner's parameter is not a boolean one.
+
+    YAML reads ``true``/``yes``/``on`` as True, and ``C=True`` would silently mean C = 1."""
+    if not isinstance(val, (bool, np.bool_)):
+        return None
+    algo, _, p = key.rpartition(".")
+    for a in algorithms:
+        if algo and algo != a:
+            continue
+        par = inspect.signature(get_class(a).__init__).parameters.get(p)
+        if par is None or isinstance(par.default, bool):
+            continue
+        d = par.default
+        want = ("a string" if isinstance(d, str) else
+                "a number" if isinstance(d, (int, float)) or d is None else f"a {type(d).__name__}")
+        return (f"--set {key}: the value is a boolean ({str(bool(val)).lower()}; YAML reads "
+                f"true/false/yes/no/on/off as booleans), but {a}'s {p} takes {want}")
+    return None
 
 
 def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed: int = 0,
               overrides: dict | None = None,
               progress: Callable[[str, int, int, RunResult], None] | None = None) -> dict:
     """Run the online protocol for several learners on one data set.
+
+    Every learner and parameter is checked before the first run. The orderings are generated
+    lazily (:class:`Orderings`), one per run.
 
     Returns
     -------
@@ -182,7 +327,13 @@ def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed:
     Raises
     ------
     ConfigError
-        Unknown learner, a parameter it rejects, or a binary learner on multiclass data.
+        Unknown learner, a parameter it rejects (or a boolean for a numeric one), a binary learner
+        on multiclass data, or a bad ``runs``/``seed``.
+    Interrupted
+        On Ctrl-C. Its ``result`` is the dict above for the runs that finished, with ``"partial":
+        True``, ``"runs_done"`` in each learner's entry (only learners with at least one finished
+        run are in ``"results"``) and ``"not_run"``, the learners that had not finished a run; it
+        is None when no run had finished.
     """
     algorithms = list(algorithms)
     if not dataset.n_samples:
@@ -192,14 +343,20 @@ def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed:
         if a not in names:
             raise ConfigError(f"algorithm {a!r} is unknown; available: {', '.join(names)}")
     multiclass = not dataset.is_binary
-    for key in overrides or {}:
+    for key, val in (overrides or {}).items():
         algo, _, p = key.rpartition(".")
         if algo and algo not in algorithms:
             raise ConfigError(f"--set {key}: {algo!r} is not among the algorithms run ({', '.join(algorithms)})")
         if not algo and not any(p in _accepted(get_class(a)) for a in algorithms):
             raise ConfigError(f"--set {key}: no algorithm among {', '.join(algorithms)} takes a parameter {p!r}")
-    orders, how = make_orderings(dataset, runs, seed)
-    results = {}
+        msg = _bool_override_error(key, val, algorithms)
+        if msg:
+            raise ConfigError(msg)
+    try:
+        orders, how = make_orderings(dataset, runs, seed)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    plan = []  # every learner is built (and its parameters checked) before the first run
     for a in algorithms:
         cls = get_class(a)
         if multiclass and not issubclass(cls, MultiClassifier):
@@ -215,9 +372,38 @@ def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed:
         y = dataset.y
         if not multiclass and issubclass(cls, MultiClassifier):
             y = ((dataset.y + 1) // 2).astype(np.int64)  # -1/+1 -> 0/1
-        res = AlgorithmResult(a, params)
-        cb = None if progress is None else (lambda i, r, a=a: progress(a, i, len(orders), r))
-        res.runs = run_protocol(est, dataset.X, y, orders, cb)
-        results[a] = res.summary()
-    return {"dataset": dataset.name, "runs": int(runs), "orderings": how, "n_samples": dataset.n_samples,
-            "n_features": dataset.n_features, "n_classes": dataset.n_classes, "results": results}
+        plan.append((a, est, y, params))
+
+    def report(results: dict) -> dict:
+        return {"dataset": dataset.name, "runs": int(runs), "orderings": how, "n_samples": dataset.n_samples,
+                "n_features": dataset.n_features, "n_classes": dataset.n_classes, "results": results}
+
+    results: dict = {}
+    current = None
+    try:
+        for a, est, y, params in plan:
+            current = AlgorithmResult(a, params)
+            cb = None if progress is None else (lambda i, r, a=a: progress(a, i, len(orders), r))
+            try:
+                current.runs = run_protocol(est, dataset.X, y, orders, cb)
+            except Interrupted as e:
+                current.runs = e.runs
+                raise
+            results[a] = current.summary()
+            current = None
+    except BaseException as e:
+        if not is_interrupt(e):
+            raise
+        if current is not None and current.runs and current.algorithm not in results:
+            results[current.algorithm] = current.summary()
+        done = {a: (len(orders) if current is None or a != current.algorithm else len(current.runs))
+                for a in results}
+        for a in results:
+            results[a]["runs_done"] = done[a]
+        partial = None
+        if results:
+            partial = report(results)
+            partial["partial"] = True
+            partial["not_run"] = [a for a in algorithms if a not in results]
+        raise Interrupted(current.runs if current is not None else [], partial) from e
+    return report(results)

@@ -21,6 +21,12 @@ labels. :attr:`Dataset.classes` keeps the mapping (``classes[code]`` = original 
 The online-data root is the ``root=`` argument, else the environment variable
 ``SILKVISION_ONLINE_DATA``, else ``<repo>/../shared/data/online``. It is only consulted when a name
 is loaded, never at import time. Every user error is a one-line :class:`silkvision.errors.DataError`.
+
+Rejected as errors (the learners could not use them): a file with no feature column besides the
+label, labels of a single class, and a LIBSVM file (or ``n_features``) whose dense ``n x d`` matrix
+would hold more than :data:`MAX_DENSE_ELEMENTS` values (2**31, 16 GiB of float64; e.g. one
+``+1 99999999999:1`` line); the learners need dense rows, and a stray huge index is almost always a
+mistake. ``label_column`` applies to CSV and ARFF files only.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ from silkvision.errors import DataError
 __all__ = ["Dataset", "load", "default_root", "available_names", "resolve"]
 
 _ORDERING_KEYS = ("ID_ALL", "ID_all", "ID_list")
+#: Largest dense ``n x d`` matrix a loader builds: 2**31 values (16 GiB of float64).
+MAX_DENSE_ELEMENTS = 2 ** 31
 _LABEL_NAMES = {"y", "label", "labels", "class", "target"}
 
 
@@ -198,11 +206,11 @@ def _map_labels(raw: list | np.ndarray, path: Path):
         classes = [str(c) for c in classes]
     codes = codes.reshape(-1)
     k = len(classes)
+    if k == 1:
+        lab = classes[0] if not isinstance(classes[0], str) else repr(classes[0])
+        what = f"the only example has label {lab}" if len(codes) == 1 else f"all labels are {lab}"
+        raise DataError(f"{path}: {what}; a classifier needs at least two classes")
     if k <= 2:
-        if k == 1:  # keep a lone -1 as -1, anything else as +1
-            y = np.full(len(codes), -1.0 if classes[0] == -1 else 1.0)
-            classes = [None, classes[0]] if y.size == 0 or y[0] == 1 else [classes[0], None]
-            return y, classes, 2
         return np.where(codes == 0, -1.0, 1.0), classes, 2
     return codes.astype(np.int64), classes, k
 
@@ -245,12 +253,34 @@ def _load_mat(path: Path, n_features: int | None):
     return data[:, 0], X, order
 
 
+def _size_text(nbytes: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if nbytes < 1024 or unit == "EiB":
+            return f"{nbytes:.0f} {unit}" if unit == "bytes" else f"{nbytes:.3g} {unit}"
+        nbytes /= 1024
+    return ""  # pragma: no cover
+
+
+def _dense_zeros(n: int, d: int, where: str, what: str) -> np.ndarray:
+    """``np.zeros((n, d))``, or a one-line DataError when it is too large (``where``: "file:line";
+    ``what``: the cause, e.g. "feature index 99999999999")."""
+    size = _size_text(8.0 * n * d)
+    if n * d > MAX_DENSE_ELEMENTS:
+        limit = _size_text(8.0 * MAX_DENSE_ELEMENTS)
+        raise DataError(f"{where}: {what} would make a dense {n} x {d} matrix ({size}, more than the "
+                        f"limit of {limit}); the learners need dense rows")
+    try:
+        return np.zeros((n, d))
+    except MemoryError:
+        raise DataError(f"{where}: {what} needs a dense {n} x {d} matrix ({size}): not enough memory") from None
+
+
 def _fit_width(X: np.ndarray, n_features: int, path: Path) -> np.ndarray:
     if X.shape[1] == n_features:
         return X
     if X.shape[1] > n_features:
         raise DataError(f"{path}: has {X.shape[1]} features, more than n_features={n_features}")
-    out = np.zeros((X.shape[0], n_features))
+    out = _dense_zeros(X.shape[0], n_features, str(path), f"n_features={n_features}")
     out[:, :X.shape[1]] = X
     return out
 
@@ -271,6 +301,7 @@ def _load_libsvm(path: Path, n_features: int | None):
     rows_j: list = []
     vals: list = []
     dmax = 0
+    dmax_line = 0
     with open(path, encoding="utf-8", errors="replace") as fh:
         for lineno, line in enumerate(fh, 1):
             line = line.split("#", 1)[0].strip()
@@ -297,13 +328,17 @@ def _load_libsvm(path: Path, n_features: int | None):
                 rows_i.append(r)
                 rows_j.append(j - 1)
                 vals.append(_float(val, path, lineno, f"value of feature {j}"))
-            dmax = max(dmax, last)
+            if last > dmax:
+                dmax, dmax_line = last, lineno
     if not labels:
         raise DataError(f"{path}: file holds no data")
     d = dmax if n_features is None else n_features
     if dmax > d:
         raise DataError(f"{path}: feature index {dmax} exceeds n_features={n_features}")
-    X = np.zeros((len(labels), d))
+    if n_features is None:
+        X = _dense_zeros(len(labels), d, f"{path}:{dmax_line}", f"feature index {dmax}")
+    else:
+        X = _dense_zeros(len(labels), d, str(path), f"n_features={n_features}")
     if vals:
         X[np.asarray(rows_i), np.asarray(rows_j)] = np.asarray(vals)
     return np.asarray(labels), X, None
@@ -430,9 +465,10 @@ def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None,
     fmt : {"mat", "libsvm", "csv", "arff"}, optional
         Force the format (default: from the suffix, else sniffed from the content).
     label_column : int, optional
-        Column of the label; negative counts from the end. CSV default: the header column named
-        y/label/class/target if there is exactly one, else the first column. ARFF default: the last
-        attribute.
+        0-based column of the label (CSV and ARFF only; a DataError for LIBSVM and .mat files, whose
+        label is always first); negative counts from the end (-1 = last). CSV default: the header
+        column named y/label/class/target if there is exactly one, else the first column. ARFF
+        default: the last attribute.
     header : bool or "auto"
         Whether a CSV file starts with a header line; "auto" detects one (a non-numeric feature
         field, or a label that never occurs again).
@@ -446,7 +482,8 @@ def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None,
     Raises
     ------
     DataError
-        Missing file or unknown name, unknown format, or a malformed line (file and line number).
+        Missing file or unknown name, unknown format, a malformed line (file and line number), no
+        feature column, a single class, or a dense matrix too large (:data:`MAX_DENSE_ELEMENTS`).
     """
     path = resolve(name_or_path, root)
     if fmt is None:
@@ -455,6 +492,11 @@ def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None,
         raise DataError(f"{path}: unknown data format {fmt!r}; expected mat, libsvm, csv or arff")
     if n_features is not None and (int(n_features) != n_features or n_features < 1):
         raise ValueError(f"n_features: {n_features!r} must be an integer >= 1")
+    if label_column is not None and fmt in ("mat", "libsvm"):
+        kind = "a LIBSVM file, whose label is the first field of each line" if fmt == "libsvm" else \
+            "a MATLAB file, whose label is the first column of 'data'"
+        raise DataError(f"{path}: label_column={label_column} (--label-column) applies to CSV and ARFF files "
+                        f"only; this is {kind}")
     try:
         if fmt == "mat":
             raw, X, order = _load_mat(path, n_features)
@@ -468,6 +510,10 @@ def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None,
         raise DataError(f"{path}: cannot read ({e.strerror or e})") from None
     if X.shape[0] == 0:
         raise DataError(f"{path}: file holds no data")
+    if X.ndim != 2 or X.shape[1] == 0:
+        if fmt == "libsvm":
+            raise DataError(f"{path}: no features on any line (only labels)")
+        raise DataError(f"{path}: no feature columns besides the label")
     y, classes, k = _map_labels(raw, path)
     name = path.name
     for suf in (".hoi.mat", ".libol.mat", ".jingcoco.mat", ".mat", ".scale", ".csv", ".tsv", ".arff", ".libsvm",

@@ -8,7 +8,12 @@ Examples::
 
 Defaults are the JMLR 2011 settings: Gaussian kernel with sigma = 8 (exp(-|x-y|^2 / (2 * 8^2))),
 C = 5, rho = 0 for binary data; C = 10 for multiclass data. The table goes to stdout (or, with
-``--json``, exactly one JSON object); progress goes to stderr.
+``--json``, exactly one JSON object); progress goes to stderr, one line per run.
+
+Ctrl-C stops the benchmark: the table (or the JSON object, with ``"partial": true``, ``"runs_done"``
+per learner and ``"not_run"``) of the runs that finished is printed to stdout, then
+``silkvision: interrupted`` to stderr, exit status 130. Nothing is printed to stdout when no run had
+finished. The orderings are generated one per run, so a large ``--runs`` takes time, not memory.
 """
 
 from __future__ import annotations
@@ -30,7 +35,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description="Run online learners over a data set in the online protocol (predict each "
                     "example, then learn it) for several orderings and report the mean mistake rate, "
                     "number of support vectors and seconds per run. Defaults: Gaussian kernel sigma=8, "
-                    "C=5, rho=0 (binary) or C=10 (multiclass), as in Zhao, Hoi & Jin (JMLR 2011).")
+                    "C=5, rho=0 (binary) or C=10 (multiclass), as in Zhao, Hoi & Jin (JMLR 2011).",
+        epilog="Ctrl-C prints the table (with --json: the JSON object, with \"partial\": true and "
+               "\"runs_done\" per learner) of the runs that finished, then exits with status 130.")
     p.add_argument("--list", action="store_true",
                    help="list the learner names with one-line descriptions, and the named data sets")
     p.add_argument("--dataset", metavar="NAME|PATH",
@@ -39,15 +46,19 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--algorithms", metavar="A,B,...",
                    help="comma-separated learner names (see --list)")
     p.add_argument("--runs", type=int, default=20,
-                   help="number of orderings (default 20; the stored ones first, then seeded random)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random orderings (default 0)")
+                   help="number of orderings (default 20; the stored ones first, then seeded random "
+                        "ones, generated one per run)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the random orderings, an integer >= 0 (default 0)")
     p.add_argument("--set", metavar="PARAM=VALUE", action="append", default=[], dest="params",
                    help="learner parameter, for all learners that take it (C=10) or one (duol.rho=0.1); "
                         "repeatable")
     p.add_argument("--data-root", metavar="DIR", default=None,
                    help="folder of named data sets (default $SILKVISION_ONLINE_DATA or ../shared/data/online)")
-    p.add_argument("--label-column", type=int, default=None,
-                   help="label column of CSV/ARFF files (default: first for CSV, last for ARFF)")
+    p.add_argument("--label-column", metavar="INDEX", type=int, default=None,
+                   help="0-based column of the label in a CSV or ARFF file; -1 = the last (default: "
+                        "CSV: the header column named y/label/class/target, else the first; ARFF: the "
+                        "last attribute). An error for LIBSVM and .mat files, whose label is always first")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return p
@@ -68,20 +79,25 @@ def _parse_params(items: list[str]) -> dict:
 
 
 def format_table(res: dict) -> str:
-    """The results as a fixed-width text table."""
+    """The results as a fixed-width text table (a partial result ends with a line saying so)."""
+    w = max([14] + [len(a) for a in res["results"]])
     lines = [f"dataset {res['dataset']}: {res['n_samples']} examples, {res['n_features']} features, "
              f"{res['n_classes']} classes; {res['runs']} runs, orderings: {res['orderings']}",
-             f"{'algorithm':<14} {'mistakes (%)':>20} {'support vectors (#)':>22} {'time (s)':>10}"]
+             f"{'algorithm':<{w}} {'mistakes (%)':>20} {'support vectors (#)':>22} {'time (s)':>10}"]
     active = any("n_queried_mean" in r for r in res["results"].values())
     if active:
         lines[-1] += f" {'labels queried':>15}"
     for a, r in res["results"].items():
-        line = (f"{a:<14} {r['mistake_rate_mean']:>10.3f} +- {r['mistake_rate_std']:<6.3f} "
+        line = (f"{a:<{w}} {r['mistake_rate_mean']:>10.3f} +- {r['mistake_rate_std']:<6.3f} "
                 f"{r['n_support_mean']:>12.2f} +- {r['n_support_std']:<7.2f} {r['seconds_mean']:>10.3f}")
         if active:
             q = r.get("n_queried_mean")
             line += f" {q:>15.1f}" if q is not None else f" {'(all)':>15}"
         lines.append(line)
+    if res.get("partial"):
+        done = [f"{a} {r.get('runs_done', '?')} of {res['runs']} runs" for a, r in res["results"].items()]
+        done += [f"{a} none" for a in res.get("not_run", [])]
+        lines.append("interrupted, partial results: " + ", ".join(done))
     return "\n".join(lines)
 
 
@@ -103,7 +119,33 @@ def run(args) -> int:
         raise ConfigError("--algorithms: give at least one learner name")
     if args.runs < 1:
         raise ConfigError(f"--runs: {args.runs} must be >= 1")
+    if args.seed < 0:
+        raise ConfigError(f"--seed: {args.seed} must be an integer >= 0")
     overrides = _parse_params(args.params)
+    try:
+        return _run(args, algos, overrides, bench, datasets)
+    except bench.Interrupted as e:
+        if e.result is not None:  # the runs that finished; then main() says "interrupted", 130
+            try:
+                _print_result(e.result, args.json)
+            except OSError:  # a closed pipe must not turn Ctrl-C into another exit status
+                pass
+        raise
+    except SystemError as e:  # Ctrl-C inside a numba call; other SystemErrors are bugs
+        if bench.is_interrupt(e):
+            raise KeyboardInterrupt from e
+        raise
+
+
+def _print_result(res: dict, as_json: bool) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(res) + "\n")
+    else:
+        print(format_table(res))
+    sys.stdout.flush()
+
+
+def _run(args, algos, overrides, bench, datasets) -> int:
     ds = datasets.load(args.dataset, root=args.data_root, label_column=args.label_column)
 
     def progress(algo, i, total, r):
@@ -114,8 +156,5 @@ def run(args) -> int:
     if not args.quiet:
         print(f"{ds!r}", file=sys.stderr, flush=True)
     res = bench.benchmark(ds, algos, runs=args.runs, seed=args.seed, overrides=overrides, progress=progress)
-    if args.json:
-        sys.stdout.write(json.dumps(res) + "\n")
-    else:
-        print(format_table(res))
+    _print_result(res, args.json)
     return 0

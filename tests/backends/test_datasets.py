@@ -86,9 +86,9 @@ def test_name_lookup_under_root(tmp_path, monkeypatch):
     (tmp_path / "toy").mkdir()
     sio.savemat(tmp_path / "toy" / "toy.hoi.mat",
                 {"data": np.column_stack([[1, -1, 1, -1], X3]), "ID_ALL": np.array([[1, 2, 3, 4]])})
-    (tmp_path / "toy" / "toy.t").write_text("+1 1:1\n")
+    (tmp_path / "toy" / "toy.t").write_text("+1 1:1\n-1 1:2\n")
     assert datasets.load("toy", root=tmp_path).orderings.shape == (1, 4)
-    assert datasets.load("toy.t", root=tmp_path).X.shape == (1, 1)
+    assert datasets.load("toy.t", root=tmp_path).X.shape == (2, 1)
     monkeypatch.setenv("SILKVISION_ONLINE_DATA", str(tmp_path))
     assert datasets.load("toy").n_samples == 4
     assert datasets.available_names() == ["toy"]
@@ -166,3 +166,94 @@ def test_shared_german_duol_matches_jmlr_table2(shared_data):
     assert abs(res["mistake_rate_mean"] - 31.810) < 0.244
     assert abs(res["n_support_mean"] - 656.30) < 14.36
     assert 0.5 < res["mistake_rate_std"] < 2.0
+
+
+# --- review fixes: no features (B5), huge LIBSVM index (B6), a single class (B17), label_column ---
+
+@pytest.mark.parametrize("name, text, match", [
+    ("labelonly.csv", "1\n-1\n1\n", r"labelonly\.csv: no feature columns besides the label$"),
+    ("labelhead.csv", "label\n1\n-1\n", r"labelhead\.csv: no feature columns besides the label$"),
+    ("labels.libsvm", "+1\n-1\n", r"labels\.libsvm: no features on any line \(only labels\)$"),
+    ("one.arff", "@relation r\n@attribute class {a, b}\n@data\na\nb\n",
+     r"one\.arff: no feature columns besides the label$"),
+])
+def test_no_feature_columns_is_an_error(tmp_path, name, text, match):
+    f = tmp_path / name
+    f.write_text(text)
+    with pytest.raises(DataError, match=match):
+        datasets.load(f)
+
+
+def test_mat_with_only_the_label_column_is_an_error(tmp_path):
+    f = tmp_path / "onecol.mat"
+    sio.savemat(f, {"data": np.array([[1.0], [-1.0], [1.0]])})
+    with pytest.raises(DataError, match=r"onecol\.mat: no feature columns besides the label$"):
+        datasets.load(f)
+
+
+def test_libsvm_huge_index_rejected_before_allocating(tmp_path, monkeypatch):
+    f = tmp_path / "huge.libsvm"
+    f.write_text("+1 1:1\n-1 2:1\n+1 99999999999:1\n-1 3:1\n")
+    calls = []
+    real = np.zeros
+    monkeypatch.setattr(datasets.np, "zeros", lambda *a, **k: calls.append(a) or real(*a, **k))
+    with pytest.raises(DataError) as ei:
+        datasets.load(f)
+    msg = str(ei.value)
+    assert msg == (f"{f}:3: feature index 99999999999 would make a dense 4 x 99999999999 matrix "
+                   "(2.91 TiB, more than the limit of 16 GiB); the learners need dense rows")
+    assert calls == []  # nothing was allocated
+    with pytest.raises(DataError, match=r"n_features=100000000000 would make a dense 4 x 100000000000"):
+        datasets.load(f, n_features=10**11)
+
+
+def test_dense_limit_is_a_module_setting(tmp_path, monkeypatch):
+    f = tmp_path / "wide.libsvm"
+    f.write_text("+1 1:1\n-1 50:1\n")
+    assert datasets.load(f).X.shape == (2, 50)
+    monkeypatch.setattr(datasets, "MAX_DENSE_ELEMENTS", 99)
+    with pytest.raises(DataError, match=r"wide\.libsvm:2: feature index 50 would make a dense 2 x 50"):
+        datasets.load(f)
+
+
+def test_dense_allocation_failure_is_one_line(tmp_path, monkeypatch):
+    f = tmp_path / "a.libsvm"
+    f.write_text("+1 1:1\n-1 7:1\n")
+
+    def no_memory(*a, **k):
+        raise MemoryError
+
+    monkeypatch.setattr(datasets.np, "zeros", no_memory)
+    with pytest.raises(DataError, match=r"a\.libsvm:2: feature index 7 needs a dense 2 x 7 matrix \(112 bytes\): "
+                                        r"not enough memory"):
+        datasets.load(f)
+
+
+@pytest.mark.parametrize("name, text, match", [
+    ("single.csv", "1,0.5\n1,0.25\n1,2\n", "single.csv: all labels are 1; a classifier needs at least two classes"),
+    ("single.libsvm", "-1 1:1\n-1 2:1\n", "single.libsvm: all labels are -1; a classifier needs at least two"),
+    ("onerow.csv", "3,0.5,1\n", "onerow.csv: the only example has label 3; a classifier needs at least two"),
+    ("word.csv", "c,x\nRock,1\nRock,2\n", "word.csv: all labels are 'Rock'; a classifier needs"),
+])
+def test_single_class_is_an_error(tmp_path, name, text, match):
+    f = tmp_path / name
+    f.write_text(text)
+    with pytest.raises(DataError) as ei:
+        datasets.load(f)
+    assert str(ei.value).startswith(f"{f}: ") and match in str(ei.value)
+
+
+def test_label_column_is_for_csv_and_arff_only(tmp_path):
+    f = tmp_path / "t.libsvm"
+    f.write_text("+1 1:1\n-1 2:1\n")
+    with pytest.raises(DataError, match=r"t\.libsvm: label_column=0 \(--label-column\) applies to CSV and ARFF"):
+        datasets.load(f, label_column=0)
+    g = tmp_path / "t.mat"
+    sio.savemat(g, {"data": np.column_stack([[1, -1], [[1, 2], [3, 4]]])})
+    with pytest.raises(DataError, match="applies to CSV and ARFF files only; this is a MATLAB file"):
+        datasets.load(g, label_column=1)
+    h = tmp_path / "t.csv"  # 0-based: column 1 is the second field
+    h.write_text("0.5,1,2\n0.25,-1,3\n")
+    d = datasets.load(h, label_column=1, header=False)
+    np.testing.assert_array_equal(d.y, [1, -1])
+    np.testing.assert_array_equal(d.X, [[0.5, 2], [0.25, 3]])

@@ -141,3 +141,236 @@ def test_dataset_and_algorithms_required_without_list(capsys):
 
     assert main(["online-bench", "--dataset", "german"]) == 2
     assert "--algorithms: required (or use --list)" in capsys.readouterr().err
+
+
+# --- review fixes: --seed (B4), lazy orderings (B7), Ctrl-C (B8), booleans (B3), --list, --label-column ---
+
+def _one_line_error(capsys, argv, msg):
+    assert main(["online-bench", "--quiet"] + argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("silkvision: error: ")
+    assert msg in err, err
+
+
+@pytest.mark.parametrize("runs", ["1", "22"])
+def test_negative_seed_is_a_one_line_error(tiny_csv, capsys, runs):
+    _one_line_error(capsys, ["--dataset", str(tiny_csv), "--algorithms", "pa1", "--runs", runs, "--seed", "-1"],
+                    "--seed: -1 must be an integer >= 0")
+
+
+def test_make_orderings_checks_the_seed(tiny_csv):
+    ds = datasets.load(tiny_csv)
+    with pytest.raises(ValueError, match=r"seed: -1 must be an integer >= 0"):
+        bench.make_orderings(ds, 2, seed=-1)
+    with pytest.raises(ValueError, match=r"seed: 1.5 must be an integer"):
+        bench.make_orderings(ds, 2, seed=1.5)
+    with pytest.raises(bench.ConfigError, match=r"seed: -3"):
+        bench.benchmark(ds, ["pa1"], runs=1, seed=-3)
+
+
+def test_lazy_orderings_match_the_eager_ones(tiny_csv, tmp_path):
+    """The orderings are drawn one at a time from the same generator: the same permutations as the
+    former ``np.array([rng.permutation(n) for _ in range(rest)])``, after the stored ones."""
+    import scipy.io as sio
+
+    ds = datasets.load(tiny_csv)
+    n = ds.n_samples
+    for seed in (0, 5, 12345):
+        rng = np.random.default_rng(seed)
+        eager = np.array([rng.permutation(n) for _ in range(7)], dtype=np.int64)
+        orders, _ = bench.make_orderings(ds, 7, seed=seed)
+        assert len(orders) == 7 and orders.shape == (7, n)
+        lazy = np.array(list(orders))
+        assert lazy.dtype == np.int64
+        np.testing.assert_array_equal(lazy, eager)
+        np.testing.assert_array_equal(np.asarray(orders), eager)
+        np.testing.assert_array_equal(orders[3], eager[3])
+        np.testing.assert_array_equal(orders[-1], eager[-1])
+        np.testing.assert_array_equal(orders[2:5], eager[2:5])
+        np.testing.assert_array_equal(np.array(list(orders)), eager)  # every pass is the same
+    # stored ones first, then the random ones from a fresh generator
+    ids = np.array([np.arange(1, 11), np.arange(10, 0, -1)])
+    y = np.where(np.arange(10) % 2, 1, -1)
+    sio.savemat(tmp_path / "s.hoi.mat", {"data": np.column_stack([y, np.arange(10.0)]), "ID_ALL": ids})
+    s = datasets.load(tmp_path / "s.hoi.mat")
+    orders, how = bench.make_orderings(s, 5, seed=3)
+    rng = np.random.default_rng(3)
+    np.testing.assert_array_equal(np.asarray(orders), np.vstack([ids - 1] + [rng.permutation(10) for _ in range(3)]))
+    assert how == "stored (2) + random permutations (3, seed 3)"
+    assert bench.make_orderings(s, 1)[1] == "stored (1 of 2)"
+    with pytest.raises(IndexError):
+        orders[5]
+
+
+def test_huge_runs_cost_no_memory_up_front(tiny_csv, monkeypatch):
+    """--runs 100000000 used to build every ordering first (5 GB, no output): now the orderings are
+    generated one per run, and the first runs report progress at once."""
+    real_rng = np.random.default_rng
+    drawn = []
+
+    class CountingRng:  # fails the test instead of eating the memory if orderings are built up front
+        def __init__(self, seed):
+            self._rng = real_rng(seed)
+
+        def permutation(self, n):
+            drawn.append(n)
+            if len(drawn) > 100:
+                raise AssertionError("more orderings drawn than runs made: not lazy")
+            return self._rng.permutation(n)
+
+    monkeypatch.setattr(np.random, "default_rng", CountingRng)
+    ds = datasets.load(tiny_csv)
+    orders, how = bench.make_orderings(ds, 10**12)
+    assert len(orders) == 10**12 and "random permutations" in how
+    seen = []
+
+    def progress(algo, i, total, r):
+        seen.append((i, total))
+        if i == 4:
+            raise KeyboardInterrupt
+
+    with pytest.raises(bench.Interrupted) as ei:
+        bench.benchmark(ds, ["perceptron"], runs=10**12, progress=progress)
+    assert seen == [(i, 10**12) for i in range(5)]
+    res = ei.value.result
+    assert res["partial"] is True and res["runs"] == 10**12
+    assert res["results"]["perceptron"]["runs_done"] == 5
+    assert len(drawn) == 5
+
+
+class _InterruptAt:
+    """Make a learner's ``progressive_predict`` raise on its ``k``-th call (the warm-up is call 1)."""
+
+    def __init__(self, monkeypatch, name, k, exc):
+        from silkvision.backends import get_class
+
+        cls = get_class(name)
+        real = cls.progressive_predict
+        self.calls = 0
+
+        def wrapped(est, *a, **kw):
+            self.calls += 1
+            if self.calls == k:
+                raise exc()
+            return real(est, *a, **kw)
+
+        monkeypatch.setattr(cls, "progressive_predict", wrapped)
+
+
+def _numba_style_interrupt():
+    """What a numba-compiled call raises when Ctrl-C arrives inside it."""
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt as ki:
+        try:
+            raise SystemError("CPUDispatcher(<function _duol_run>) returned a result with an exception set") from ki
+        except SystemError as e:
+            return e
+
+
+@pytest.mark.parametrize("exc", [KeyboardInterrupt, _numba_style_interrupt], ids=["keyboard", "numba-systemerror"])
+def test_ctrl_c_prints_the_finished_runs_and_exits_130(tiny_csv, capsys, monkeypatch, exc):
+    # pa1: warm-up + 3 runs; duol: warm-up, 2 runs, then Ctrl-C in its 3rd run
+    _InterruptAt(monkeypatch, "duol", 4, exc)
+    argv = ["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1,duol,perceptron", "--runs", "3"]
+    assert main(argv) == 130
+    out, err = capsys.readouterr()
+    assert err.endswith("silkvision: interrupted\n") and "Traceback" not in err and "SystemError" not in err
+    lines = out.strip().splitlines()
+    assert [ln.split()[0] for ln in lines[2:4]] == ["pa1", "duol"]
+    assert lines[-1] == "interrupted, partial results: pa1 3 of 3 runs, duol 2 of 3 runs, perceptron none"
+
+
+def test_ctrl_c_json_is_flagged_partial_and_matches_the_runs_done(tiny_csv, capsys, monkeypatch):
+    _InterruptAt(monkeypatch, "duol", 3, _numba_style_interrupt)
+    argv = ["online-bench", "--dataset", str(tiny_csv), "--algorithms", "duol,pa1", "--runs", "4", "--json",
+            "--quiet", "--seed", "2"]
+    assert main(argv) == 130
+    out, err = capsys.readouterr()
+    assert err == "silkvision: interrupted\n"
+    res = json.loads(out)
+    assert res["partial"] is True and res["not_run"] == ["pa1"] and list(res["results"]) == ["duol"]
+    r = res["results"]["duol"]
+    assert r["runs_done"] == 1
+    ds = datasets.load(tiny_csv)
+    orders, _ = bench.make_orderings(ds, 1, seed=2)
+    runs = bench.run_protocol(create("duol", sigma=8.0, C=5.0, rho=0.0), ds.X, ds.y, orders)
+    assert r["mistake_rate_mean"] == pytest.approx(runs[0].mistake_rate)
+
+
+def test_ctrl_c_before_any_run_prints_nothing_on_stdout(tiny_csv, capsys, monkeypatch):
+    _InterruptAt(monkeypatch, "pa1", 1, _numba_style_interrupt)  # in the warm-up
+    assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == 130
+    out, err = capsys.readouterr()
+    assert out == "" and err == "silkvision: interrupted\n"
+
+
+def test_other_system_errors_are_not_swallowed(tiny_csv, monkeypatch, capsys):
+    def plain():
+        return SystemError("a real bug")
+
+    _InterruptAt(monkeypatch, "pa1", 2, plain)
+    with pytest.raises(SystemError, match="a real bug"):
+        main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--quiet"])
+    assert not bench.is_interrupt(SystemError("x"))
+    assert bench.is_interrupt(_numba_style_interrupt())
+    try:
+        raise ValueError("x") from KeyboardInterrupt()
+    except ValueError as e:
+        assert not bench.is_interrupt(e)
+
+
+def test_run_protocol_interrupted_carries_the_finished_runs(tiny_csv):
+    ds = datasets.load(tiny_csv)
+    orders, _ = bench.make_orderings(ds, 5)
+
+    def progress(i, r):
+        if i == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(bench.Interrupted) as ei:
+        bench.run_protocol(create("pa1"), ds.X, ds.y, orders, progress)
+    assert len(ei.value.runs) == 2 and isinstance(ei.value, KeyboardInterrupt)
+
+
+@pytest.mark.parametrize("value", ["true", "false", "yes", "on"])
+def test_boolean_for_a_numeric_parameter_is_a_one_line_error(tiny_csv, capsys, value):
+    _one_line_error(capsys, ["--dataset", str(tiny_csv), "--algorithms", "duol", "--runs", "1", "--set", f"C={value}"],
+                    "--set C: the value is a boolean")
+    _one_line_error(capsys, ["--dataset", str(tiny_csv), "--algorithms", "pa1,duol", "--runs", "1",
+                             "--set", f"duol.rho={value}"], "but duol's rho takes a number")
+    _one_line_error(capsys, ["--dataset", str(tiny_csv), "--algorithms", "pa1", "--runs", "1",
+                             "--set", f"kernel={value}"], "but pa1's kernel takes a string")
+
+
+def test_boolean_parameter_still_accepts_a_boolean(tiny_csv, capsys):
+    assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "online_svm_r", "--runs", "1",
+                 "--set", "shrinking=false", "--json", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"]["online_svm_r"]["params"]["shrinking"] is False
+
+
+def test_list_shows_aggromma(capsys):
+    assert main(["online-bench", "--list"]) == 0
+    names = [ln.split()[0] for ln in capsys.readouterr().out.splitlines() if ln.strip()]
+    assert "aggromma" in names and names[0] == "aggromma"
+
+
+def test_label_column_help_and_libsvm_error(tiny_multi, capsys):
+    with pytest.raises(SystemExit):
+        main(["online-bench", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "0-based column of the label in a CSV or ARFF file" in out
+    assert "An error for LIBSVM and .mat files" in out and "partial" in out
+    _one_line_error(capsys, ["--dataset", str(tiny_multi), "--algorithms", "mpa1", "--label-column", "0"],
+                    "label_column=0 (--label-column) applies to CSV and ARFF files only")
+
+
+@pytest.mark.parametrize("name, text, msg", [
+    ("labelonly.csv", "1\n-1\n", "labelonly.csv: no feature columns besides the label"),
+    ("huge.libsvm", "+1 1:1\n-1 99999999999:1\n", "huge.libsvm:2: feature index 99999999999 would make a dense"),
+    ("single.csv", "1,0.5\n1,2\n", "single.csv: all labels are 1; a classifier needs at least two classes"),
+])
+def test_bad_data_sets_are_one_line_errors(tmp_path, capsys, name, text, msg):
+    f = tmp_path / name
+    f.write_text(text)
+    _one_line_error(capsys, ["--dataset", str(f), "--algorithms", "pa1", "--runs", "1"], msg)
