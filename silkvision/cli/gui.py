@@ -21,13 +21,21 @@ EPILOG = """examples:
 """
 
 
+MIN_WINDOW_SIDE = 200
+# Qt cannot draw a window whose image (4 bytes a pixel) passes 2 GiB and crashes instead of failing;
+# 16384 x 16384 is 1 GiB (silkvision.gui.app.check_window_size also counts high-DPI device pixels).
+MAX_WINDOW_SIDE = 16384
+
+
 def _size(text: str) -> tuple[int, int]:
     try:
         w, h = (int(x) for x in text.lower().split("x"))
-        if w < 200 or h < 200:
-            raise ValueError
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: expected WIDTHxHEIGHT, e.g. 1420x820") from None
+    if not (MIN_WINDOW_SIDE <= w <= MAX_WINDOW_SIDE and MIN_WINDOW_SIDE <= h <= MAX_WINDOW_SIDE):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected WIDTHxHEIGHT with each side from {MIN_WINDOW_SIDE} to "
+            f"{MAX_WINDOW_SIDE} pixels, e.g. 1420x820")
     return w, h
 
 
@@ -59,7 +67,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--screenshot", metavar="PNG",
                    help="headless: process the frames, save a PNG of the window and exit 0")
     p.add_argument("--size", type=_size, default=(1420, 820), metavar="WxH",
-                   help="window size (default 1420x820)")
+                   help=f"window size, each side {MIN_WINDOW_SIDE} to {MAX_WINDOW_SIDE} pixels "
+                        f"(default 1420x820)")
     add_config_arguments(p)
     return p
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from silkvision.errors import SilkvisionError
 
-__all__ = ["make_app", "run_gui", "main"]
+__all__ = ["make_app", "run_gui", "main", "check_window_size"]
 
 
 def _check_display(headless: bool) -> None:
@@ -23,6 +23,54 @@ def _check_display(headless: bool) -> None:
         return
     raise SilkvisionError("no display found (DISPLAY is not set); run on a desktop, or use "
                           "--screenshot PNG for a headless run")
+
+
+# Qt 5 cannot allocate an image of more than 2 GiB (its byte count is an int); the window's
+# backing store and the --screenshot grab take 4 bytes a device pixel, and painting a window whose
+# image could not be allocated crashes (SIGSEGV). ``silkvision gui --size`` allows at most 16384
+# pixels a side (1 GiB at one device pixel a pixel); check_window_size also counts the device
+# pixels of a high-DPI screen.
+MAX_IMAGE_BYTES = 2**31 - 1
+
+# Harmless Qt warnings that would break the one-line error promise of headless runs: the offscreen
+# platform's unsupported window features, and the runtime folder that QStandardPaths replaces.
+_QUIET_QT_MESSAGES = ("This plugin does not support propagateSizeHints()",
+                      "This plugin does not support setParent!",
+                      "QStandardPaths: XDG_RUNTIME_DIR not set")
+
+
+def _qt_message(_mode, _context, message: str) -> None:
+    if not message.startswith(_QUIET_QT_MESSAGES):
+        sys.stderr.write(message + "\n")
+
+
+def check_window_size(size: tuple[int, int], device_pixel_ratio: float = 1.0) -> None:
+    """Raise :class:`SilkvisionError` when a ``size`` window cannot be drawn: Qt cannot allocate
+    the image behind it (more than 2 GiB) and would crash instead of failing."""
+    w, h = size
+    dw, dh = int(round(w * device_pixel_ratio)), int(round(h * device_pixel_ratio))
+    if dw * dh * 4 > MAX_IMAGE_BYTES:
+        raise SilkvisionError(f"--size {w}x{h}: too large to draw ({dw}x{dh} device pixels need "
+                              f"{dw * dh * 4 / 2**30:.1f} GiB; Qt allows 2 GiB); use a smaller --size")
+
+
+def _teardown(app, win) -> None:
+    """Destroy the window now, while Python and the QApplication are whole.
+
+    Left to the garbage collector, the window used to die at interpreter exit with Qt work still
+    pending: the queued worker signals and the layout request of the ROC legend posted by its last
+    relabelling. Destroying the ViewBox then resized the stale legend, whose geometryChanged slot
+    (pyqtgraph's GraphicsWidgetAnchor) read the ViewBox being deleted: a RuntimeError traceback
+    after the error line. So: stop the worker, deliver the pending events (the legend takes its
+    final size), unhook the legend anchor, and delete the window explicitly.
+    """
+    from PyQt5 import sip
+
+    if not win.shutdown():
+        return  # the worker is stuck in a read: deleting its running QThread would abort
+    app.processEvents()
+    win.roc_plot.release()
+    sip.delete(win)
 
 
 def make_app():
@@ -57,11 +105,26 @@ def run_gui(config: dict, source=None, groundtruth=None, start: int | None = Non
         Pause (headless: finish) after this many frames.
     screenshot : path, optional
         Headless run writing a PNG of the window.
+    size : (int, int)
+        Window size; :class:`SilkvisionError` when Qt could not draw a window that large.
     """
     _check_display(headless=screenshot is not None)
     if screenshot is not None and source is None:
         raise SilkvisionError("--screenshot needs a SOURCE to process")
+    check_window_size(size)
+    from PyQt5.QtCore import qInstallMessageHandler
+
+    qInstallMessageHandler(_qt_message)
+    try:
+        return _run(config, source, groundtruth, start, frames, screenshot, size)
+    finally:
+        qInstallMessageHandler(None)
+
+
+def _run(config, source, groundtruth, start, frames, screenshot, size) -> int:
     app = make_app()
+    screen = app.primaryScreen()
+    check_window_size(size, screen.devicePixelRatio() if screen is not None else 1.0)
     from silkvision.gui.main_window import MainWindow
 
     frames = frames if frames is not None else config["capture"]["max_frames"]
@@ -104,8 +167,7 @@ def run_gui(config: dict, source=None, groundtruth=None, start: int | None = Non
         if screenshot is not None or frames is not None:
             win.play()
     code = app.exec_()
-    if win.worker_thread.isRunning():
-        win.shutdown()
+    _teardown(app, win)
     return status["code"] if screenshot is not None else int(code)
 
 

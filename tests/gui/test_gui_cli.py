@@ -7,6 +7,8 @@ import subprocess
 import sys
 
 import cv2
+import numpy as np
+import pytest
 
 
 def silkvision(*args, timeout=120):
@@ -44,3 +46,48 @@ def test_no_qt_import_for_help():
     code = ("import sys; from silkvision.cli.main import build_parser; build_parser(); "
             "assert 'PyQt5' not in sys.modules, 'Qt imported by the parser'")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_size_bounds(capsys):
+    """B14: --size is bounded (a 100000x100000 window used to segfault); no Qt needed."""
+    from silkvision.cli.gui import MAX_WINDOW_SIDE
+    from silkvision.cli.main import build_parser
+    from silkvision.errors import SilkvisionError
+    from silkvision.gui.app import check_window_size
+
+    parser = build_parser()
+    assert parser.parse_args(["gui", "--size", f"{MAX_WINDOW_SIDE}x{MAX_WINDOW_SIDE}"]).size == (16384, 16384)
+    assert parser.parse_args(["gui", "--size", "200x200"]).size == (200, 200)
+    for bad in ("100000x100000", "16385x820", "1420x16385", "199x820", "0x0", "abc", "1x2x3"):
+        with pytest.raises(SystemExit) as exc:
+            parser.parse_args(["gui", "--size", bad])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and f"argument --size: {bad!r}" in err.splitlines()[-1]
+    check_window_size((MAX_WINDOW_SIDE, MAX_WINDOW_SIDE))          # 1 GiB: fine
+    with pytest.raises(SilkvisionError, match="too large"):
+        check_window_size((MAX_WINDOW_SIDE, MAX_WINDOW_SIDE), 2.0)  # 4 GiB of device pixels
+
+
+def test_size_too_large_exits_2(tmp_path):
+    p = silkvision("gui", tmp_path, "--size", "100000x100000", "--frames", 2, "--screenshot", tmp_path / "x.png")
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert "each side from 200 to 16384" in p.stderr.splitlines()[-1]
+
+
+def test_error_exit_has_no_teardown_traceback(tmp_path):
+    """B13: an error ends a headless run with exactly one stderr line; the window used to be torn
+    down at interpreter exit with a stale ROC legend, and 2 runs in 5 printed a pyqtgraph
+    ``RuntimeError: wrapped C/C++ object of type ViewBox has been deleted`` traceback after it."""
+    rng = np.random.default_rng(0)
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    for i, (h, w) in enumerate([(120, 160)] * 3 + [(240, 320)] * 2, start=1):
+        cv2.imwrite(str(folder / f"in{i:06d}.png"), rng.integers(0, 256, (h, w, 3), dtype=np.uint8))
+    for _ in range(6):  # intermittent: 6 runs caught it ~95% of the time before the fix
+        p = silkvision("gui", folder, "--frames", 5, "--screenshot", tmp_path / "x.png", timeout=60)
+        assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+        lines = p.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("silkvision: error:"), p.stderr
+        assert "in000004.png: frame size 320x240 differs" in lines[0]
+        assert not (tmp_path / "x.png").exists()

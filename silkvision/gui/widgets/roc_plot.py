@@ -53,6 +53,24 @@ class RocPlot(pg.PlotWidget):
                                           symbolBrush=colour, symbolPen="k")
         self.views: dict[str, RocView] = {}
 
+    def release(self) -> None:
+        """Unhook the legend from its anchor before the plot is destroyed.
+
+        pyqtgraph keeps the legend in its corner with a slot on the legend's and the ViewBox's
+        ``geometryChanged``; if the legend is resized while the ViewBox is being deleted, that slot
+        raises ``RuntimeError: wrapped C/C++ object of type ViewBox has been deleted``. The legend
+        no longer follows resizes afterwards, so call this only on the way out.
+        """
+        # the slot is private to pyqtgraph's GraphicsWidgetAnchor: tolerate its absence
+        slot = getattr(self.legend, "_GraphicsWidgetAnchor__geometryChanged", None)
+        if slot is None:
+            return
+        for signal in (self.legend.geometryChanged, self.getPlotItem().vb.geometryChanged):
+            try:
+                signal.disconnect(slot)
+            except (TypeError, RuntimeError):  # not connected, or already deleted
+                pass
+
     def set_title(self, text: str) -> None:
         self.getPlotItem().setTitle(text, color="k", size="11pt")
 
