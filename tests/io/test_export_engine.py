@@ -269,7 +269,8 @@ def test_progress_bar_goes_to_stderr_when_asked(tmp_path, sample_seq, capsys):
     assert cap.out == "" and "frame/s" in cap.err and "/3 " in cap.err
 
 
-def test_camera_export_with_video_and_no_resume(tmp_path, monkeypatch):
+def _fake_camera(monkeypatch, period: float):
+    """Replace cv2.VideoCapture by an endless camera delivering a frame every ``period`` seconds."""
     import silkvision.capture.camera as camera_mod
 
     class Cap:
@@ -284,13 +285,17 @@ def test_camera_export_with_video_and_no_resume(tmp_path, monkeypatch):
 
         def read(self):
             self.n += 1
-            time.sleep(0.002)
+            time.sleep(period)
             return True, np.full((12, 16, 3), (self.n * 37) % 256, np.uint8)
 
         def release(self):
             pass
 
     monkeypatch.setattr(camera_mod.cv2, "VideoCapture", Cap)
+
+
+def test_camera_export_with_video_and_no_resume(tmp_path, monkeypatch):
+    _fake_camera(monkeypatch, 0.002)
     out = tmp_path / "cam"
     res = export_masks("0", out, {"capture": {"max_frames": 5}}, detector=FakeDetector(), video=True,
                        progress=False)
@@ -308,27 +313,7 @@ def test_camera_export_with_video_and_no_resume(tmp_path, monkeypatch):
 
 
 def test_camera_frames_dropped_while_the_detector_is_busy_are_reported(tmp_path, monkeypatch):
-    import silkvision.capture.camera as camera_mod
-
-    class Cap:
-        def __init__(self, index, *a):
-            self.n = 0
-
-        def isOpened(self):  # noqa: N802
-            return True
-
-        def get(self, prop):
-            return 0.0
-
-        def read(self):              # a 1 kHz camera for a detector that needs 20 ms a frame
-            self.n += 1
-            time.sleep(0.001)
-            return True, np.full((12, 16, 3), self.n % 256, np.uint8)
-
-        def release(self):
-            pass
-
-    monkeypatch.setattr(camera_mod.cv2, "VideoCapture", Cap)
+    _fake_camera(monkeypatch, 0.001)     # a 1 kHz camera for a detector that needs 20 ms a frame
     said = []
     res = export_masks("0", tmp_path / "cam", {"capture": {"max_frames": 4}}, detector=FakeDetector(sleep=0.02),
                        progress=False, log=said.append)
