@@ -55,8 +55,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="print one JSON object on stdout (nothing else there)")
     p.add_argument("--light-switch", metavar="START:END:GAIN", action="append", default=[],
                    dest="light_switch",
-                   help="multiply the brightness of frames START..END by GAIN (ground truth "
-                        "unchanged) and report recovery; repeatable")
+                   help="multiply the brightness of frames START..END by GAIN before the detectors "
+                        "see them (ground truth unchanged) and report how fast each recovers; "
+                        "repeatable. START must be a frame of the sequence, not after its last "
+                        "evaluated frame (an error otherwise); an END after the last frame is "
+                        "clipped to it, with a note. Refused with --results: those masks were "
+                        "computed from the unchanged frames, so their recovery figures would be "
+                        "meaningless and their F not comparable with the switched detectors'; "
+                        "score them in a separate run without --light-switch")
     p.add_argument("--mask-rule", choices=("strict", "cdnet", "half", "nonzero"), default="strict",
                    help="how --results masks are read: strict = only 0/255 allowed (default), "
                         "cdnet = only 255 is foreground, half = >= 128, nonzero = > 0")
@@ -119,9 +125,10 @@ def run(args) -> int:
     from tqdm import tqdm
 
     from silkvision.config import load_config, write_config
-    from silkvision.evaluation.light_switch import LightSwitch, recovery_report, switch_events
+    from silkvision.evaluation.light_switch import LightSwitch, fit_switches, recovery_report
     from silkvision.evaluation.report import build_report, format_table, write_csv, write_json
-    from silkvision.evaluation.runner import DEFAULT_ALGORITHMS, evaluate_sequence, score_results
+    from silkvision.evaluation.runner import (DEFAULT_ALGORITHMS, evaluate_sequence, score_results,
+                                              sequence_frames)
     from silkvision.io.atomic import check_writable_folder, reported_write_errors
 
     for s in args.sequences:
@@ -147,42 +154,64 @@ def run(args) -> int:
     if args.groundtruth is not None and len(args.sequences) > 1:
         raise ConfigError("--groundtruth: only with a single SEQUENCE")
     switches = tuple(LightSwitch.parse(s) for s in args.light_switch)
+    if switches and results_dirs:
+        raise ConfigError(f"--light-switch {args.light_switch[0]!r} cannot be combined with --results "
+                          f"{args.results[0]!r}: those masks were computed from the unchanged frames, so "
+                          f"their recovery figures would be meaningless; expected --results in a "
+                          f"separate run without --light-switch")
     if switches and not algorithms:
         raise ConfigError("--light-switch: needs detectors to run (--algorithms)")
     for s in args.sequences:
         if not Path(s).exists():
             raise DataError(f"{s}: not found; expected a CDnet sequence folder or a video file")
+    # every sequence's frames and ground truth, and the switches against them, before anything runs
+    notes, frames, fitted = [], [], []
+    for s in args.sequences:
+        sf = sequence_frames(s, args.groundtruth)
+        gt_note = sf.ground_truth_note()
+        if gt_note:
+            notes.append(gt_note)
+        fit, sw_notes = fit_switches(switches, sf.where, sf.first, sf.last, sf.evaluated)
+        notes += sw_notes
+        frames.append(sf)
+        fitted.append(fit)
     # before any detector runs: an unwritable --out must not cost the whole computation
     out = check_writable_folder(args.out, DataError)
+    for n in notes:
+        print(f"silkvision: note: {n}", file=sys.stderr)
 
     # like export: a bar on a terminal, nothing in a pipe or a log file
     progress = not args.no_progress and hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
     seen: set = set()
-    results, light = [], {}
-    outer = tqdm(args.sequences, desc="sequences", unit="seq", file=sys.stderr, disable=not progress,
-                 position=0, dynamic_ncols=True)
+    results, light, warnings = [], {}, []
+    outer = tqdm(list(zip(args.sequences, frames, fitted)), desc="sequences", unit="seq",
+                 file=sys.stderr, disable=not progress, position=0, dynamic_ncols=True)
     try:
-        for seq in outer:
+        for seq, sf, seq_switches in outer:
             outer.set_postfix_str(Path(seq).name)
             r = evaluate_sequence(seq, algorithms, cfg, groundtruth=args.groundtruth,
-                                  light_switches=switches, progress=progress) if algorithms else None
+                                  light_switches=seq_switches, progress=progress) if algorithms else None
             for name, d in results_dirs:
                 ar = score_results(seq, d, groundtruth=args.groundtruth, rule=args.mask_rule, name=name,
                                    progress=progress)
                 if r is None:
-                    r = _empty_sequence(seq, args.groundtruth, ar)
+                    r = _empty_sequence(seq, sf, ar)
                 r.algorithms[_unique(ar.algorithm, set(r.algorithms))] = ar
             r.name = _unique(r.name, seen)
             results.append(r)
-            if switches:
+            if r.algorithms and all(ar.counts.total == 0 for ar in r.algorithms.values()):
+                warnings.append(_no_pixel_warning(sf, r))
+            if seq_switches:
                 light[r.name] = {
-                    a: recovery_report(ar.frame_indices, ar.frame_counts, switches,
+                    a: recovery_report(ar.frame_indices, ar.frame_counts, seq_switches,
                                        window=ev["light_switch_window"],
                                        tolerance=ev["recovery_tolerance"],
                                        smoothing=ev["recovery_smoothing"], last_frame=r.last)
                     for a, ar in r.algorithms.items()}
     finally:
         outer.close()
+    for w in warnings:
+        print(f"silkvision: warning: {w}", file=sys.stderr)
 
     report = build_report(results, light or None)
     written = []
@@ -192,7 +221,7 @@ def run(args) -> int:
     with reported_write_errors(out / "config.yaml", DataError):
         written.append(write_config(cfg, out / "config.yaml"))
     if not args.no_figures:
-        written += _figures(results, out, args.fpr_scale, switches)
+        written += _figures(results, out, args.fpr_scale)
 
     if args.json:
         print(json.dumps(report))
@@ -207,18 +236,24 @@ def run(args) -> int:
     return 0
 
 
-def _empty_sequence(seq, groundtruth, ar):
-    from silkvision.evaluation.runner import SequenceResult, _category, open_evaluation_source
+def _empty_sequence(seq, sf, ar):
+    from silkvision.evaluation.runner import SequenceResult, _category
 
-    src, _, _ = open_evaluation_source(seq, groundtruth)
-    with src:
-        name = src.name
-    return SequenceResult(name=name, path=str(seq), category=_category(Path(seq)),
+    return SequenceResult(name=sf.name, path=str(seq), category=_category(Path(seq)),
                           first=int(ar.frame_indices[0]), last=int(ar.frame_indices[-1]),
                           frames=0, evaluated=ar.frame_indices)
 
 
-def _figures(results, out: Path, scale: str, switches) -> list[Path]:
+def _no_pixel_warning(sf, r) -> str:
+    """One line for a sequence whose evaluated frames hold no scored pixel (all ground truth 85/170
+    or outside the ROI): its metrics are all undefined."""
+    n = len(r.evaluated)
+    return (f"{sf.where}: no pixel was evaluated: every ground-truth pixel of its {n} evaluated "
+            f"frame{'s' if n != 1 else ''} ({r.first}..{r.last}) is outside the ROI or labelled 85/170 "
+            f"(ignored), so its metrics are empty ('-', null in JSON)")
+
+
+def _figures(results, out: Path, scale: str) -> list[Path]:
     from silkvision.evaluation.light_switch import switch_events
     from silkvision.evaluation.plots import plot_per_frame_f, plot_pr, plot_roc, save_figure
     from silkvision.io.atomic import reported_write_errors
@@ -236,7 +271,7 @@ def _figures(results, out: Path, scale: str, switches) -> list[Path]:
         if scale in ("linear", "both"):
             save(plot_roc(r, log_fpr=False), out / f"roc_{safe}_linear.png")
         save(plot_pr(r), out / f"pr_{safe}.png")
-        events = switch_events(switches, r.last) if switches else None
+        events = switch_events(r.light_switches, r.last) if r.light_switches else None
         save(plot_per_frame_f(r, events=events, smooth=5), out / f"f_per_frame_{safe}.png")
     return written
 

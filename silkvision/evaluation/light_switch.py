@@ -5,6 +5,16 @@ A light switch ``START:END:GAIN`` multiplies the brightness of frames ``START..E
 frame numbers) by ``GAIN`` (``cv2.convertScaleAbs``: rounded, saturated to 0..255) before the
 detectors see them; the ground truth is unchanged. Overlapping switches multiply their gains.
 
+Switches and the sequence
+-------------------------
+:func:`fit_switches` checks switches against a sequence before anything runs: a switch that starts
+outside the sequence's frames, or after its last evaluated frame (it would change no scored frame),
+is an error. One that ends after the last frame is clipped to it, with a note; one that ends after
+the last evaluated frame gets a note too: in both cases there is no restore event
+(:func:`switch_events` drops a restore after the last evaluated frame). One that starts before the
+first evaluated frame (during the warm-up) is run, with a note that no recovery can be measured
+(there is no evaluated frame before it).
+
 Events and measures
 -------------------
 Each switch makes two *events*: at frame ``START`` the light changes to ``GAIN`` ("switch"), and at
@@ -45,7 +55,7 @@ import numpy as np
 from silkvision.errors import ConfigError
 from silkvision.evaluation.cdnet import Counts, metrics
 
-__all__ = ["LightSwitch", "apply_light_switches", "switch_events", "recovery_report"]
+__all__ = ["LightSwitch", "apply_light_switches", "switch_events", "recovery_report", "fit_switches"]
 
 _SPEC = re.compile(r"^\s*(\d+)\s*:\s*(\d+)\s*:\s*([0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?)\s*$")
 
@@ -106,6 +116,64 @@ def switch_events(switches: Iterable[LightSwitch], last_frame: int | None = None
             ev.append({"frame": int(s.end + 1), "event": "restore", "gain": 1.0 / float(s.gain),
                        "switch": str(s), "start": int(s.start)})
     return sorted(ev, key=lambda e: (e["frame"], e["event"] == "switch"))
+
+
+def fit_switches(switches: Sequence[LightSwitch], sequence: str, first: int | None, last: int | None,
+                 evaluated: Sequence[int]) -> tuple[tuple[LightSwitch, ...], list[str]]:
+    """Check light switches against a sequence's frames (see the module docstring).
+
+    Parameters
+    ----------
+    switches : sequence of LightSwitch
+    sequence : str
+        The sequence's name or path, for messages.
+    first, last : int or None
+        First and last frame number of the sequence (None: unknown, e.g. some video files).
+    evaluated : sequence of int
+        The evaluated frame numbers (increasing, not empty).
+
+    Returns
+    -------
+    (switches, notes)
+        The switches with ``end`` clipped to ``last``, and one-line notes for the user.
+
+    Raises
+    ------
+    ConfigError
+        A switch that starts before the first frame, after the last frame or after the last
+        evaluated frame; the message names the switch and the sequence's frame range.
+    """
+    ev0, ev1 = int(evaluated[0]), int(evaluated[-1])
+    span = ("frame count unknown" if first is None else f"frames {first}..{last}") + f", evaluated {ev0}..{ev1}"
+    lo = ev0 if first is None else int(first)
+    expected = f"expected START in {lo}..{ev1}"
+    fitted, notes = [], []
+    for s in switches:
+        if first is not None and s.start < first:
+            raise ConfigError(f"--light-switch {str(s)!r}: starts at frame {s.start}, before the first frame "
+                              f"{first} of {sequence} ({span}); {expected}")
+        if last is not None and s.start > last:
+            raise ConfigError(f"--light-switch {str(s)!r}: starts at frame {s.start}, after the last frame {last} "
+                              f"of {sequence} ({span}); {expected}")
+        if s.start > ev1:
+            raise ConfigError(f"--light-switch {str(s)!r}: starts at frame {s.start}, after the last evaluated "
+                              f"frame {ev1} of {sequence} ({span}), so it would change no scored frame; "
+                              f"{expected}")
+        if s.start < ev0:
+            notes.append(f"--light-switch {str(s)!r}: starts at frame {s.start}, before the first evaluated frame "
+                         f"{ev0} of {sequence} ({span}): there is no F before it, so no recovery is "
+                         f"measured")
+        if last is not None and s.end > last:
+            clipped = LightSwitch(s.start, int(last), s.gain)
+            notes.append(f"--light-switch {str(s)!r}: ends after the last frame {last} of {sequence}; taken as "
+                         f"{clipped} (the light is not restored: no restore event)")
+            s = clipped
+        elif s.end > ev1:
+            notes.append(f"--light-switch {str(s)!r}: ends at frame {s.end}, after the last evaluated frame "
+                         f"{ev1} of {sequence} ({span}): the light comes back on frames that are not "
+                         f"scored, so there is no restore event")
+        fitted.append(s)
+    return tuple(fitted), notes
 
 
 def _pooled_f(frame_counts: np.ndarray, sel: np.ndarray) -> float | None:

@@ -9,7 +9,10 @@ Which frames are evaluated
 * With a ``temporalROI.txt`` ("first last"): exactly the frames ``first..last``. The range must lie
   inside the sequence's frames and every frame in it must have a ground-truth file; otherwise a
   :class:`~silkvision.errors.DataError` names the problem (no silent shortening).
-* Without one: every frame that has a ground-truth file (at least one is required).
+* Without one: every frame that has a ground-truth file (at least one is required). Sparse ground
+  truth (e.g. every 10th frame labelled) is allowed; :func:`sequence_frames` reports which frames
+  have none (``silkvision evaluate`` prints it as a one-line note), so a shrunken range is never
+  silent.
 
 Sources
 -------
@@ -42,8 +45,8 @@ from silkvision.evaluation.cdnet import (CLASS_IGNORE, Counts, label_classes, ma
 from silkvision.evaluation.light_switch import LightSwitch, apply_light_switches
 from silkvision.evaluation.roc import RocAccumulator
 
-__all__ = ["AlgorithmResult", "SequenceResult", "evaluate_sequence", "score_results",
-           "open_evaluation_source", "evaluated_frames", "DEFAULT_ALGORITHMS"]
+__all__ = ["AlgorithmResult", "SequenceResult", "SequenceFrames", "evaluate_sequence", "score_results",
+           "open_evaluation_source", "evaluated_frames", "sequence_frames", "DEFAULT_ALGORITHMS"]
 
 DEFAULT_ALGORITHMS = ("silk", "norma", "mog2", "knn")
 
@@ -232,6 +235,77 @@ def evaluated_frames(src, temporal_roi) -> list[int]:
     if not wanted:
         raise DataError(f"{where}: no frame with ground truth to evaluate")
     return wanted
+
+
+def format_frames(numbers: Sequence[int], limit: int = 6) -> str:
+    """Frame numbers as short ranges: ``[6, 9, 11, 12, 13]`` -> ``"6, 9, 11..13"`` (at most
+    ``limit`` ranges, then ``", ..."``)."""
+    runs: list[list[int]] = []
+    for i in sorted(numbers):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    parts = [str(a) if a == b else f"{a}..{b}" for a, b in runs[:limit]]
+    return ", ".join(parts) + (", ..." if len(runs) > limit else "")
+
+
+@dataclass
+class SequenceFrames:
+    """Which frames of a sequence exist and which are evaluated (see :func:`sequence_frames`).
+
+    Attributes
+    ----------
+    name : str
+        The source's name (the sequence name in reports).
+    where : str
+        The source's path, for messages.
+    first, last : int or None
+        First and last frame number of the sequence; None when unknown (some video files).
+    evaluated : list of int
+        The evaluated frame numbers (:func:`evaluated_frames`).
+    temporal_roi : (int, int) or None
+    without_gt : list of int
+        Without a temporalROI: the sequence's frames that have no ground truth and are therefore
+        not evaluated (empty with a temporalROI, where a missing one is an error).
+    """
+
+    name: str
+    where: str
+    first: int | None
+    last: int | None
+    evaluated: list
+    temporal_roi: tuple | None = None
+    without_gt: list = field(default_factory=list)
+
+    def ground_truth_note(self) -> str | None:
+        """One line saying how many frames are evaluated and which have no ground truth, when some
+        frames of a sequence without temporalROI have none (None otherwise)."""
+        if not self.without_gt:
+            return None
+        n_all = len(self.evaluated) + len(self.without_gt)
+        many = len(self.without_gt) > 1
+        return (f"{self.where}: ground truth for {len(self.evaluated)} of {n_all} frames and no "
+                f"temporalROI.txt; evaluating those {len(self.evaluated)} only (frame"
+                f"{'s' if many else ''} {format_frames(self.without_gt)} {'have' if many else 'has'} "
+                f"none)")
+
+
+def sequence_frames(path, groundtruth=None) -> SequenceFrames:
+    """Open a sequence (as :func:`evaluate_sequence` does) and list its frames, without running
+    anything; raises the same :class:`~silkvision.errors.DataError` for inconsistent ground truth
+    (so that a command can check every sequence before the first detector runs)."""
+    src, troi, _ = open_evaluation_source(path, groundtruth)
+    with src:
+        wanted = evaluated_frames(src, troi)
+        frames = _frame_numbers(src)
+        without = []
+        if troi is None and frames is not None:
+            have = set(wanted)
+            without = [i for i in frames if i not in have]
+        return SequenceFrames(name=src.name, where=src.spec,
+                              first=frames[0] if frames else None, last=frames[-1] if frames else None,
+                              evaluated=wanted, temporal_roi=troi, without_gt=without)
 
 
 def _has_gt(src, index: int) -> bool:

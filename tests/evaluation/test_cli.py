@@ -4,11 +4,12 @@ import json
 import shutil
 
 import cv2
+import numpy as np
 import pytest
 
 from silkvision.cli.main import main
 
-from .conftest import make_sequence, square_frame
+from .conftest import H, W, make_sequence, square_frame
 
 KEYS = {"tp", "fp", "fn", "tn", "recall", "specificity", "fpr", "fnr", "pwc", "precision",
         "f_measure", "auc", "threshold"}
@@ -59,12 +60,19 @@ def test_results_folder_table_and_light_switch(tmp_path, two_seqs, capsys):
     text = capsys.readouterr().out
     assert "perfect" in text and "1.0000" in text
     rc = main(["evaluate", str(seq), "--algorithms", "knn", "--results", str(res), "--json",
-               "--light-switch", "12:15:0.4", "--out", str(tmp_path / "o2"), "--no-figures"])
+               "--out", str(tmp_path / "o2"), "--no-figures"])
     rep = json.loads(capsys.readouterr().out)
     row = rep["sequences"]["s1"]["tool"]
     assert row["f_measure"] == 1.0 and row["fp"] == 0 and row["fn"] == 0
+    assert "knn" in rep["sequences"]["s1"] and "light_switch" not in rep
+    rc = main(["evaluate", str(seq), "--algorithms", "knn", "--json", "--light-switch", "12:15:0.4",
+               "--out", str(tmp_path / "o3"), "--no-figures"])
+    assert rc == 0
+    captured = capsys.readouterr()
+    rep = json.loads(captured.out)
     ev = rep["light_switch"]["s1"]["knn"]
     assert [e["frame"] for e in ev] == [12, 16]
+    assert captured.err == ""  # a switch inside the evaluated frames: no note
 
 
 def test_user_errors_exit_2(tmp_path, two_seqs, capsys):
@@ -204,3 +212,136 @@ def test_capture_setting_from_a_config_file_is_refused_with_a_hint(tmp_path, two
     rc = main(["evaluate", str(two_seqs[0]), "--algorithms", "mog2", "--out", str(tmp_path / "o"),
                "--config", str(cfg), "--set", "capture.max_frames=null", "--no-figures", "--no-progress"])
     assert rc == 0, capsys.readouterr().err
+
+
+# -- light switches against the sequence, --results with --light-switch, sparse or empty ground truth
+
+def test_light_switch_starting_outside_the_sequence_is_refused(tmp_path, two_seqs, capsys, monkeypatch):
+    _no_detectors(monkeypatch)
+    out = tmp_path / "o"
+    for spec, message in (
+            ("5000:6000:0.5", "--light-switch '5000:6000:0.5': starts at frame 5000, after the last frame "
+                              "20 of "),
+            ("21:22:0.5", "starts at frame 21, after the last frame 20"),
+    ):
+        rc = main(["evaluate", str(two_seqs[0]), "--algorithms", "mog2", "--light-switch", spec,
+                   "--out", str(out)])
+        assert rc == 2
+        err = capsys.readouterr().err
+        _one_error_line(err, message)
+        assert "(frames 1..20, evaluated 8..20); expected START in 1..20" in err
+    assert not out.exists()  # refused before the output folder is made
+
+
+def test_light_switch_is_checked_against_every_sequence(tmp_path, capsys, monkeypatch):
+    _no_detectors(monkeypatch)
+    long = make_sequence(tmp_path, n=20, temporal=(5, 20), name="long")
+    short = make_sequence(tmp_path, n=10, temporal=(5, 8), name="short")
+    rc = main(["evaluate", str(long), str(short), "--algorithms", "mog2", "--light-switch", "9:12:0.5",
+               "--out", str(tmp_path / "o")])
+    assert rc == 2
+    _one_error_line(capsys.readouterr().err, f"starts at frame 9, after the last evaluated frame 8 of {short} "
+                                             f"(frames 1..10, evaluated 5..8), so it would change no "
+                                             f"scored frame; expected START in 1..8")
+
+
+def test_light_switch_ending_after_the_last_frame_is_clipped_with_a_note(tmp_path, two_seqs, capsys):
+    seq = two_seqs[0]
+    rc = main(["evaluate", str(seq), "--algorithms", "mog2", "--light-switch", "12:99999:0.5",
+               "--json", "--no-progress", "--out", str(tmp_path / "o"), "--fpr-scale", "log"])
+    assert rc == 0
+    captured = capsys.readouterr()
+    rep = json.loads(captured.out)
+    assert rep["info"]["s1"]["light_switches"] == ["12:20:0.5"]
+    assert [(e["frame"], e["event"], e["switch"]) for e in rep["light_switch"]["s1"]["mog2"]] == [
+        (12, "switch", "12:20:0.5")]
+    assert captured.err == (f"silkvision: note: --light-switch '12:99999:0.5': ends after the last frame 20 "
+                            f"of {seq}; taken as 12:20:0.5 (the light is not restored: no restore event)\n")
+
+
+def test_light_switch_in_the_warm_up_runs_with_a_note(tmp_path, two_seqs, capsys):
+    seq = two_seqs[0]
+    rc = main(["evaluate", str(seq), "--algorithms", "mog2", "--light-switch", "1:99999:0.5", "--json",
+               "--no-progress", "--no-figures", "--out", str(tmp_path / "o")])
+    assert rc == 0
+    captured = capsys.readouterr()
+    rep = json.loads(captured.out)
+    ev = rep["light_switch"]["s1"]["mog2"]
+    assert len(ev) == 1 and ev[0]["f_reference"] is None and ev[0]["recovery_frames"] is None
+    lines = captured.err.splitlines()
+    assert len(lines) == 2 and all(ln.startswith("silkvision: note: --light-switch '1:99999:0.5': ")
+                                   for ln in lines)
+    assert "before the first evaluated frame 8 of" in lines[0] and "no recovery is measured" in lines[0]
+    assert "taken as 1:20:0.5" in lines[1]
+
+
+def test_light_switch_with_results_is_refused(tmp_path, two_seqs, capsys, monkeypatch):
+    _no_detectors(monkeypatch)
+    res = tmp_path / "tool"
+    res.mkdir()
+    rc = main(["evaluate", str(two_seqs[0]), "--algorithms", "mog2", "--results", f"t={res}",
+               "--light-switch", "12:15:0.4", "--out", str(tmp_path / "o")])
+    assert rc == 2
+    _one_error_line(capsys.readouterr().err,
+                    f"--light-switch '12:15:0.4' cannot be combined with --results 't={res}': those masks "
+                    f"were computed from the unchanged frames")
+    # without --algorithms too (the same reason, not "needs detectors")
+    rc = main(["evaluate", str(two_seqs[0]), "--results", str(res), "--light-switch", "12:15:0.4",
+               "--out", str(tmp_path / "o")])
+    assert rc == 2
+    _one_error_line(capsys.readouterr().err, "cannot be combined with --results")
+
+
+def _image_folder(tmp_path, n, gt_frames):
+    frames, gt = tmp_path / "frames", tmp_path / "gt"
+    frames.mkdir()
+    gt.mkdir()
+    for i in range(1, n + 1):
+        img, labels = square_frame(i)
+        cv2.imwrite(str(frames / f"in{i:06d}.png"), img)
+        if i in gt_frames:
+            cv2.imwrite(str(gt / f"gt{i:06d}.png"), labels)
+    return frames, gt
+
+
+@pytest.mark.parametrize("gt_frames, note", [
+    (set(range(1, 11)), "ground truth for 10 of 20 frames and no temporalROI.txt; evaluating those 10 "
+                        "only (frames 11..20 have none)"),
+    (set(range(1, 21)) - {6}, "ground truth for 19 of 20 frames and no temporalROI.txt; evaluating those "
+                              "19 only (frame 6 has none)"),
+    (set(range(1, 21)) - {6, 9, 10, 11}, "(frames 6, 9..11 have none)"),
+])
+def test_groundtruth_folder_with_fewer_frames_gets_a_note(tmp_path, capsys, gt_frames, note):
+    frames, gt = _image_folder(tmp_path, 20, gt_frames)
+    rc = main(["evaluate", str(frames), "--groundtruth", str(gt), "--algorithms", "mog2", "--json",
+               "--no-progress", "--no-figures", "--out", str(tmp_path / "o")])
+    assert rc == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["sequences"]["frames"]["mog2"]["frames"] == len(gt_frames)
+    assert captured.err.startswith(f"silkvision: note: {frames}: ") and captured.err.count("\n") == 1
+    assert note in captured.err
+
+
+def test_groundtruth_folder_for_every_frame_gets_no_note(tmp_path, capsys):
+    frames, gt = _image_folder(tmp_path, 12, set(range(1, 13)))
+    rc = main(["evaluate", str(frames), "--groundtruth", str(gt), "--algorithms", "mog2", "--json",
+               "--no-progress", "--no-figures", "--out", str(tmp_path / "o")])
+    assert rc == 0 and capsys.readouterr().err == ""
+
+
+def test_ground_truth_all_outside_roi_warns_and_keeps_json_valid(tmp_path, capsys):
+    seq = make_sequence(tmp_path, n=12, temporal=(3, 12), name="dark")
+    for p in (seq / "groundtruth").iterdir():
+        cv2.imwrite(str(p), np.full((H, W), 85, np.uint8))
+    out = tmp_path / "o"
+    rc = main(["evaluate", str(seq), "--algorithms", "mog2", "--json", "--no-progress", "--out", str(out),
+               "--fpr-scale", "log"])
+    assert rc == 0
+    captured = capsys.readouterr()
+    rep = json.loads(captured.out)
+    row = rep["sequences"]["dark"]["mog2"]
+    assert row["frames"] == 10 and row["f_measure"] is None and row["tp"] + row["fp"] + row["fn"] + row["tn"] == 0
+    assert json.loads((out / "metrics.json").read_text()) == rep
+    assert captured.err == (f"silkvision: warning: {seq}: no pixel was evaluated: every ground-truth pixel "
+                            f"of its 10 evaluated frames (3..12) is outside the ROI or labelled 85/170 "
+                            f"(ignored), so its metrics are empty ('-', null in JSON)\n")

@@ -80,3 +80,40 @@ def test_never_recovered_and_no_reference():
     assert len(rep) == 1 and rep[0]["recovery_frames"] is None and rep[0]["searched_frames"] == 100
     rep = recovery_report(idx[50:], _counts(f[50:]), [LightSwitch(40, 45, 0.4)])
     assert rep[0]["f_reference"] is None and rep[0]["recovery_frames"] is None
+
+
+def test_fit_switches_against_the_sequence():
+    from silkvision.evaluation.light_switch import fit_switches
+
+    ev = list(range(10, 26))  # frames 1..30, evaluated 10..25
+    sw = (LightSwitch(12, 15, 0.4),)
+    assert fit_switches(sw, "seq", 1, 30, ev) == (sw, [])
+    for spec, message in (("31:40:0.5", "starts at frame 31, after the last frame 30 of seq"),
+                          ("26:28:0.5", "starts at frame 26, after the last evaluated frame 25 of seq")):
+        with pytest.raises(ConfigError) as e:
+            fit_switches((LightSwitch.parse(spec),), "seq", 1, 30, ev)
+        msg = str(e.value)
+        assert msg.startswith(f"--light-switch '{spec}': ") and message in msg and "\n" not in msg
+        assert "(frames 1..30, evaluated 10..25)" in msg and msg.endswith("expected START in 1..25")
+    # frames start at 5 (an image folder numbered from 5): a switch at 3 starts outside
+    with pytest.raises(ConfigError, match="starts at frame 3, before the first frame 5 of seq"):
+        fit_switches((LightSwitch(3, 12, 0.5),), "seq", 5, 30, ev)
+    # clipped to the last frame (no restore event), with a note
+    fit, notes = fit_switches((LightSwitch(20, 99999, 0.5),), "seq", 1, 30, ev)
+    assert fit == (LightSwitch(20, 30, 0.5),) and len(notes) == 1
+    assert "ends after the last frame 30 of seq; taken as 20:30:0.5" in notes[0]
+    assert [e["event"] for e in switch_events(fit, last_frame=25)] == ["switch"]
+    # ends after the last evaluated frame but inside the sequence: kept, with a note
+    fit, notes = fit_switches((LightSwitch(20, 27, 0.5),), "seq", 1, 30, ev)
+    assert fit == (LightSwitch(20, 27, 0.5),) and "no restore event" in notes[0]
+    # starts in the warm-up: kept, with a note that no recovery is measured
+    fit, notes = fit_switches((LightSwitch(2, 12, 0.5),), "seq", 1, 30, ev)
+    assert fit == (LightSwitch(2, 12, 0.5),)
+    assert notes == ["--light-switch '2:12:0.5': starts at frame 2, before the first evaluated frame 10 of "
+                     "seq (frames 1..30, evaluated 10..25): there is no F before it, so no recovery is "
+                     "measured"]
+    # frame count unknown (some videos): only the evaluated range is checked, nothing clipped
+    fit, notes = fit_switches((LightSwitch(20, 99999, 0.5),), "seq", None, None, ev)
+    assert fit == (LightSwitch(20, 99999, 0.5),) and "no restore event" in notes[0]
+    with pytest.raises(ConfigError, match=r"\(frame count unknown, evaluated 10..25\)"):
+        fit_switches((LightSwitch(26, 30, 0.5),), "seq", None, None, ev)

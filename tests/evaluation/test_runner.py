@@ -9,6 +9,7 @@ import pytest
 from silkvision.errors import DataError, SilkvisionError
 from silkvision.evaluation import Counts, confusion_counts, evaluate_sequence, score_results
 from silkvision.evaluation.light_switch import LightSwitch
+from silkvision.evaluation.runner import format_frames, sequence_frames
 
 from .conftest import FakeScored, H, W, make_sequence, square_frame
 
@@ -89,6 +90,30 @@ def test_without_temporal_roi_frames_with_gt_are_scored(tmp_path):
     seq = make_sequence(tmp_path, n=12, temporal=None, gt_frames={3, 4, 9})
     ar = evaluate_sequence(seq, detectors={"fake": FakeScored()}).algorithms["fake"]
     assert list(ar.frame_indices) == [3, 4, 9]
+    # ... and sequence_frames says which frames have none, for the command's note
+    sf = sequence_frames(seq)
+    assert (sf.first, sf.last, sf.evaluated, sf.temporal_roi) == (1, 12, [3, 4, 9], None)
+    assert sf.without_gt == [1, 2, 5, 6, 7, 8, 10, 11, 12]
+    assert sf.ground_truth_note() == (f"{seq}: ground truth for 3 of 12 frames and no temporalROI.txt; "
+                                      f"evaluating those 3 only (frames 1..2, 5..8, 10..12 have none)")
+
+
+def test_sequence_frames_with_temporal_roi_or_full_ground_truth_has_no_note(tmp_path, tiny_seq):
+    sf = sequence_frames(tiny_seq)
+    assert (sf.first, sf.last, sf.evaluated[0], sf.evaluated[-1]) == (1, 30, 10, 25)
+    assert sf.without_gt == [] and sf.ground_truth_note() is None
+    full = make_sequence(tmp_path, n=6, temporal=None, name="full")
+    assert sequence_frames(full).ground_truth_note() is None
+    # the same errors as evaluate_sequence (checked before anything runs)
+    bad = make_sequence(tmp_path, n=14, temporal=(5, 12), gt_frames=set(range(1, 15)) - {8}, name="bad")
+    with pytest.raises(DataError, match="frame 8 is missing inside temporalROI"):
+        sequence_frames(bad)
+
+
+def test_format_frames():
+    assert format_frames([6]) == "6"
+    assert format_frames([11, 12, 13, 6, 9]) == "6, 9, 11..13"
+    assert format_frames(range(1, 40, 2), limit=3) == "1, 3, 5, ..."
 
 
 @pytest.mark.parametrize("kwargs, match", [
