@@ -11,7 +11,8 @@ one of these formats:
 * LIBSVM/SVMlight text (``label idx:value ...``, 1-based indices, sparse -> dense);
 * CSV (comma, semicolon or tab separated), label in the first column by default (or the header
   column named y/label/class/target; ``label_column=-1`` for the last), optional header line;
-* ARFF (dense ``@data`` only; the class is the last attribute unless ``label_column`` says otherwise).
+* ARFF (dense ``@data`` only; the class is the last attribute unless ``label_column`` says otherwise;
+  a nominal class attribute's values must be among those it declares).
 
 Labels: with two classes they are mapped to -1/+1 (-1 = the smaller original label, so -1/+1 stay
 as they are and 0/1 become -1/+1); with more classes to 0..K-1 in sorted order of the original
@@ -152,7 +153,13 @@ def resolve(name_or_path: str | os.PathLike, root: str | os.PathLike | None = No
             hits = sorted(r.glob(f"*/{s}"))
             if hits:
                 return hits[0]
-    where = f" (data root {r}" + ("" if r.is_dir() else ", which does not exist") + ")"
+    if r.is_dir():
+        state = ""
+    elif r.exists():
+        state = ", which is not a folder"
+    else:
+        state = ", which does not exist"
+    where = f" (data root {r}{state})"
     raise DataError(f"{name_or_path}: no such data file or data-set name{where}")
 
 
@@ -425,14 +432,51 @@ def _load_csv(path: Path, label_column: int, header, n_features: int | None):
     return labels, X, None
 
 
+_ARFF_ATTRIBUTE = re.compile(r"""@attribute\s+('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s{]+)\s*(.*)$""",
+                             re.IGNORECASE)
+
+
+def _arff_nominal(decl: str) -> tuple[str, list[str] | None]:
+    """(name, nominal values or None) of an ``@attribute`` line; values unquoted as in @data."""
+    m = _ARFF_ATTRIBUTE.match(decl)
+    if m is None:
+        return "", None
+    name = m.group(1).strip().strip('"').strip("'")
+    kind = m.group(2).strip()
+    if not (kind.startswith("{") and kind.endswith("}")):
+        return name, None
+    return name, _split_fields(kind[1:-1], ",")
+
+
+def _check_arff_classes(path: Path, data: list[tuple[int, str]], lc: int, name: str,
+                        values: list[str]) -> None:
+    """Every @data label (field ``lc``) must be one of the declared nominal ``values``."""
+    allowed = set(values)
+    shown = "{" + ", ".join(values if len(values) <= 12 else [*values[:10], "..."]) + "}"
+    if len(values) > 12:
+        shown += f" ({len(values)} values)"
+    for ln, s in data:
+        f = _split_fields(s, ",")
+        v = f[lc] if -len(f) <= lc < len(f) else None
+        if v is None or v in allowed:
+            continue
+        if v == "?":
+            raise DataError(f"{path}:{ln}: missing class value '?'; expected one of {shown} "
+                            f"(@attribute {name})")
+        raise DataError(f"{path}:{ln}: class value {v!r} is not in the declared set {shown} "
+                        f"of @attribute {name}")
+
+
 def _load_arff(path: Path, label_column: int | None, n_features: int | None):
     lines = _read_lines(path, ("%",))
     n_attr = 0
+    attrs = []    # (name, nominal values or None) of each attribute, in order
     start = None
     for k, (ln, s) in enumerate(lines):
         low = s.lower()
         if low.startswith("@attribute"):
             n_attr += 1
+            attrs.append(_arff_nominal(s))
         elif low.startswith("@data"):
             start = k + 1
             break
@@ -446,6 +490,10 @@ def _load_arff(path: Path, label_column: int | None, n_features: int | None):
     labels, X = _table(path, data, lc, False, n_features, ",")
     if n_attr and X.shape[1] != n_attr - 1:
         raise DataError(f"{path}: @data rows have {X.shape[1] + 1} fields but {n_attr} attributes are declared")
+    if -n_attr <= lc < n_attr:
+        name, values = attrs[lc]
+        if values is not None:
+            _check_arff_classes(path, data, lc, name, values)
     return labels, X, None
 
 

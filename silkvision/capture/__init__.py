@@ -34,6 +34,21 @@ def _camera_index(spec) -> int | None:
     return None
 
 
+def _path_hint(spec) -> str:
+    """``"(to read the folder 0, write ./0)"`` when the camera-index text ``spec`` also names a file
+    or folder in the working directory (a digit string is always read as a camera index)."""
+    if not isinstance(spec, str):
+        return ""
+    try:
+        p = Path(spec)
+        if not p.exists():
+            return ""
+        what = "folder" if p.is_dir() else "file"
+    except OSError:
+        return ""
+    return f"(to read the {what} {spec}, write ./{spec})"
+
+
 def source_kind(spec) -> str:
     """``"camera"``, ``"cdnet"``, ``"folder"`` or ``"video"``: what :func:`open_source` would open
     (without opening it; the path is not checked)."""
@@ -78,8 +93,14 @@ def open_source(spec, camera_timeout: float = 5.0, resize=None, max_frames=None,
     """
     cam = _camera_index(spec)
     if cam is not None:
-        return CameraSource(cam, camera_timeout=camera_timeout, resize=resize, max_frames=max_frames,
-                            groundtruth=groundtruth)
+        try:
+            return CameraSource(cam, camera_timeout=camera_timeout, resize=resize,
+                                max_frames=max_frames, groundtruth=groundtruth)
+        except SourceError as e:
+            hint = _path_hint(spec)
+            if hint:
+                raise SourceError(f"{e} {hint}") from None
+            raise
     if not isinstance(spec, (str, os.PathLike)):
         raise ValueError(f"spec: {spec!r} is not a path or a camera index")
     path = Path(os.fspath(spec)).expanduser()

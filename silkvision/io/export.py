@@ -16,7 +16,8 @@ files. Re-running the same export resumes: the manifest must match (otherwise a 
 :class:`~silkvision.errors.ExportError` names the first setting that differs), the detector is
 restored from ``checkpoint.npz`` (saved every ``export.checkpoint_every`` frames and on
 SIGINT/SIGTERM) and frames after the checkpoint are recomputed and rewritten. Detectors without
-``get_state`` (MOG2, KNN) replay from the first frame, keeping masks already written. The final
+``get_state`` (MOG2, KNN) replay from the first frame, keeping masks already written; so does a
+resume whose ``checkpoint.npz`` cannot be read or restored (a note says why). The final
 folder is identical, byte for byte, to that of an uninterrupted run -- except ``masks.mkv``, whose
 Matroska header carries a random segment UID (its decoded frames are identical).
 """
@@ -418,14 +419,75 @@ def _save_checkpoint(out: Path, det, index: int, frames: int) -> bool:
     return True
 
 
-def _load_checkpoint(out: Path) -> tuple[dict, int, int]:
+class _BadCheckpoint(Exception):
+    """``checkpoint.npz`` cannot be read, or does not fit this export; the message says why."""
+
+
+def _why(e: BaseException) -> str:
+    """The first line of an exception's message (its type name when it has none)."""
+    if isinstance(e, KeyError) and e.args:
+        return f"missing key {e.args[0]!r}"
+    text = str(e).splitlines()[0].strip() if str(e).strip() else ""
+    return text or type(e).__name__
+
+
+def _load_checkpoint(out: Path, src: Source | None = None) -> tuple[dict, int, int]:
+    """``(state, index, frames)`` of ``out/checkpoint.npz``: the detector state after frame
+    ``index``, the ``frames``-th frame of the export. Raises :class:`_BadCheckpoint` when the file
+    cannot be read, or (given ``src``) names a frame that this source or the masks on disk lack."""
     path = out / CHECKPOINT
     try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+        if not magic:
+            raise _BadCheckpoint("empty file")
+        if magic != b"PK\x03\x04":  # every .npz is a zip archive
+            raise _BadCheckpoint("not a .npz (zip) file")
         z = load_npz(path)
-        index, frames = int(z.pop("_index")), int(z.pop("_frames"))
-    except (OSError, ValueError, KeyError):
-        raise ExportError(f"{path}: unreadable checkpoint; use --overwrite to start over") from None
-    return {k[len("state."):]: v for k, v in z.items() if k.startswith("state.")}, index, frames
+    except OSError as e:
+        raise _BadCheckpoint(e.strerror or _why(e)) from None
+    except _BadCheckpoint:
+        raise
+    except Exception as e:  # noqa: BLE001 - truncated/garbled zip or .npy: BadZipFile, ValueError, ...
+        raise _BadCheckpoint(f"truncated or damaged .npz file: {_why(e)}") from None
+    ints = {}
+    for key in ("_index", "_frames"):
+        v = z.pop(key, None)
+        if v is None:
+            raise _BadCheckpoint(f"no {key!r} member")
+        if v.shape != () or v.dtype.kind not in "iu":
+            raise _BadCheckpoint(f"{key!r} is {v.dtype} {v.shape}, not an integer")
+        ints[key] = int(v)
+    index, frames = ints["_index"], ints["_frames"]
+    state = {k[len("state."):]: v for k, v in z.items() if k.startswith("state.")}
+    if not state:
+        raise _BadCheckpoint("no detector state")
+    if src is not None:
+        problem = _checkpoint_mismatch(out, src, index, frames)
+        if problem:
+            raise _BadCheckpoint(problem)
+    return state, index, frames
+
+
+def _checkpoint_mismatch(out: Path, src: Source, index: int, frames: int) -> str | None:
+    """Why a checkpoint after frame ``index`` (the ``frames``-th) cannot be the one of this export
+    of ``src`` (None when it can): every frame up to it has been exported, so ``index`` is a frame
+    of the source at position ``frames`` and its mask is on disk."""
+    indices = getattr(src, "indices", None)   # FolderSource / CdnetSource
+    if indices is not None:
+        ok = 1 <= frames <= len(indices) and indices[frames - 1] == index
+    else:
+        n = src.frame_count
+        ok = frames >= 1 and index == src.first_index + frames - 1 and (n is None or frames <= n)
+    if not ok:
+        return f"frame {index} as export frame {frames} does not match {src.spec}"
+    if not (out / mask_name(index)).is_file():
+        return f"its frame {index} has no {mask_name(index)}"
+    return None
+
+
+def _count_masks(out: Path) -> int:
+    return sum(1 for p in out.glob("bin[0-9]*.png") if p.stem[3:].isdigit() and p.is_file())
 
 
 def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: str | None = None,
@@ -536,16 +598,33 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         if not src.seekable:
             raise ExportError(f"{out}: holds an unfinished export of {src.name}, which cannot be "
                               f"resumed (a live camera); add --overwrite to start over")
+        bad = None  # why checkpoint.npz cannot be used: then replay, keeping the masks
         if (out / CHECKPOINT).is_file():
-            state, resume_index, frames_before = _load_checkpoint(out)
             try:
-                det.set_state(state)
-            except (ValueError, KeyError, NotImplementedError) as e:
-                raise ExportError(f"{out / CHECKPOINT}: cannot restore the {algorithm} detector "
-                                  f"({str(e).splitlines()[0] if str(e) else type(e).__name__}); "
-                                  f"use --overwrite to start over") from None
+                state, resume_index, frames_before = _load_checkpoint(out, src)
+            except _BadCheckpoint as e:
+                bad = str(e)
+            else:
+                try:
+                    det.set_state(state)
+                except Exception as e:  # noqa: BLE001 - garbled arrays: ValueError, TypeError, ...
+                    reset = getattr(det, "reset", None)
+                    if not callable(reset):  # half-restored and cannot be made fresh again
+                        raise ExportError(f"{out / CHECKPOINT}: cannot restore the {algorithm} "
+                                          f"detector ({_why(e)}); use --overwrite to start "
+                                          f"over") from None
+                    reset()
+                    bad = f"cannot restore the {algorithm} detector: {_why(e)}"
+                    resume_index, frames_before = None, 0
+        if resume_index is not None:
             res.resumed_from = resume_index
             res.notes.append(f"resuming {out} after frame {resume_index} (checkpoint)")
+        elif bad is not None:
+            keep_existing = True
+            res.resumed_from = 0
+            n = _count_masks(out)
+            res.notes.append(f"{out / CHECKPOINT}: unreadable ({bad}); replaying from the first "
+                             f"frame, keeping the {n} mask{'' if n == 1 else 's'} already written")
         else:
             keep_existing = True
             res.resumed_from = 0

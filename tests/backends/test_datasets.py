@@ -257,3 +257,49 @@ def test_label_column_is_for_csv_and_arff_only(tmp_path):
     d = datasets.load(h, label_column=1, header=False)
     np.testing.assert_array_equal(d.y, [1, -1])
     np.testing.assert_array_equal(d.X, [[0.5, 2], [0.25, 3]])
+
+
+def test_data_root_that_is_a_file_is_named_as_not_a_folder(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    with pytest.raises(DataError) as e:
+        datasets.load("sonar", root=afile)
+    assert str(e.value) == f"sonar: no such data file or data-set name (data root {afile}, which is not a folder)"
+    with pytest.raises(DataError, match=r"which does not exist\)$"):
+        datasets.load("sonar", root=tmp_path / "missing")
+    with pytest.raises(DataError) as e:
+        datasets.load("sonar", root=tmp_path)
+    assert str(e.value) == f"sonar: no such data file or data-set name (data root {tmp_path})"
+
+
+_ARFF_HEAD = "@relation r\n@attribute a real\n@attribute class {x,y}\n@data\n"
+
+
+@pytest.mark.parametrize("rows, match", [
+    ("1,x\n2,z\n3,y\n", r"^.*u\.arff:6: class value 'z' is not in the declared set \{x, y\} of @attribute class$"),
+    ("1,x\n2,y\n3,?\n", r"^.*u\.arff:7: missing class value '\?'; expected one of \{x, y\} \(@attribute class\)$"),
+    ("1,x\n2,X\n", r"u\.arff:6: class value 'X' is not in the declared set"),  # ARFF values are case-sensitive
+])
+def test_arff_class_outside_the_declared_nominal_set(tmp_path, rows, match):
+    f = tmp_path / "u.arff"
+    f.write_text(_ARFF_HEAD + rows)
+    with pytest.raises(DataError, match=match) as e:
+        datasets.load(f)
+    assert "\n" not in str(e.value)
+
+
+def test_arff_nominal_check_quotes_spaces_and_label_column(tmp_path):
+    f = tmp_path / "q.arff"
+    f.write_text("@relation r\n@attribute 'the class'{ 'x a' , y}\n@attribute b real\n"
+                 "@ATTRIBUTE c {0,1}\n@data\n'x a',0.5,1\ny,0.25,0\n")
+    d = datasets.load(f, label_column=0)
+    assert d.classes == ["x a", "y"]
+    np.testing.assert_array_equal(d.X, [[0.5, 1], [0.25, 0]])
+    g = tmp_path / "g.arff"
+    g.write_text("@relation r\n@attribute 'the class' {a, b}\n@attribute b real\n@data\nb,1\nc,2\n")
+    with pytest.raises(DataError, match=r"g\.arff:6: class value 'c' is not in the declared set \{a, b\} "
+                                        r"of @attribute the class$"):
+        datasets.load(g, label_column=0)
+    n = tmp_path / "num.arff"  # a numeric class attribute has no declared set to check against
+    n.write_text("@relation r\n@attribute a real\n@attribute class numeric\n@data\n1,0\n2,1\n")
+    assert datasets.load(n).n_classes == 2

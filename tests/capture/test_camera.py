@@ -105,3 +105,49 @@ def test_camera_parameter_checks(fake):
         CameraSource(0, camera_timeout=0)
     with pytest.raises(ValueError, match="index"):
         CameraSource(-1)
+
+
+@pytest.mark.parametrize("make, what", [("folder", "folder"), ("file", "file")])
+def test_camera_error_hints_at_a_path_with_the_same_name(fake, tmp_path, monkeypatch, make, what):
+    """A digit string is a camera index; when that camera cannot be opened and a folder or file of
+    that name is in the working directory, the error says how to read it instead."""
+    monkeypatch.chdir(tmp_path)
+    if make == "folder":
+        (tmp_path / "0").mkdir()
+    else:
+        (tmp_path / "0").write_bytes(b"x")
+    fake.opened = False
+    with pytest.raises(SourceError) as e:
+        open_source("0", camera_timeout=1.0)
+    msg = str(e.value)
+    assert "\n" not in msg
+    assert msg.startswith("camera 0: cannot be opened")
+    assert msg.endswith(f"(to read the {what} 0, write ./0)")
+
+
+def test_camera_error_has_no_hint_without_such_a_path(fake, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "1").mkdir()  # another number: no hint for camera 0
+    fake.opened = False
+    with pytest.raises(SourceError) as e:
+        open_source("0", camera_timeout=1.0)
+    assert "write ./" not in str(e.value)
+    with pytest.raises(SourceError) as e:  # an int from the API was never meant as a path
+        open_source(1, camera_timeout=1.0)
+    assert "write ./" not in str(e.value)
+
+
+def test_camera_open_timeout_also_hints_at_the_path(fake, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "2").mkdir()
+
+    class Slow(fake):
+        def isOpened(self):  # noqa: N802 - OpenCV name
+            time.sleep(1.0)
+            return False
+    monkeypatch.setattr(camera_mod.cv2, "VideoCapture", Slow)
+    with pytest.raises(SourceError) as e:
+        open_source("2", camera_timeout=0.2)
+    msg = str(e.value)
+    assert msg.startswith("camera 2: did not open within 0.2 s")
+    assert msg.endswith("(to read the folder 2, write ./2)")

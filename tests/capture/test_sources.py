@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import cv2
@@ -124,6 +125,17 @@ def test_missing_path_empty_folder_and_single_image(tmp_path):
     with pytest.raises(SourceError) as e:
         open_source(tmp_path / "one.png")
     assert "single image" in _one_line(e)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_named_pipe_is_refused_as_not_a_regular_file(tmp_path):
+    """A FIFO exists, but opening it would block: refused at once, saying what it is."""
+    fifo = tmp_path / "pipe.avi"
+    os.mkfifo(fifo)
+    for opener in (open_source, VideoSource):
+        with pytest.raises(SourceError) as e:
+            opener(fifo)
+        assert _one_line(e) == f"{fifo}: is a named pipe (FIFO), not a regular file; expected a video file"
 
 
 def test_non_image_file_is_named_but_clutter_is_ignored(tmp_path):

@@ -19,6 +19,9 @@ class FakeDetector:
     def __init__(self, sleep: float = 0.0, checkpointable: bool = True):
         self.sleep = sleep
         self.checkpointable = checkpointable
+        self.reset()
+
+    def reset(self):
         self.bg = None
         self.frames_seen = 0
         self._scores = None

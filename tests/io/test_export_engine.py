@@ -351,3 +351,130 @@ def test_real_detector_interrupted_and_resumed_gives_identical_files(tmp_path, s
     assert res.complete and res.resumed_from == 12 and res.processed == 18 and res.frames == 30
     fa, fb = _files(ref), _files(out)
     assert sorted(fa) == sorted(fb) and all(fa[n] == fb[n] for n in fa)
+
+
+# -- an unusable checkpoint: replay from the first frame, keeping the masks --------------------
+def _interrupted_fake_export(out: Path, sample_seq, after: int, det=None) -> dict[str, int]:
+    """Export with the fake detector, stopped as by Ctrl-C after frame ``after`` (a checkpoint is
+    saved then); returns the mtimes of the masks written."""
+    det = det or FakeDetector()
+    apply = det.apply
+
+    def apply_then_interrupt(frame, *a, **k):
+        mask = apply(frame, *a, **k)
+        if det.frames_seen == after:
+            os.kill(os.getpid(), signal.SIGINT)
+        return mask
+
+    det.apply = apply_then_interrupt
+    res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=det, progress=False,
+                       log=lambda m: None)
+    assert res.interrupted and res.last_index == after
+    assert int(load_npz(out / CHECKPOINT)["_index"]) == after
+    return {p.name: p.stat().st_mtime_ns for p in out.glob("bin*.png")}
+
+
+def _checkpoint_with(out: Path, **changes) -> bytes:
+    arrays = load_npz(out / CHECKPOINT)
+    for k, v in changes.items():
+        if v is None:
+            arrays.pop(k)
+        else:
+            arrays[k] = v
+    return npz_bytes(arrays, compress=False)
+
+
+_CORRUPTIONS = {
+    "truncated": lambda out: (out / CHECKPOINT).read_bytes()[: (out / CHECKPOINT).stat().st_size // 2],
+    "garbage": lambda out: b"this is not a zip file\n" * 40,
+    "empty": lambda out: b"",
+    "no_index": lambda out: _checkpoint_with(out, _index=None),
+    "index_not_int": lambda out: _checkpoint_with(out, _index=np.array([25.0, 1.0])),
+    "wrong_frame": lambda out: _checkpoint_with(out, _index=np.int64(N - 1), _frames=np.int64(N - 1)),
+    "no_state": lambda out: _checkpoint_with(out, **{"state.bg": None, "state.frames_seen": None}),
+    "bad_state": lambda out: _checkpoint_with(out, **{"state.bg": None}),   # set_state: KeyError
+}
+
+
+@pytest.mark.parametrize("corruption", list(_CORRUPTIONS))
+def test_corrupt_checkpoint_replays_from_first_frame_keeping_masks(tmp_path, sample_seq, reference,
+                                                                   corruption):
+    out = tmp_path / "out"
+    before = _interrupted_fake_export(out, sample_seq, after=25)
+    assert len(before) == 25
+    (out / CHECKPOINT).write_bytes(_CORRUPTIONS[corruption](out))
+    notes = []
+    res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
+                       progress=False, log=notes.append)
+    assert res.complete and res.resumed_from == 0 and res.processed == N and res.frames == N
+    assert "replayed from the first frame" in res.summary()
+    note = notes[0]
+    assert "\n" not in note
+    assert note.startswith(f"{out / CHECKPOINT}: unreadable (")
+    assert note.endswith("); replaying from the first frame, keeping the 25 masks already written")
+    # the masks written before are kept as they were, and the folder is that of a clean run
+    assert all((out / n).stat().st_mtime_ns == t for n, t in before.items())
+    assert not (out / CHECKPOINT).exists()
+    _assert_same_export(reference, out)
+
+
+def test_corrupt_checkpoint_interrupted_again_then_resumed(tmp_path, sample_seq, reference):
+    """The replay itself is interrupted: it saves a good checkpoint, and the next run resumes."""
+    out = tmp_path / "out"
+    _interrupted_fake_export(out, sample_seq, after=25)
+    (out / CHECKPOINT).write_bytes(b"PK\x03\x04 garbled")
+    _interrupted_fake_export(out, sample_seq, after=15)   # replay, stopped before frame 25
+    notes = []
+    res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
+                       progress=False, log=notes.append)
+    assert res.complete and res.resumed_from == 15 and res.processed == N - 15
+    assert notes[0].endswith("after frame 15 (checkpoint)")
+    _assert_same_export(reference, out)
+
+
+def test_checkpoint_of_a_detector_that_cannot_be_reset_is_still_refused(tmp_path, sample_seq):
+    """A failed set_state may leave a detector half restored; without reset() there is no clean
+    replay, so the old one-line error (use --overwrite) stays."""
+    out = tmp_path / "out"
+    _interrupted_fake_export(out, sample_seq, after=25)
+    (out / CHECKPOINT).write_bytes(_checkpoint_with(out, **{"state.bg": None}))
+    det = FakeDetector()
+    det.reset = None
+    with pytest.raises(ExportError) as e:
+        export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=det, progress=False,
+                     log=lambda m: None)
+    assert str(e.value).startswith(f"{out / CHECKPOINT}: cannot restore the fake detector (")
+    assert str(e.value).endswith("use --overwrite to start over") and "\n" not in str(e.value)
+    assert len(list(out.glob("bin*.png"))) == 25
+
+
+def test_real_detector_with_a_garbled_checkpoint_replays_identically(tmp_path, sample_seq):
+    """SILK's set_state rejects the garbled arrays; the detector is reset and replays."""
+    cfg = {"capture": {"max_frames": 30, "resize": [160, 120]}, "export": {"checkpoint_every": 10}}
+    ref = tmp_path / "ref"
+    assert export_masks(sample_seq, ref, cfg, algorithm="silk", scores=True, progress=False).complete
+    det = sv.create_subtractor("silk")
+    apply = det.apply
+
+    def apply_then_interrupt(frame, *a, **k):
+        mask = apply(frame, *a, **k)
+        if det.frames_seen == 12:
+            os.kill(os.getpid(), signal.SIGINT)
+        return mask
+
+    det.apply = apply_then_interrupt
+    out = tmp_path / "out"
+    res = export_masks(sample_seq, out, cfg, algorithm="silk", scores=True, detector=det, progress=False,
+                       log=lambda m: None)
+    assert res.interrupted and res.last_index == 12
+    state = load_npz(out / CHECKPOINT)
+    state["state.alphas"] = state["state.alphas"][:-1]   # a wrong shape
+    (out / CHECKPOINT).write_bytes(npz_bytes(state, compress=False))
+    notes = []
+    res = export_masks(sample_seq, out, cfg, algorithm="silk", scores=True, progress=False,
+                       log=notes.append)
+    assert res.complete and res.resumed_from == 0 and res.processed == 30
+    assert notes[0].startswith(f"{out / CHECKPOINT}: unreadable (cannot restore the silk detector: ")
+    assert notes[0].endswith("keeping the 12 masks already written")
+    fa, fb = _files(ref), _files(out)
+    assert sorted(fa) == sorted(fb) and all(fa[n] == fb[n] for n in fa)
