@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 __all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_write_with", "reported_write_errors",
-           "check_writable_folder"]
+           "make_output_folder", "check_writable_folder"]
 
 
 def _umask() -> int:
@@ -81,11 +81,11 @@ def reported_write_errors(path, error: type[Exception] | None = None) -> Iterato
         raise error(f"{path}: cannot write ({_reason(e)})") from None
 
 
-def check_writable_folder(folder, error: type[Exception] | None = None) -> Path:
-    """Create ``folder`` (with its parents) if needed and check that a file can be written in it,
-    by creating and removing a temporary file; raise ``error`` (a one-line
+def make_output_folder(folder, error: type[Exception] | None = None) -> Path:
+    """Create the output ``folder`` (with its parents) if needed; raise ``error`` (a one-line
     :class:`~silkvision.errors.SilkvisionError`, default :class:`~silkvision.errors.ExportError`)
-    naming the folder otherwise. An empty path is refused (it would mean the current folder)."""
+    naming it when it is a file or cannot be created. An empty path is refused (it would mean the
+    current folder)."""
     if error is None:
         from silkvision.errors import ExportError as error
     if str(folder) == "":
@@ -97,6 +97,17 @@ def check_writable_folder(folder, error: type[Exception] | None = None) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise error(f"{folder}: cannot create the output folder ({_reason(e)})") from None
+    return folder
+
+
+def check_writable_folder(folder, error: type[Exception] | None = None) -> Path:
+    """Create ``folder`` (with its parents) if needed and check that a file can be written in it,
+    by creating and removing a temporary file; raise ``error`` (a one-line
+    :class:`~silkvision.errors.SilkvisionError`, default :class:`~silkvision.errors.ExportError`)
+    naming the folder otherwise. An empty path is refused (it would mean the current folder)."""
+    if error is None:
+        from silkvision.errors import ExportError as error
+    folder = make_output_folder(folder, error)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".silkvision-write-check.", suffix=".tmp", dir=folder)
         try:

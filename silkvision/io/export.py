@@ -45,7 +45,7 @@ from silkvision.config import ALGORITHMS, validate, write_config
 from silkvision.detector import create_subtractor
 from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import ExportError, ExportMismatchError, SilkvisionError, SourceError
-from silkvision.io.atomic import atomic_write_bytes, atomic_write_text, reported_write_errors
+from silkvision.io.atomic import atomic_write_bytes, atomic_write_text, make_output_folder, reported_write_errors
 from silkvision.io.npz import load_npz, save_npz
 
 __all__ = ["export_masks", "ExportResult", "MaskVideoWriter", "write_mask_png", "write_scores_npz",
@@ -563,12 +563,7 @@ def _export(src: Source, out: Path, cfg: dict, det, progress, log, handle_signal
         cfg["detector"]["algorithm"] = algorithm
     res = ExportResult(out_dir=out, algorithm=algorithm)
 
-    if out.exists() and not out.is_dir():
-        raise ExportError(f"{out}: exists and is not a folder; expected an output folder")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise ExportError(f"{out}: cannot create the output folder ({e.strerror})") from None
+    make_output_folder(out, ExportError)
     lock = _FolderLock(out)
     lock.acquire()
     try:
