@@ -426,6 +426,11 @@ def _process(X, Y, start, out_f, SX, SY, A, G, QD, ACT, INV, MARK, FREE, CROW, C
                     f += SY[j] * a * kv
         out_f[i] = f
         META[_NSEEN] = stamp
+        qx = kernel_eval(x, x, kind, sigma, degree, coef)
+        if qx <= 0.0:
+            # k(x, x) = 0 (x = 0 with the linear kernel, or poly with coef = 0): k(x, .) = 0, nothing
+            # to learn; predicted but not put in I (no label used), as DUOL and PA skip it
+            continue
         if active:
             # Algorithm 3, step 3: query the label only inside the ramp region
             if abs(f) > qregion:
@@ -442,7 +447,7 @@ def _process(X, Y, start, out_f, SX, SY, A, G, QD, ACT, INV, MARK, FREE, CROW, C
         A[slot] = 0.0
         g0 = 1.0 - yi * f
         G[slot] = g0
-        QD[slot] = kernel_eval(x, x, kind, sigma, degree, coef)
+        QD[slot] = qx
         ACT[slot] = 1
         INV[slot] = 0
         C_OF[slot] = -1

@@ -402,6 +402,7 @@ class BinaryKernelClassifier(KernelExpansionMixin, BinaryClassifier):
         """Learn one example (runs the numba loop on it)."""
         x = self._check_one(x)
         y = check_binary_y(y, 1)
+        self._check_kernel(x[None, :], "x")
         self._progressive(x[None, :], y)
         return self
 
@@ -488,13 +489,16 @@ class NoveltyKernelDetector(KernelExpansionMixin, NoveltyDetector):
         return float(self._raw_decision(x))
 
     def learn_one(self, x):
+        """Learn one example (runs the numba loop on it)."""
         x = self._check_one(x)
+        self._check_kernel(x[None, :], "x")
         self._score_and_learn(x[None, :])
         return self
 
     def progressive_score(self, X) -> np.ndarray:
         """Score each row of ``X`` (before learning it), then learn it; one numba loop."""
         X = check_X(X, self.n_features_)
+        self._check_kernel(X)
         if self.n_features_ is None and len(X):
             self.n_features_ = X.shape[1]
         return self._score_and_learn(X)

@@ -7,10 +7,17 @@
 * :class:`NoveltyDetector`: ``learn_one(x)`` and ``score_one(x)`` = f(x); LOWER means more novel (the
   same convention as the pixel detectors).
 
-Every estimator also offers NumPy batch helpers: ``partial_fit(X, y)``, ``predict(X)`` and
-``progressive_predict(X, y)`` (the online protocol: predict each example, then learn it; returns the
-predictions made before learning). Subclasses override ``_progressive`` with a numba loop so that no
-Python code runs per example in benchmarks.
+Every estimator also offers NumPy batch helpers. Classifiers: ``partial_fit(X, y)``, ``predict(X)``
+and ``progressive_predict(X, y)`` (the online protocol: predict each example, then learn it; returns
+the predictions made before learning). Binary classifiers return their predictions as int64 -1/+1.
+Novelty detectors (no labels): ``partial_fit(X)``, ``score(X)`` (the score of each row, without
+learning) and ``progressive_score(X)`` (score each row, then learn it). Subclasses override
+``_progressive`` with a numba loop so that no Python code runs per example in benchmarks.
+
+Features are 1-D arrays (or sequences) of numbers; river's dict features are not supported. The
+kernel learners reject an example whose ``k(x, x)`` overflows (finite but huge features with the
+linear or polynomial kernel) with a ``ValueError`` before learning it
+(:func:`~silkvision.backends.kernels.check_kernel_finite`).
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ import inspect
 from typing import Any
 
 import numpy as np
+
+from silkvision.backends.kernels import check_kernel_finite
 
 __all__ = ["Estimator", "BinaryClassifier", "MultiClassifier", "NoveltyDetector", "check_x", "check_X",
            "check_binary_y", "check_multiclass_y"]
@@ -117,6 +126,12 @@ class Estimator:
         """Number of support vectors (model size)."""
         return 0
 
+    def _check_kernel(self, X: np.ndarray, name: str = "X") -> None:
+        """ValueError if ``k(x, x)`` overflows for a row of ``X`` (kernel learners: ``kernel_``)."""
+        k = getattr(self, "kernel_", None)
+        if k is not None:
+            check_kernel_finite(X, k, name)
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self._get_params().items())
         return f"{type(self).__name__}({args})"
@@ -142,7 +157,7 @@ class _Supervised(Estimator):
 
     def _progressive(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Default online loop in Python; fast backends override this with a numba loop."""
-        out = np.empty(len(X), dtype=np.int64 if isinstance(self, MultiClassifier) else np.float64)
+        out = np.empty(len(X), dtype=np.int64)
         for i in range(len(X)):
             out[i] = self.predict_one(X[i])
             self.learn_one(X[i], y[i])
@@ -158,6 +173,7 @@ class _Supervised(Estimator):
         """
         X = check_X(X, self.n_features_)
         y = self._check_y(y, len(X))
+        self._check_kernel(X)
         if self.n_features_ is None and len(X):
             self.n_features_ = X.shape[1]
         return self._progressive(X, y)
@@ -174,13 +190,42 @@ class _Supervised(Estimator):
 
 
 class BinaryClassifier(_Supervised):
-    """Online binary classifier; labels are -1 and +1."""
+    """Online binary classifier; labels are -1 and +1 (predictions are int64 -1/+1)."""
 
     def _check_y(self, y, n):
         return check_binary_y(y, n)
 
     def predict_one(self, x) -> int:
+        """+1 if ``decision_function_one(x) >= 0``, else -1."""
         return 1 if self.decision_function_one(x) >= 0 else -1
+
+    def progressive_predict(self, X, y) -> np.ndarray:
+        """Online protocol over a stream: predict ``X[i]``, then learn ``(X[i], y[i])``, for each i.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Labels -1 or +1.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), int64
+            The predictions (-1 or +1) made before each example was learned (mistakes =
+            ``pred != y``).
+        """
+        return np.asarray(super().progressive_predict(X, y), dtype=np.int64)
+
+    def predict(self, X) -> np.ndarray:
+        """Predict each row of ``X`` without learning.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), int64
+            -1 or +1 for each row (+1 where the decision value is >= 0).
+        """
+        X = check_X(X, self.n_features_)
+        return np.array([self.predict_one(x) for x in X], dtype=np.int64)
 
 
 class MultiClassifier(_Supervised):
@@ -237,6 +282,7 @@ class MultiClassifier(_Supervised):
     def progressive_predict(self, X, y) -> np.ndarray:
         """Online protocol over a stream (see :meth:`_Supervised.progressive_predict`); returns labels."""
         X = check_X(X, self.n_features_)
+        self._check_kernel(X)
         fresh = self.n_classes is None and not self._labels()
         codes = self._check_y(y, len(X))
         if self.n_features_ is None and len(X):
@@ -253,6 +299,7 @@ class MultiClassifier(_Supervised):
     def learn_one(self, x, y):
         """Learn one example."""
         x = self._check_one(x)
+        self._check_kernel(x[None, :], "x")
         self._progressive(x[None, :], self._check_y(y, 1))
         return self
 
@@ -271,7 +318,12 @@ class MultiClassifier(_Supervised):
 
 
 class NoveltyDetector(Estimator):
-    """Online novelty detector: ``learn_one(x)``; ``score_one(x)`` = f(x), lower = more novel."""
+    """Online novelty detector: ``learn_one(x)``; ``score_one(x)`` = f(x), lower = more novel.
+
+    Batch helpers: :meth:`partial_fit` (learn each row), :meth:`score` (score each row without
+    learning) and :meth:`progressive_score` (score each row, then learn it). There are no labels, so
+    there is no ``predict``: a threshold on the scores (e.g. ``rho_`` of NORMA) flags novelties.
+    """
 
     n_features_: int | None = None
 
@@ -290,8 +342,39 @@ class NoveltyDetector(Estimator):
     def progressive_score(self, X) -> np.ndarray:
         """Score each row before learning it; returns the scores."""
         X = check_X(X, self.n_features_)
+        self._check_kernel(X)
         out = np.empty(len(X))
         for i in range(len(X)):
             out[i] = self.score_one(X[i])
             self.learn_one(X[i])
         return out
+
+    def partial_fit(self, X):
+        """Learn the rows of ``X`` one after the other (online; the same model as a loop of
+        :meth:`learn_one`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        self
+        """
+        self.progressive_score(X)
+        return self
+
+    def score(self, X) -> np.ndarray:
+        """The score f(x) of each row of ``X``, without learning (lower = more novel).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), float64
+            ``score_one`` of each row (0.0 for every row before anything was learned).
+        """
+        X = check_X(X, self.n_features_)
+        return np.array([self.score_one(x) for x in X], dtype=np.float64)

@@ -421,6 +421,7 @@ class _DUOLBase(BinaryClassifier):
         yv = check_binary_y(y)
         if yv.shape != (1,):
             raise ValueError(f"y: expected one label, got shape {yv.shape}")
+        self._check_kernel(x[None, :], "x")
         self._run(x[None, :], yv)
         return self
 
@@ -433,34 +434,52 @@ class _DUOLBase(BinaryClassifier):
 
     def _progressive(self, X, y):
         if len(X) == 0:
-            return np.empty(0)
+            return np.empty(0, dtype=np.int64)
         f = self._run(X, y)
-        return np.where(f >= 0, 1.0, -1.0)
+        return np.where(f >= 0, 1, -1).astype(np.int64)
 
     # -- model inspection -----------------------------------------------------------------------
+    # An update can leave a weight at exactly 0 (mostly duol_rand: its auxiliary example's weight may
+    # drop to the lower bound), and such an example stays in the internal arrays (the tracked scores
+    # and the Gram cache are indexed by it). The attributes below show only the support vectors with
+    # a non-zero weight, in the order they were added, so their lengths equal ``n_support_``.
+    @property
+    def kernel_(self):
+        """The validated :class:`~silkvision.backends.kernels.Kernel`."""
+        return self._kernel
+
+    def _nz(self) -> np.ndarray:
+        """Internal indices of the support vectors with a non-zero weight."""
+        return np.flatnonzero(self._gam[:self._n])
+
     @property
     def n_support_(self) -> int:
-        """Number of support vectors with a non-zero weight."""
+        """Number of support vectors (examples with a non-zero weight)."""
         return 0 if self._SV is None else int(np.count_nonzero(self._gam[:self._n]))
 
     @property
     def support_vectors_(self) -> np.ndarray:
-        return np.empty((0, self.n_features_ or 0)) if self._SV is None else self._SV[:self._n].copy()
+        """The support vectors, shape ``(n_support_, d)``, in the order they were added."""
+        return np.empty((0, self.n_features_ or 0)) if self._SV is None else self._SV[self._nz()]
 
     @property
     def dual_coef_(self) -> np.ndarray:
-        """``gamma_i y_i`` of each support vector (same order as :attr:`support_vectors_`)."""
-        return np.empty(0) if self._SV is None else self._gam[:self._n] * self._ysv[:self._n]
+        """``gamma_i y_i`` of each support vector (same order as :attr:`support_vectors_`), so that
+        ``f(x) = sum_i dual_coef_[i] k(support_vectors_[i], x)``."""
+        if self._SV is None:
+            return np.empty(0)
+        nz = self._nz()
+        return self._gam[nz] * self._ysv[nz]
 
     @property
     def weights_(self) -> np.ndarray:
-        """The weights ``gamma_i`` in ``[0, C]``."""
-        return np.empty(0) if self._SV is None else self._gam[:self._n].copy()
+        """The weights ``gamma_i`` in ``(0, C]`` of the support vectors (same order)."""
+        return np.empty(0) if self._SV is None else self._gam[self._nz()]
 
     @property
     def scores_(self) -> np.ndarray:
-        """Tracked ``f^i = y_i f(x_i)`` of the support vectors."""
-        return np.empty(0) if self._SV is None else self._fsv[:self._n].copy()
+        """Tracked ``f^i = y_i f(x_i)`` of the support vectors (same order)."""
+        return np.empty(0) if self._SV is None else self._fsv[self._nz()]
 
     @property
     def n_updates_(self) -> int:
@@ -503,7 +522,7 @@ class DUOL(_DUOLBase):
     >>> clf = create("duol", sigma=1.0)
     >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [0.1, 0.0], [0.9, 1.0]])
     >>> clf.progressive_predict(X, [-1, 1, -1, 1]).tolist()
-    [1.0, -1.0, -1.0, 1.0]
+    [1, -1, -1, 1]
     """
 
     _variant = EXACT

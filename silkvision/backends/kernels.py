@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["Kernel", "make_kernel", "kernel_eval", "kernel_row", "kernel_matrix_reference",
-           "RBF", "POLY", "LINEAR"]
+           "check_kernel_finite", "RBF", "POLY", "LINEAR"]
 
 RBF, POLY, LINEAR = 0, 1, 2
 _KINDS = {"rbf": RBF, "gaussian": RBF, "poly": POLY, "polynomial": POLY, "linear": LINEAR}
@@ -107,6 +107,56 @@ def kernel_row(SV, n, x, kind, sigma, degree, coef, out):
     for j in range(n):
         out[j] = kernel_eval(SV[j], x, kind, sigma, degree, coef)
     return out
+
+
+@njit(cache=True)
+def _first_nonfinite_diag(X, kind, sigma, degree, coef):
+    """Index of the first row ``x`` of ``X`` whose ``k(x, x)`` is not finite (-1 if none)."""
+    for i in range(X.shape[0]):
+        v = kernel_eval(X[i], X[i], kind, sigma, degree, coef)
+        if not np.isfinite(v):
+            return i
+    return -1
+
+
+def check_kernel_finite(X: np.ndarray, kernel: Kernel, name: str = "X") -> None:
+    """Raise ``ValueError`` if ``k(x, x)`` overflows (is not finite) for a row ``x`` of ``X``.
+
+    Finite but huge features can overflow the linear and polynomial kernels (e.g. ``x = 1e200``
+    with the linear kernel, or ``x = 1e10`` with ``degree=50``); a learner that took such an example
+    would answer NaN or inf for every later prediction. The learners call this on every example
+    before learning it, so a rejected example (or batch) leaves the model unchanged. For kernels
+    with ``|k(x, z)| <= sqrt(k(x, x) k(z, z))`` (rbf, linear, poly with ``coef >= 0``) a finite
+    ``k(x, x)`` also keeps every ``k(x, z)`` between stored examples finite. The Gaussian kernel
+    cannot overflow (``k(x, x) = 1``) and is not checked.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Validated (finite, C-contiguous float64) examples.
+    kernel : Kernel
+    name : str, default "X"
+        How the error names the input: ``"X"`` gives ``X[i]``; ``"x"`` (one example) gives ``x``.
+
+    Raises
+    ------
+    ValueError
+        Naming the first offending row and the kernel, and suggesting to scale the features.
+    """
+    if kernel.kind == RBF or len(X) == 0:
+        return
+    i = int(_first_nonfinite_diag(X, *kernel.args))
+    if i < 0:
+        return
+    where = name if name == "x" else f"{name}[{i}]"
+    spec = "linear kernel" if kernel.kind == LINEAR else \
+        f"poly kernel (degree={kernel.degree}, coef={kernel.coef:g})"
+    v = float(kernel_eval(X[i], X[i], *kernel.args))
+    big = float(np.max(np.abs(X[i])))
+    kept = "it was not learned" if name == "x" else f"no row of {name} was learned"
+    alt = "" if kernel.kind == LINEAR else ", or use a lower degree or the rbf kernel"
+    raise ValueError(f"{where}: k(x, x) = {v} overflows with the {spec} (largest |feature| {big:.3g}); "
+                     f"{kept}. Scale the features (e.g. standardise them){alt}")
 
 
 def kernel_matrix_reference(A: np.ndarray, B: np.ndarray, kernel: Kernel) -> np.ndarray:

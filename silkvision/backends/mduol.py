@@ -234,8 +234,22 @@ class _MDUOLBase(MultiClassifier):
             return np.empty(0, dtype=np.int64)
         return self._run(X, y)
 
+    # -- model inspection -----------------------------------------------------------------------
+    # As in DUOL, an example whose weight ended at exactly 0 stays in the internal arrays; the
+    # attributes below show only the support vectors with a non-zero weight (``n_support_`` rows),
+    # in the order they were added.
+    @property
+    def kernel_(self):
+        """The validated :class:`~silkvision.backends.kernels.Kernel`."""
+        return self._kernel
+
+    def _nz(self) -> np.ndarray:
+        """Internal indices of the support vectors with a non-zero weight."""
+        return np.flatnonzero(self._gam[:self._n])
+
     @property
     def n_support_(self) -> int:
+        """Number of support vectors (examples with a non-zero weight)."""
         return 0 if self._SV is None else int(np.count_nonzero(self._gam[:self._n]))
 
     @property
@@ -244,20 +258,41 @@ class _MDUOLBase(MultiClassifier):
         return int(self._K)
 
     @property
+    def support_vectors_(self) -> np.ndarray:
+        """The support vectors, shape ``(n_support_, d)``, in the order they were added."""
+        return np.empty((0, self.n_features_ or 0)) if self._SV is None else self._SV[self._nz()]
+
+    @property
+    def dual_coef_(self) -> np.ndarray:
+        """Per-class coefficients ``gamma_i (e_{r_i} - e_{s_i})``, shape ``(n_support_, n_classes_)``,
+        columns in the order of ``classes_``: ``f_c(x) = sum_i dual_coef_[i, c] k(support_vectors_[i], x)``."""
+        K = int(self._K)
+        if self._SV is None:
+            return np.zeros((0, K))
+        nz = self._nz()
+        A = np.zeros((len(nz), K))
+        rows = np.arange(len(nz))
+        A[rows, self._rsv[nz]] += self._gam[nz]
+        A[rows, self._ssv[nz]] -= self._gam[nz]
+        return A
+
+    @property
     def weights_(self) -> np.ndarray:
-        return np.empty(0) if self._SV is None else self._gam[:self._n].copy()
+        """The weights ``gamma_i`` in ``(0, C]`` of the support vectors (same order)."""
+        return np.empty(0) if self._SV is None else self._gam[self._nz()]
 
     @property
     def pairs_(self) -> np.ndarray:
-        """``(r_i, s_i)`` of each support vector, shape (n, 2)."""
+        """``(r_i, s_i)`` (class codes, indices into ``classes_``) of each support vector, shape (n, 2)."""
         if self._SV is None:
             return np.empty((0, 2), dtype=np.int64)
-        return np.column_stack([self._rsv[:self._n], self._ssv[:self._n]])
+        nz = self._nz()
+        return np.column_stack([self._rsv[nz], self._ssv[nz]])
 
     @property
     def scores_(self) -> np.ndarray:
-        """Tracked margins ``f^i = f_{r_i}(x_i) - f_{s_i}(x_i)``."""
-        return np.empty(0) if self._SV is None else self._fsv[:self._n].copy()
+        """Tracked margins ``f^i = f_{r_i}(x_i) - f_{s_i}(x_i)`` of the support vectors (same order)."""
+        return np.empty(0) if self._SV is None else self._fsv[self._nz()]
 
     @property
     def n_double_updates_(self) -> int:

@@ -49,6 +49,11 @@ Section V.D).
 example is used ("queried") only when ``|f(x)| <= max(1, -s)`` (the ramp region; ``|f(x)| <= 1`` for the
 paper's ``s = -1``); only queried examples enter ``I``. ``n_queried_`` counts the labels used.
 
+An example with ``k(x, x) <= 0`` (``x = 0`` with the linear kernel, or a polynomial one with
+``coef = 0``; then ``k(x, .) = 0`` and ``f(x) = 0``, predicted +1) carries nothing to learn: it is
+predicted and counted in ``n_seen_``, but not put in ``I`` and its label is not used (not queried),
+as in DUOL and PA. So every example of ``I`` has ``Q_ii > 0``.
+
 Implementation. All per-example work runs in one numba loop (:func:`_process`, in
 :mod:`silkvision.backends._ramp_kernels`) over slot arrays that double when full; removed examples
 free their slot for reuse. Rows ``k(x_j, .)`` over ``I`` are kept in an LRU cache of ``cache_mb`` MiB
@@ -218,8 +223,14 @@ class _RampSVMBase(BinaryClassifier):
         """Algorithm 1 (3 for the active learner) on one example; ``y`` must be -1 or +1."""
         x = self._check_one(x)
         y = self._check_y(y, 1)
+        self._check_kernel(x[None, :], "x")
         self._run(x[None, :], y)
         return self
+
+    @property
+    def kernel_(self):
+        """The validated :class:`~silkvision.backends.kernels.Kernel`."""
+        return self._kernel
 
     def decision_function_one(self, x) -> float:
         """f(x) = sum_i y_i alpha_i k(x_i, x) (eq. 4); 0 before any example is learned."""
@@ -240,14 +251,14 @@ class _RampSVMBase(BinaryClassifier):
         return self._decision(X)
 
     def predict(self, X) -> np.ndarray:
-        """Labels (-1/+1, float) for each row of ``X``: +1 where f(x) >= 0."""
-        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
+        """Labels (-1/+1, int64) for each row of ``X``: +1 where f(x) >= 0."""
+        return np.where(self.decision_function(X) >= 0, 1, -1).astype(np.int64)
 
     def _progressive(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         if len(X) == 0:     # no-op: allocating here would fix the feature dimension
-            return np.empty(0)
+            return np.empty(0, dtype=np.int64)
         f = self._run(X, y)
-        return np.where(f >= 0, 1.0, -1.0)
+        return np.where(f >= 0, 1, -1).astype(np.int64)
 
     # ----------------------------------------------------------------- inspection
     def _meta(self, k: int) -> int:
@@ -456,7 +467,7 @@ class RampSVMReference:
         self.g = np.where(self.act, self.g - upd, self.g)
 
     def _eq14_13(self, a, g, q):
-        """Vectorised eq. (14) and gain (13) (q > 0 assumed: no degenerate kernel in the tests)."""
+        """Vectorised eq. (14) and gain (13) (q > 0: examples with k(x, x) <= 0 are never stored)."""
         an = np.minimum(np.maximum(a + g / q, 0.0), self.C)
         return an, 0.5 * q * (a * a - an * an) + (g + q * a) * (an - a)
 
@@ -469,6 +480,9 @@ class RampSVMReference:
         """Predict f(x), then learn (x, y); returns f(x)."""
         x = np.asarray(x, np.float64)
         f = self.decision(x)
+        qx = float(kernel_eval(x, x, *self.k.args))
+        if qx <= 0.0:
+            return f                                               # k(x, x) = 0: nothing to learn
         if self.active:
             if abs(f) > max(1.0, -self.s):
                 return f
@@ -485,7 +499,7 @@ class RampSVMReference:
             self.act = np.append(self.act, False)
             self.inV = np.append(self.inV, False)
         self.y[j], self.a[j], self.g[j], self.act[j], self.inV[j] = float(y), 0.0, 1.0 - y * f, True, False
-        self.q[j] = float(kernel_eval(x, x, *self.k.args))
+        self.q[j] = qx
         if 0.0 <= self.g[j] <= 1.0 - self.s:                      # Alg. 1 steps 4-8
             self.inV[j] = True
             an = min(max(self.g[j] / self.q[j], 0.0), self.C)
