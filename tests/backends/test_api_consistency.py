@@ -11,6 +11,7 @@ import pytest
 from silkvision.backends import BinaryClassifier, MultiClassifier, NoveltyDetector, available, create, get_class
 from silkvision.backends import base
 from silkvision.backends.kernels import kernel_matrix_reference
+from tests.backends.streams import with_and_without_zero_rows
 
 NAMES = sorted(available())
 BINARY = [n for n in NAMES if issubclass(get_class(n), BinaryClassifier)]
@@ -211,16 +212,8 @@ def test_ramp_skips_an_example_with_zero_kernel_norm(name, kernel):
     assert len(m.support_vectors_) == 0 and m.predict_one([0.0, 0.0]) == 1
     if name == "online_asvm_r":
         assert m.n_queried_ == 0                          # no label needed
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(120, 2))
-    y = np.where(X[:, 0] + 0.5 * rng.normal(size=120) > 0, 1.0, -1.0)
-    zero = rng.random(120) < 0.3
-    X[zero] = 0.0
-    with_zeros = create(name, **kernel)
-    pred = with_zeros.progressive_predict(X, y)
+    pred, zero, with_zeros, without = with_and_without_zero_rows(name, **kernel)
     assert np.all(pred[zero] == 1)                       # f(0) = 0 -> +1
-    without = create(name, **kernel)
-    without.progressive_predict(X[~zero], y[~zero])
     np.testing.assert_array_equal(with_zeros.support_vectors_, without.support_vectors_)
     np.testing.assert_array_equal(with_zeros.dual_coef_, without.dual_coef_)
     assert with_zeros.n_stored_ == without.n_stored_

@@ -12,6 +12,7 @@ import pytest
 from silkvision.backends import NoveltyDetector, available, create, get_class
 from silkvision.backends.duol import duol_reference
 from silkvision.backends.kernels import make_kernel
+from tests.backends.streams import with_and_without_zero_rows
 
 NAMES = sorted(available())
 DUOL_NAMES = ["duol", "duol_appr", "duol_iter", "duol_rand"]
@@ -32,16 +33,8 @@ def test_duol_skips_an_example_with_zero_kernel_norm(name, kernel):
     assert m.n_support_ == 0 and m.n_updates_ == 0 and len(m.support_vectors_) == 0
     assert m.decision_function_one([0.0, 0.0]) == 0.0 and m.predict_one([0.0, 0.0]) == 1
     # in a stream, zero rows are predicted but change nothing: same model as without them
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(120, 2))
-    y = np.where(X[:, 0] + 0.5 * rng.normal(size=120) > 0, 1.0, -1.0)
-    zero = rng.random(120) < 0.3
-    X[zero] = 0.0
-    with_zeros = create(name, **kernel)
-    pred = with_zeros.progressive_predict(X, y)
+    pred, zero, with_zeros, without = with_and_without_zero_rows(name, **kernel)
     assert np.all(pred[zero] == 1.0)              # f(0) = 0 -> +1
-    without = create(name, **kernel)
-    without.progressive_predict(X[~zero], y[~zero])
     np.testing.assert_array_equal(with_zeros.support_vectors_, without.support_vectors_)
     np.testing.assert_array_equal(with_zeros.weights_, without.weights_)
     assert with_zeros.n_updates_ == without.n_updates_
