@@ -2,14 +2,17 @@
 
 Every sub-command module defines ``add_parser(subparsers)`` and ``run(args) -> int``. User errors
 (:class:`silkvision.errors.SilkvisionError`) are printed as one line ``silkvision: error: ...`` with
-exit status 2, never as a traceback; Ctrl-C exits with 130 after the command has saved its work.
+exit status 2, never as a traceback; Ctrl-C exits with 130 after the command has saved its work, and
+SIGTERM the same way with 143 (except ``gui``, whose Qt event loop keeps the default SIGTERM).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 
 from silkvision import __version__
 from silkvision.errors import SilkvisionError
@@ -44,19 +47,58 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
                    help="override one configuration key, e.g. --set detector.silk.tau=0.02 (repeatable)")
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM as an exception, so that a command stops (and keeps its work) the way Ctrl-C does."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
+def _interruption(e: BaseException) -> str | None:
+    """"terminated" (SIGTERM), "interrupted" (Ctrl-C) or None for an exception ``e``.
+
+    The signal may be wrapped: a numba-compiled call that a signal handler's exception interrupts
+    returns a SystemError whose cause/context is that exception, and a command may re-raise Ctrl-C
+    as its own KeyboardInterrupt (online-bench's partial result). So the chain is searched.
+    """
+    seen, found = set(), None
+    while e is not None and id(e) not in seen:
+        if isinstance(e, Terminated):
+            return "terminated"
+        if isinstance(e, KeyboardInterrupt):
+            found = "interrupted"
+        elif not isinstance(e, SystemError):
+            break
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # export installs its own SIGINT/SIGTERM handlers (finish the frame, save a checkpoint); a
+    # Python handler cannot run inside Qt's event loop, so gui keeps the default SIGTERM
+    old = None
+    if getattr(args, "command", None) != "gui" and threading.current_thread() is threading.main_thread():
+        old = signal.signal(signal.SIGTERM, _terminate)
     try:
         return int(args._run(args) or 0)
     except SilkvisionError as e:
         print(f"silkvision: error: {e}", file=sys.stderr)
         return e.exit_code
-    except KeyboardInterrupt:
-        print("silkvision: interrupted", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, SystemError) as e:
+        how = _interruption(e)
+        if how is None:
+            raise  # a SystemError that no signal caused is a bug: keep its traceback
+        print(f"silkvision: {how}", file=sys.stderr)
+        return 143 if how == "terminated" else 130
     except BrokenPipeError:
         return 0
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)
 
 
 if __name__ == "__main__":  # pragma: no cover

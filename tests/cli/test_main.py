@@ -35,6 +35,57 @@ def test_error_path_prints_one_line(monkeypatch, capsys):
     assert err == "silkvision: error: x.y: 3 is out of range\n"
 
 
+def _raises(exc_factory):
+    import argparse
+
+    def fake_parser():
+        p = argparse.ArgumentParser(prog="silkvision")
+        p.set_defaults(_run=lambda a: (_ for _ in ()).throw(exc_factory()), command="export")
+        return p
+    return fake_parser
+
+
+def _numba_style(inner):
+    """What a numba-compiled call raises when a signal handler's exception interrupts it."""
+    try:
+        raise inner
+    except BaseException:
+        try:
+            raise SystemError("CPUDispatcher(<function f>) returned a result with an exception set")
+        except SystemError as e:
+            return e
+
+
+@pytest.mark.parametrize("make, code, word", [
+    (lambda: KeyboardInterrupt(), 130, "interrupted"),
+    (lambda: _numba_style(KeyboardInterrupt()), 130, "interrupted"),
+    (lambda: __import__("silkvision.cli.main", fromlist=["Terminated"]).Terminated(), 143, "terminated"),
+    (lambda: _numba_style(__import__("silkvision.cli.main", fromlist=["Terminated"]).Terminated()), 143,
+     "terminated"),
+])
+def test_ctrl_c_and_sigterm_are_one_line_even_from_numba(monkeypatch, capsys, make, code, word):
+    monkeypatch.setattr("silkvision.cli.main.build_parser", _raises(make))
+    assert main([]) == code
+    assert capsys.readouterr().err == f"silkvision: {word}\n"
+
+
+def test_a_systemerror_no_signal_caused_keeps_its_traceback(monkeypatch):
+    monkeypatch.setattr("silkvision.cli.main.build_parser", _raises(lambda: SystemError("a real bug")))
+    with pytest.raises(SystemError, match="a real bug"):
+        main([])
+
+
+def test_sigterm_handler_is_installed_and_restored(monkeypatch):
+    import signal
+    seen = []
+    monkeypatch.setattr("silkvision.cli.main.build_parser",
+                        _raises(lambda: seen.append(signal.getsignal(signal.SIGTERM)) or KeyboardInterrupt()))
+    before = signal.getsignal(signal.SIGTERM)
+    main([])
+    from silkvision.cli.main import _terminate
+    assert seen == [_terminate] and signal.getsignal(signal.SIGTERM) is before
+
+
 def test_sample_clip_is_shipped_in_cdnet_layout(sample_seq):
     assert len(list((sample_seq / "input").glob("in*.jpg"))) == 400
     assert len(list((sample_seq / "groundtruth").glob("gt*.png"))) == 400
