@@ -276,14 +276,23 @@ class SupportStore:
 # stream; ``learn_one`` runs that same loop on a single example.
 # ---------------------------------------------------------------------------------------------
 
-def check_positive(name: str, value, allow_zero: bool = False) -> float:
-    """``value`` as a float, > 0 (or >= 0); ValueError naming ``name`` otherwise."""
+def as_number(name: str, value) -> float:
+    """``value`` (an int or float, also NumPy's) as a float; ValueError naming ``name`` for anything
+    else: strings (``"8"`` too), booleans (``True`` is not 1.0 here), None, lists. An int too large
+    for a float gives ``inf``, which the range checks then refuse."""
+    if value is None or isinstance(value, (bool, np.bool_, str, bytes)):
+        raise ValueError(f"{name}: {value!r} must be a number")
     try:
-        v = float(value)
-    except OverflowError:               # an int too large for a float: not finite
-        v = np.inf
+        return float(value)
+    except OverflowError:
+        return np.inf
     except (TypeError, ValueError):
         raise ValueError(f"{name}: {value!r} must be a number") from None
+
+
+def check_positive(name: str, value, allow_zero: bool = False) -> float:
+    """``value`` as a float, > 0 (or >= 0); ValueError naming ``name`` otherwise."""
+    v = as_number(name, value)
     if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
         raise ValueError(f"{name}: {value!r} must be a finite number {'>=' if allow_zero else '>'} 0")
     return v
@@ -291,12 +300,7 @@ def check_positive(name: str, value, allow_zero: bool = False) -> float:
 
 def check_range(name: str, value, lo: float, hi: float, lo_open: bool = False, hi_open: bool = False) -> float:
     """``value`` as a float in the interval [lo, hi] (ends open if asked); ValueError otherwise."""
-    try:
-        v = float(value)
-    except OverflowError:               # an int too large for a float: not finite
-        v = np.inf
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: {value!r} must be a number") from None
+    v = as_number(name, value)
     ok = np.isfinite(v) and (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
     if not ok:
         raise ValueError(f"{name}: {value!r} must lie in {'(' if lo_open else '['}{lo}, {hi}{')' if hi_open else ']'}")

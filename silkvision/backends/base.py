@@ -34,9 +34,20 @@ __all__ = ["Estimator", "BinaryClassifier", "MultiClassifier", "NoveltyDetector"
            "check_binary_y", "check_multiclass_y"]
 
 
+def _as_float_array(x: Any, name: str) -> np.ndarray:
+    """``x`` as a float64 array; ValueError naming ``name`` when it is not numbers (e.g. a dict of
+    features, river's format, which these learners do not take)."""
+    if isinstance(x, dict):
+        raise ValueError(f"{name}: a dict of features is not supported; pass an array of numbers")
+    try:
+        return np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{name}: expected an array of numbers ({e})") from None
+
+
 def check_x(x: Any, n_features: int | None, name: str = "x") -> np.ndarray:
     """Validate one example: a finite 1-D float array of the right length (at least one feature)."""
-    a = np.asarray(x, dtype=np.float64)
+    a = _as_float_array(x, name)
     if a.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D array of features, got shape {a.shape}")
     if a.shape[0] == 0:
@@ -50,7 +61,7 @@ def check_x(x: Any, n_features: int | None, name: str = "x") -> np.ndarray:
 
 def check_X(X: Any, n_features: int | None, name: str = "X") -> np.ndarray:
     """Validate a batch: a finite 2-D float array (n_samples, n_features)."""
-    a = np.asarray(X, dtype=np.float64)
+    a = _as_float_array(X, name)
     if a.ndim != 2:
         raise ValueError(f"{name}: expected a 2-D array (n_samples, n_features), got shape {a.shape}")
     if a.shape[1] == 0:
@@ -63,8 +74,10 @@ def check_X(X: Any, n_features: int | None, name: str = "X") -> np.ndarray:
 
 
 def check_binary_y(y: Any, n: int | None = None, name: str = "y") -> np.ndarray:
-    """Validate binary labels: every value must be -1 or +1."""
+    """Validate binary labels: every value must be -1 or +1 (not a boolean)."""
     a = np.atleast_1d(np.asarray(y))
+    if a.dtype == bool or (a.dtype == object and any(isinstance(v, (bool, np.bool_)) for v in a.tolist())):
+        raise ValueError(f"{name}: binary labels must be -1 or +1, got booleans")
     if n is not None and a.shape != (n,):
         raise ValueError(f"{name}: expected {n} labels, got shape {a.shape}")
     if a.size and not np.all((a == 1) | (a == -1)):
@@ -118,6 +131,10 @@ class Estimator:
     def clone(self, **new_params):
         """A fresh, unfitted copy with the same parameters (optionally some changed)."""
         params = copy.deepcopy(self._get_params())
+        unknown = [k for k in new_params if k not in params]
+        if unknown:
+            raise ValueError(f"{type(self).__name__}: unknown parameter {unknown[0]!r}; allowed: "
+                             f"{', '.join(params)}")
         params.update(new_params)
         return type(self)(**params)
 

@@ -53,27 +53,24 @@ def make_kernel(kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: 
     ----------
     kernel : {"rbf", "gaussian", "poly", "polynomial", "linear"}
     sigma : float
-        Gaussian width, a finite number > 0 (anything ``float()`` accepts, e.g. ``"8"``).
+        Gaussian width, a finite number > 0.
     degree : int
         Polynomial degree, an integer in ``[1, 2**62]`` (the numba loops use int64).
     coef : float
         Polynomial offset, a finite number.
     """
-    from silkvision.backends._support import check_positive
+    from silkvision.backends._support import as_number, check_positive
 
     if not isinstance(kernel, str) or kernel not in _KINDS:
         raise ValueError(f"kernel: {kernel!r} is unknown; expected 'rbf', 'poly' or 'linear'")
     sigma = check_positive("sigma", sigma)
     try:
-        ok = int(degree) == degree and 1 <= degree <= 2 ** 62
+        ok = not isinstance(degree, (bool, str)) and int(degree) == degree and 1 <= degree <= 2 ** 62
     except (TypeError, ValueError, OverflowError):    # None, "x", NaN, inf
         ok = False
     if not ok:
         raise ValueError(f"degree: {degree!r} must be an integer >= 1 (at most 2**62)")
-    try:
-        c = float(coef)
-    except (TypeError, ValueError, OverflowError):
-        c = np.nan
+    c = as_number("coef", coef)
     if not np.isfinite(c):
         raise ValueError(f"coef: {coef!r} must be a finite number")
     name = {"gaussian": "rbf", "polynomial": "poly"}.get(kernel, kernel)

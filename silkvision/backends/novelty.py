@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from silkvision.backends._support import (NoveltyKernelDetector, check_budget, check_positive, check_range,
+from silkvision.backends._support import (NoveltyKernelDetector, as_number, check_budget, check_positive, check_range,
                                           reference_decision, sv_append, sv_argmin_abs, sv_decision, sv_remove)
 from silkvision.backends.kernels import kernel_eval, make_kernel
 from silkvision.backends.norma import sv_argmin_stamp
@@ -158,10 +158,7 @@ class NORMANovelty(NoveltyKernelDetector):
         check_range("eta*lam", self._eta * self._lam, 0.0, 1.0, hi_open=True)
         self._nu = check_range("nu", nu, 0.0, 1.0)
         self._omega = check_budget("omega", omega)
-        try:
-            rho = float(rho)
-        except (TypeError, ValueError):
-            raise ValueError(f"rho: {self.rho!r} must be a number") from None
+        rho = as_number("rho", rho)
         if not np.isfinite(rho):
             raise ValueError(f"rho: {self.rho!r} must be finite")
         self._init_kernel(kernel, sigma, degree, coef)

@@ -79,7 +79,8 @@ class _PABase(BinaryKernelClassifier):
 
 @register("pa", "kernel Passive-Aggressive (Crammer et al. 2006), hard step tau = loss / k(x, x)")
 class PA(_PABase):
-    """Kernel PA (no aggressiveness cap; ``C`` is accepted but unused)."""
+    """Kernel PA (no aggressiveness cap; ``C`` is accepted for a uniform signature, checked to be a
+    finite number > 0 like PA-I's, and unused)."""
 
     _variant = 0
 

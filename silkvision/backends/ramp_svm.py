@@ -76,6 +76,7 @@ import numpy as np
 
 from silkvision.backends._ramp_kernels import (_HW, _NACT, _NEVAL, _NLIMIT, _NMETA, _NQUERY, _NSEEN, _NSMO,
                                                _decision_batch, _process, smo_step)
+from silkvision.backends._support import as_number, check_positive
 from silkvision.backends.base import BinaryClassifier, check_X
 from silkvision.backends.kernels import kernel_eval, make_kernel
 from silkvision.backends.registry import register
@@ -85,12 +86,7 @@ __all__ = ["OnlineSVMR", "OnlineSVMRRemoval", "OnlineASVMR", "RampSVMReference",
 
 # ----------------------------------------------------------------------------------- estimators
 def _check_pos(name, v, allow_zero=False):
-    try:
-        ok = math.isfinite(v) and (v >= 0 if allow_zero else v > 0)
-    except (TypeError, OverflowError):      # OverflowError: an int too large for a float
-        ok = False
-    if not ok:
-        raise ValueError(f"{name}: {v!r} must be a finite number {'>= 0' if allow_zero else '> 0'}")
+    check_positive(name, v, allow_zero)
 
 
 def _check_int(name, v, lo):
@@ -108,11 +104,8 @@ class _RampSVMBase(BinaryClassifier):
                  max_cccp: int = 100, cccp_tol: float | None = None):
         _check_pos("C", C)
         self._kernel = make_kernel(kernel, sigma, degree, coef)
-        try:
-            s_ok = math.isfinite(s) and s < 1.0
-        except (TypeError, OverflowError):
-            s_ok = False
-        if not s_ok:
+        s_val = as_number("s", s)
+        if not (math.isfinite(s_val) and s_val < 1.0):
             raise ValueError(f"s: {s!r} must be a finite number < 1 (the ramp's flat part starts at y f = s)")
         if m is not None:
             _check_int("m", m, 0)
