@@ -292,6 +292,11 @@ class MultiClassifier(_Supervised):
                 labels.append(k)
         return np.array([codes[k] for k in keys], dtype=np.int64)
 
+    def _progressive(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """The online loop over class codes ``y``; every multiclass learner implements it (the
+        generic Python loop of :class:`_Supervised` would pass codes where labels are expected)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _progressive on class codes")
+
     def _decode(self, code):
         """The label of class code ``code``."""
         return code if self.n_classes is not None else self._labels()[int(code)]
