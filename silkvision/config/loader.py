@@ -208,7 +208,8 @@ def _lookup_spec(dotted: str):
     node: Any = SCHEMA
     for part in dotted.split("."):
         if not isinstance(node, dict) or part not in node:
-            raise ConfigError(f"{dotted}: unknown key in --set")
+            allowed = f"; allowed: {', '.join(sorted(map(str, node)))}" if isinstance(node, dict) else ""
+            raise ConfigError(f"{dotted}: unknown key in --set{allowed}")
         node = node[part]
     return node
 
