@@ -8,7 +8,9 @@ Stochastic gradient descent on ``lam/2 ||f||^2 + max(0, rho - y f(x))`` with lea
     alpha_t  = eta sigma_t y_t
 
 Truncated NORMA keeps only the ``omega`` most recent terms (the least-recently-added term is
-dropped, the "LRU" truncation the SILK paper compares against, section 2.1).
+dropped, the "LRU" truncation the SILK paper compares against, section 2.1). A term whose
+``k(x_t, x_t)`` is 0 (a zero vector under the linear kernel) is the zero function and is not stored;
+the decay still applies.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from numba import njit
 
 from silkvision.backends._support import (BinaryKernelClassifier, check_budget, check_positive, check_range,
                                           reference_decision, sv_append, sv_decision, sv_remove)
-from silkvision.backends.kernels import make_kernel
+from silkvision.backends.kernels import kernel_eval, make_kernel
 from silkvision.backends.registry import register
 
 __all__ = ["NORMA", "TruncatedNORMA", "norma_reference", "sv_argmin_stamp"]
@@ -45,7 +47,9 @@ def _norma_loop(X, y, SV, coef, stamp, n, t0, eta, lam, rho, omega, kind, sigma,
         pred[i] = 1.0 if f >= 0.0 else -1.0
         for j in range(n):
             coef[j] *= decay
-        if y[i] * f < rho:
+        # a term with k(x, .) = 0 (zero vector, linear kernel) is the zero function: not stored, so it
+        # never takes a truncated buffer's place (the Gaussian kernel has k(x, x) = 1)
+        if y[i] * f < rho and (kind == 0 or kernel_eval(x, x, kind, sigma, degree, c0) > 0.0):
             SV, coef, stamp = sv_append(SV, coef, stamp, n, x, eta * y[i], t0 + i)
             n += 1
             if omega > 0 and n > omega:
@@ -105,7 +109,7 @@ def norma_reference(X, y, eta=0.1, lam=0.01, rho=1.0, omega=None, kernel="rbf", 
         f = reference_decision(SV, a, x, k)
         pred.append(1.0 if f >= 0 else -1.0)
         a = [(1 - eta * lam) * v for v in a]
-        if yt * f < rho:
+        if yt * f < rho and k(x, x) > 0:
             SV.append(x)
             a.append(eta * yt)
             if omega is not None and len(SV) > omega:

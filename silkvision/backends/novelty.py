@@ -78,10 +78,11 @@ def _norma_novelty_loop(X, SV, coef, stamp, n, t0, state, eta, lam, nu, omega, k
         for j in range(n):
             coef[j] *= decay
         if f < rho:
-            SV, coef, stamp = sv_append(SV, coef, stamp, n, x, eta, t0 + i)
-            n += 1
-            if omega > 0 and n > omega:
-                n = sv_remove(SV, coef, stamp, n, sv_argmin_stamp(stamp, n))
+            if kind == 0 or kernel_eval(x, x, kind, sigma, degree, c0) > 0.0:  # k(x, .) = 0: nothing to store
+                SV, coef, stamp = sv_append(SV, coef, stamp, n, x, eta, t0 + i)
+                n += 1
+                if omega > 0 and n > omega:
+                    n = sv_remove(SV, coef, stamp, n, sv_argmin_stamp(stamp, n))
             rho -= eta * (1.0 - nu)
         else:
             rho += eta * nu
@@ -207,7 +208,7 @@ def norma_novelty_reference(X, eta=0.1, lam=0.1, nu=0.5, omega=20, rho=1.0, kern
         out.append(f)
         a = [(1 - eta * lam) * v for v in a]
         sig = 1.0 if f < rho else 0.0
-        if sig:
+        if sig and k(x, x) > 0:
             SV.append(x)
             a.append(eta)
             if omega is not None and len(SV) > omega:

@@ -50,3 +50,22 @@ def test_parameters():
         create("tnorma", omega=None)
     with pytest.raises(ValueError, match="rho"):
         create("norma", rho=-1)
+
+
+@pytest.mark.parametrize("name", ["norma", "tnorma", "norma_novelty"])
+def test_zero_vector_is_not_stored_and_never_evicts_a_real_term(name):
+    """k(x, .) = 0 for x = 0 under the linear kernel: the term is the zero function. It must not
+    be stored, least of all in place of a real term of a truncated buffer (omega = 3)."""
+    kw = {"omega": 3} if name != "norma" else {}
+    est = create(name, kernel="linear", **kw)
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]])
+    if name == "norma_novelty":
+        est.partial_fit(X)
+        before = est.support_vectors_.copy()
+        est.learn_one([0.0, 0.0])
+    else:
+        est.partial_fit(X, [1, -1, 1])
+        before = est.support_vectors_.copy()
+        est.learn_one([0.0, 0.0], -1)
+    assert len(before) > 0
+    np.testing.assert_array_equal(est.support_vectors_, before)
