@@ -486,8 +486,9 @@ def _checkpoint_mismatch(out: Path, src: Source, index: int, frames: int) -> str
     return None
 
 
-def _count_masks(out: Path) -> int:
-    return sum(1 for p in out.glob("bin[0-9]*.png") if p.stem[3:].isdigit() and p.is_file())
+def _count_outputs(out: Path, prefix: str = "bin", ext: str = ".png") -> int:
+    """Number of ``PREFIX<digits>EXT`` files in ``out`` (masks by default, or scores files)."""
+    return sum(1 for p in out.glob(f"{prefix}[0-9]*{ext}") if p.stem[len(prefix):].isdigit() and p.is_file())
 
 
 def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: str | None = None,
@@ -617,7 +618,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         elif bad is not None:
             keep_existing = True
             res.resumed_from = 0
-            n = _count_masks(out)
+            n = _count_outputs(out)
             res.notes.append(f"{out / CHECKPOINT}: unreadable ({bad}); replaying from the first "
                              f"frame, keeping the {n} mask{'' if n == 1 else 's'} already written")
         else:
@@ -743,7 +744,7 @@ def _check_complete_files(out: Path, manifest: Mapping, want_scores: bool) -> No
     """A folder whose manifest says "complete" must still hold every mask (and scores file)."""
     kinds = [("bin", ".png", "masks")] + ([("scores", ".npz", "scores files")] if want_scores else [])
     for prefix, ext, what in kinds:
-        n = sum(1 for p in out.glob(f"{prefix}[0-9]*{ext}") if p.stem[len(prefix):].isdigit())
+        n = _count_outputs(out, prefix, ext)
         if n < manifest["frames"]:
             raise ExportError(f"{out}: export.json says the export is complete with {manifest['frames']} "
                               f"frames, but only {n} {what} are there (files were removed?); use "
