@@ -407,6 +407,7 @@ class BinaryKernelClassifier(KernelExpansionMixin, BinaryClassifier):
         x = self._check_one(x)
         y = check_binary_y(y, 1)
         self._check_kernel(x[None, :], "x")
+        self._learned_features(x.shape[0])
         self._progressive(x[None, :], y)
         return self
 
@@ -496,6 +497,7 @@ class NoveltyKernelDetector(KernelExpansionMixin, NoveltyDetector):
         """Learn one example (runs the numba loop on it)."""
         x = self._check_one(x)
         self._check_kernel(x[None, :], "x")
+        self._learned_features(x.shape[0])
         self._score_and_learn(x[None, :])
         return self
 

@@ -158,10 +158,14 @@ class _Supervised(Estimator):
     n_features_: int | None = None
 
     def _check_one(self, x):
-        x = check_x(x, self.n_features_)
+        """Validate one example (its length must match once the model has learned)."""
+        return check_x(x, self.n_features_)
+
+    def _learned_features(self, d: int) -> None:
+        """Fix ``n_features_`` when the first example is learned (after every check has passed,
+        so that a rejected example or a prediction does not fix it)."""
         if self.n_features_ is None:
-            self.n_features_ = x.shape[0]
-        return x
+            self.n_features_ = int(d)
 
     def learn_one(self, x, y):
         raise NotImplementedError
@@ -321,8 +325,10 @@ class MultiClassifier(_Supervised):
     def learn_one(self, x, y):
         """Learn one example."""
         x = self._check_one(x)
+        codes = self._check_y(y, 1)
         self._check_kernel(x[None, :], "x")
-        self._progressive(x[None, :], self._check_y(y, 1))
+        self._learned_features(x.shape[0])
+        self._progressive(x[None, :], codes)
         return self
 
     def predict_one(self, x):
@@ -350,10 +356,14 @@ class NoveltyDetector(Estimator):
     n_features_: int | None = None
 
     def _check_one(self, x):
-        x = check_x(x, self.n_features_)
+        """Validate one example (its length must match once the model has learned)."""
+        return check_x(x, self.n_features_)
+
+    def _learned_features(self, d: int) -> None:
+        """Fix ``n_features_`` when the first example is learned (after every check has passed,
+        so that a rejected example or a prediction does not fix it)."""
         if self.n_features_ is None:
-            self.n_features_ = x.shape[0]
-        return x
+            self.n_features_ = int(d)
 
     def learn_one(self, x):
         raise NotImplementedError

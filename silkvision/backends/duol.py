@@ -424,6 +424,7 @@ class _DUOLBase(BinaryClassifier):
         if yv.shape != (1,):
             raise ValueError(f"y: expected one label, got shape {yv.shape}")
         self._check_kernel(x[None, :], "x")
+        self._learned_features(x.shape[0])
         self._run(x[None, :], yv)
         return self
 

@@ -217,6 +217,7 @@ class _RampSVMBase(BinaryClassifier):
         x = self._check_one(x)
         y = self._check_y(y, 1)
         self._check_kernel(x[None, :], "x")
+        self._learned_features(x.shape[0])
         self._run(x[None, :], y)
         return self
 

@@ -137,3 +137,18 @@ def test_clone_dict_features_and_boolean_labels_are_value_errors(name):
         for label in (True, False):
             with pytest.raises(ValueError, match="booleans"):
                 est.learn_one([1.0, 2.0], label)
+
+
+@pytest.mark.parametrize("name", ["pa1", "duol", "mduol", "online_svm_r", "silk_novelty", "mpa1"])
+def test_a_rejected_example_or_a_prediction_does_not_fix_the_feature_count(name):
+    est = create(name)
+    novelty = isinstance(est, NoveltyDetector)
+    (est.score_one if novelty else est.predict_one)([1.0, 2.0])        # a prediction on 2 features
+    if not novelty:
+        with pytest.raises(ValueError, match="y"):
+            est.learn_one([1.0, 2.0], 2.5)                             # a rejected label
+    assert est.n_features_ is None
+    est.learn_one([1.0, 2.0, 3.0]) if novelty else est.learn_one([1.0, 2.0, 3.0], 1)
+    assert est.n_features_ == 3
+    with pytest.raises(ValueError, match="features"):
+        (est.score_one if novelty else est.predict_one)([1.0, 2.0])
