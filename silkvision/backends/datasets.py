@@ -163,6 +163,20 @@ def resolve(name_or_path: str | os.PathLike, root: str | os.PathLike | None = No
     raise DataError(f"{name_or_path}: no such data file or data-set name{where}")
 
 
+def _check_text(path: Path, fmt: str) -> None:
+    """DataError when the start of a CSV/LIBSVM/ARFF file is not text (NUL bytes or invalid UTF-8)
+    instead of a parse error about its 'fields'."""
+    with open(path, "rb") as fh:
+        head = fh.read(4096)
+    try:
+        head.decode("utf-8")
+        binary = b"\0" in head
+    except UnicodeDecodeError as e:
+        binary = e.start < len(head) - 4   # a multi-byte character cut at the block's end is fine
+    if binary:
+        raise DataError(f"{path}: is not a text file (binary content at the start); expected {fmt.upper()} text")
+
+
 def _detect_format(path: Path) -> str:
     suf = path.suffix.lower()
     if suf == ".mat":
@@ -546,6 +560,8 @@ def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None,
         raise DataError(f"{path}: label_column={label_column} (--label-column) applies to CSV and ARFF files "
                         f"only; this is {kind}")
     try:
+        if fmt != "mat":
+            _check_text(path, fmt)
         if fmt == "mat":
             raw, X, order = _load_mat(path, n_features)
         elif fmt == "libsvm":

@@ -303,3 +303,21 @@ def test_arff_nominal_check_quotes_spaces_and_label_column(tmp_path):
     n = tmp_path / "num.arff"  # a numeric class attribute has no declared set to check against
     n.write_text("@relation r\n@attribute a real\n@attribute class numeric\n@data\n1,0\n2,1\n")
     assert datasets.load(n).n_classes == 2
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".libsvm", ".arff"])
+def test_a_binary_file_with_a_text_suffix_is_not_a_text_file(tmp_path, suffix):
+    p = tmp_path / f"binary{suffix}"
+    p.write_bytes(bytes(range(256)) * 8)
+    with pytest.raises(DataError, match=r"is not a text file .*expected"):
+        datasets.load(str(p))
+
+
+def test_utf8_text_with_a_multibyte_character_cut_at_4_kib_is_still_text(tmp_path):
+    p = tmp_path / "long.csv"
+    head = "y,x\n" + "".join(f"{i % 2},{i}\n" for i in range(600))
+    head += "#" + "x" * (4095 - len(head.encode()) - 1)     # a comment line filling bytes ..4094
+    data = head.encode() + "é\n1,2\n0,3\n".encode()           # é: bytes 4095-4096, across the cut
+    assert data[4095:4097] == "é".encode()
+    p.write_bytes(data)
+    assert datasets.load(str(p)).n_samples == 602
