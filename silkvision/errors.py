@@ -33,3 +33,31 @@ class ExportError(SilkvisionError):
 
 class ExportMismatchError(ExportError):
     """The output folder holds an export made from another source or with other settings."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM as an exception (the command line's handler raises it), so that a command stops, and
+    keeps its work, the way Ctrl-C stops it."""
+
+
+def signal_behind(exc: BaseException | None) -> KeyboardInterrupt | None:
+    """The Ctrl-C (:class:`KeyboardInterrupt`) or SIGTERM (:class:`Terminated`) behind ``exc``, or None.
+
+    The signal may be wrapped: a numba-compiled call that the handler's exception interrupts raises
+    a SystemError ("... returned a result with an exception set") whose ``__cause__``/``__context__``
+    is that exception, and code may re-raise Ctrl-C as its own KeyboardInterrupt (online-bench's
+    partial result). So the chain is followed through SystemErrors and KeyboardInterrupts, a
+    Terminated anywhere on it winning; any other exception ends it (a SystemError that no signal
+    caused is a bug, not an interruption).
+    """
+    seen, found = set(), None
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, Terminated):
+            return exc
+        if isinstance(exc, KeyboardInterrupt):
+            found = found or exc
+        elif not isinstance(exc, SystemError):
+            break
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return found

@@ -26,7 +26,7 @@ import numpy as np
 from silkvision.backends.base import BinaryClassifier, MultiClassifier
 from silkvision.backends.datasets import Dataset
 from silkvision.backends.registry import available, get_class
-from silkvision.errors import ConfigError, DataError
+from silkvision.errors import ConfigError, DataError, signal_behind
 
 __all__ = ["JMLR_BINARY", "JMLR_MULTICLASS", "RunResult", "AlgorithmResult", "Orderings", "Interrupted",
            "is_interrupt", "make_orderings", "resolve_params", "run_protocol", "benchmark"]
@@ -160,19 +160,9 @@ class Interrupted(KeyboardInterrupt):
 
 
 def is_interrupt(exc: BaseException) -> bool:
-    """Whether ``exc`` is Ctrl-C: a KeyboardInterrupt, or the SystemError a numba-compiled call
-    raises when the KeyboardInterrupt arrives inside it ("... returned a result with an exception
-    set", the KeyboardInterrupt being its ``__cause__``/``__context__``). Other SystemErrors are not."""
-    seen = set()
-    e = exc
-    while e is not None and id(e) not in seen:
-        if isinstance(e, KeyboardInterrupt):
-            return True
-        if not isinstance(e, SystemError):
-            return False
-        seen.add(id(e))
-        e = e.__cause__ or e.__context__
-    return False
+    """Whether ``exc`` is Ctrl-C or SIGTERM, also when it surfaces from a numba-compiled call as a
+    SystemError (:func:`silkvision.errors.signal_behind`). Other SystemErrors are not."""
+    return signal_behind(exc) is not None
 
 
 def _check_seed(seed) -> int:

@@ -15,7 +15,7 @@ import sys
 import threading
 
 from silkvision import __version__
-from silkvision.errors import SilkvisionError
+from silkvision.errors import SilkvisionError, Terminated, signal_behind
 
 COMMANDS = ["export", "evaluate", "gui", "online_bench", "demo"]
 
@@ -47,32 +47,8 @@ def add_config_arguments(p: argparse.ArgumentParser) -> None:
                    help="override one configuration key, e.g. --set detector.silk.tau=0.02 (repeatable)")
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM as an exception, so that a command stops (and keeps its work) the way Ctrl-C does."""
-
-
 def _terminate(signum, frame):
     raise Terminated()
-
-
-def _interruption(e: BaseException) -> str | None:
-    """"terminated" (SIGTERM), "interrupted" (Ctrl-C) or None for an exception ``e``.
-
-    The signal may be wrapped: a numba-compiled call that a signal handler's exception interrupts
-    returns a SystemError whose cause/context is that exception, and a command may re-raise Ctrl-C
-    as its own KeyboardInterrupt (online-bench's partial result). So the chain is searched.
-    """
-    seen, found = set(), None
-    while e is not None and id(e) not in seen:
-        if isinstance(e, Terminated):
-            return "terminated"
-        if isinstance(e, KeyboardInterrupt):
-            found = "interrupted"
-        elif not isinstance(e, SystemError):
-            break
-        seen.add(id(e))
-        e = e.__cause__ or e.__context__
-    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,11 +65,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"silkvision: error: {e}", file=sys.stderr)
         return e.exit_code
     except (KeyboardInterrupt, SystemError) as e:
-        how = _interruption(e)
-        if how is None:
+        sig = signal_behind(e)
+        if sig is None:
             raise  # a SystemError that no signal caused is a bug: keep its traceback
-        print(f"silkvision: {how}", file=sys.stderr)
-        return 143 if how == "terminated" else 130
+        term = isinstance(sig, Terminated)
+        print(f"silkvision: {'terminated' if term else 'interrupted'}", file=sys.stderr)
+        return 143 if term else 130
     except BrokenPipeError:
         return 0
     finally:

@@ -125,15 +125,13 @@ def run(args) -> int:
     try:
         return _run(args, algos, overrides, bench, datasets)
     except bench.Interrupted as e:
-        if e.result is not None:  # the runs that finished; then main() says "interrupted", 130
+        # the runs that finished; then main() reports Ctrl-C (130) or SIGTERM (143), as it does
+        # for a signal anywhere else, also one that surfaces from numba as a SystemError
+        if e.result is not None:
             try:
                 _print_result(e.result, args.json)
             except OSError:  # a closed pipe must not turn Ctrl-C into another exit status
                 pass
-        raise
-    except SystemError as e:  # Ctrl-C inside a numba call; other SystemErrors are bugs
-        if bench.is_interrupt(e):
-            raise KeyboardInterrupt from e
         raise
 
 
