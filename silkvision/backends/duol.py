@@ -22,14 +22,21 @@ Variants (JMLR section 5.1 and 5.3), selected by the registered name:
 ``duol_appr``
     the approximate solution ``g_a = 1/(1-rho)``, ``g_b = hat_g_b + 1/(1-rho)`` (the strong-update
     optimum of Theorem 1), clipped to the box ``[0, C]`` as in the NIPS 2009 Algorithm 1
-    (``g_t = min(C, 1/(1-rho))``, ``g_b = min(C, hat_g_b + 1/(1-rho))``);
+    (``g_t = min(C, 1/(1-rho))``, ``g_b = min(C, hat_g_b + 1/(1-rho))``); everything else as ``duol``;
 ``duol_iter``
     one pass of coordinate ascent on (1): first the new weight (``d_b = 0``), then the auxiliary
     weight given it (Shalev-Shwartz & Singer 2007);
 ``duol_rand``
     the auxiliary example drawn uniformly at random among the existing support vectors (seeded),
     weights from the exact optimum of (1) (which then need not satisfy Proposition 2's assumptions,
-    so the general two-variable box solver is used).
+    so the general two-variable box solver is used);
+``duol_nips``
+    the algorithm as first published (NIPS 2009 Algorithm 1, section 4.1's rho = 0.2): a
+    misclassified auxiliary example (``f^i <= 0``, strict ``<`` from ``w_min = 0``), the fixed steps
+    of ``duol_appr`` and a single step ``min(C, 1)``.
+
+Line numbers below are those of the JMLR paper's Algorithm 1 (its Figure 1) unless NIPS 2009 is
+named.
 
 Implementation: the support vectors, weights, labels and tracked scores live in preallocated arrays
 that double when full; the Gram matrix of the support vectors is cached (for the auxiliary
@@ -76,9 +83,9 @@ from silkvision.backends.kernels import kernel_eval, make_kernel
 from silkvision.backends.registry import register
 from silkvision.backends.sparse import cols_append, cols_kernel_row, nonzeros, sqn_of, use_columns
 
-__all__ = ["DUOL", "DUOLAppr", "DUOLIter", "DUOLRand", "solve_prop2", "solve_box_qp", "duol_reference"]
+__all__ = ["DUOL", "DUOLAppr", "DUOLIter", "DUOLNips", "DUOLRand", "solve_prop2", "solve_box_qp", "duol_reference"]
 
-EXACT, APPR, ITER, RAND = 0, 1, 2, 3
+EXACT, APPR, ITER, RAND, NIPS = 0, 1, 2, 3, 4
 
 #: Tolerance of the auxiliary-example condition ``y_b f(x_b) <= 1`` (Algorithm 1 line 10). After a
 #: double update of cases 2-4 of Proposition 2, or a single update below C, the updated support
@@ -87,7 +94,7 @@ EXACT, APPR, ITER, RAND = 0, 1, 2, 3
 #: addition. Accepting ``f^i <= 1 + MARGIN_TOL`` keeps them eligible, as the exact algorithm does
 #: (german's 20 stored runs then give 31.755 % under every summation order we tried; see the module notes).
 MARGIN_TOL = 1e-9
-_VARIANT_NAMES = {"exact": EXACT, "appr": APPR, "iter": ITER, "rand": RAND}
+_VARIANT_NAMES = {"exact": EXACT, "appr": APPR, "iter": ITER, "rand": RAND, "nips": NIPS}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -181,7 +188,7 @@ def _double_weights(variant, ka, kb, w, la, lb, C, gb_hat, rho):
     if variant == EXACT:
         g, d, _ = solve_prop2(ka, kb, w, la, lb, C, gb_hat)
         return g, d
-    if variant == APPR:
+    if variant == APPR or variant == NIPS:
         s = 1.0 / (1.0 - rho)
         return min(C, s), min(C, gb_hat + s) - gb_hat
     if variant == ITER:
@@ -284,6 +291,14 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
             if n > 0:
                 b = _rand_below(rng, n)
                 wmin = ysv[b] * yt * krow[b]
+        elif variant == NIPS:
+            wmin = 0.0  # NIPS 2009 Algorithm 1 lines 8-11: a misclassified SV, strict <, w_min = 0
+            for i in range(n):
+                if fsv[i] <= 0.0:
+                    wi = ysv[i] * yt * krow[i]
+                    if wi < wmin:
+                        wmin = wi
+                        b = i
         else:
             for i in range(n):
                 if fsv[i] <= 1.0 + MARGIN_TOL:
@@ -347,11 +362,13 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
             for i in range(n + 1):
                 fsv[i] += ysv[i] * (ga * yt * krow[i] + d * yb * brow[i])
             counts[1] += 1
-            if lb >= 1.0 and C >= gb_hat + 1.0 / (1.0 - rho):  # strong: y_b f(x_b) <= 0 (Theorem 1)
+            # strong (the set M_d^s before Theorem 4): an auxiliary example proper, i.e. w_ab <= -rho
+            # (not guaranteed for duol_rand) and y_b f(x_b) <= 0, with C >= hat_gamma_b + 1/(1-rho)
+            if wmin <= -rho and lb >= 1.0 and C >= gb_hat + 1.0 / (1.0 - rho):
                 counts[2] += 1
         else:
-            # single update (lines 27-32)
-            if variant == APPR:
+            # single update (lines 27-32; NIPS 2009 Algorithm 1: min(C, 1))
+            if variant == NIPS:
                 ga = min(C, 1.0)
             else:
                 ga = min(C, lt / ka)
@@ -494,8 +511,9 @@ class _DUOLBase(BinaryClassifier):
 
     @property
     def n_strong_updates_(self) -> int:
-        """Double updates with ``y_b f(x_b) <= 0`` and ``C >= hat_gamma_b + 1/(1-rho)``: the set
-        M_d^s of Theorem 4."""
+        """Double updates with an auxiliary example proper (``w_ab <= -rho``, which ``duol_rand``'s
+        random partner need not meet), ``y_b f(x_b) <= 0`` and ``C >= hat_gamma_b + 1/(1-rho)``: the
+        set M_d^s defined before Theorem 4."""
         return int(self._counts[2])
 
 
@@ -536,12 +554,37 @@ class DUOL(_DUOLBase):
 
 @register("duol_appr", "DUOL with the approximate double update 1/(1-rho) (JMLR 2011 sec. 5.1)")
 class DUOLAppr(_DUOLBase):
-    """DUOL_appr: weights ``min(C, 1/(1-rho))`` and ``min(C, hat_gamma_b + 1/(1-rho))``; a single
-    update adds ``min(C, 1)`` (NIPS 2009 Algorithm 1). Parameters as :class:`DUOL`."""
+    """DUOL_appr: JMLR Algorithm 1 with the approximate solution of problem (1) for the double update,
+    weights ``min(C, 1/(1-rho))`` and ``min(C, hat_gamma_b + 1/(1-rho))``; the auxiliary search and
+    the single update ``min(C, l_t / k(x_t, x_t))`` (line 28) are Algorithm 1's, since section 5.1
+    says the variants differ only in how they solve (1). Parameters as :class:`DUOL`."""
 
     _variant = APPR
 
     def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=5.0, rho=0.0, cache_mb=256.0):
+        self._init_common(kernel, sigma, degree, coef, C, rho, cache_mb)
+
+
+@register("duol_nips", "DUOL as first published: fixed steps, misclassified auxiliary, rho = 0.2 (NIPS 2009)")
+class DUOLNips(_DUOLBase):
+    """DUOL exactly as the NIPS 2009 paper's Algorithm 1 (Figure 1) and experiments (section 4.1).
+
+    Differences from :class:`DUOL` (JMLR 2011 Algorithm 1):
+
+    - the auxiliary example must be *misclassified*, ``f^i <= 0`` (line 9), with ``w_min`` starting
+      at 0 and a strict ``<`` (lines 8, 10): the first of equal ``w_ab``, and only ``w_ab < 0``;
+    - a double update (``w_min <= -rho``, line 19) sets ``gamma_t = min(C, 1/(1-rho))`` and
+      ``gamma_b = min(C, hat_gamma_b + 1/(1-rho))`` (lines 20-21, Theorem 1's optimum);
+    - a single update sets ``gamma_t = min(C, 1)`` (line 28);
+    - the default ``rho`` is the paper's 0.2 (section 4.1: "we fix rho to be 0.2 for all cases").
+
+    It reproduces the NIPS paper's Table 3 on spambase (docs/BENCHMARKS.md, section 5).
+    Parameters as :class:`DUOL` (``rho`` defaults to 0.2).
+    """
+
+    _variant = NIPS
+
+    def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=5.0, rho=0.2, cache_mb=256.0):
         self._init_common(kernel, sigma, degree, coef, C, rho, cache_mb)
 
 
@@ -585,12 +628,14 @@ class DUOLRand(_DUOLBase):
 # plain Python reference (recomputes every score; for the tests)
 # ----------------------------------------------------------------------------------------------
 
-def duol_reference(X, y, kernel, C=5.0, rho=0.0, variant="exact", seed=0):
+def duol_reference(X, y, kernel, C=5.0, rho=0.0, variant="exact", seed=0, counts=None):
     """Algorithm 1 in plain Python/NumPy, recomputing ``y_i f(x_i)`` from scratch at every trial.
 
     Returns ``(f_values, support_indices, weights)``: the scores ``f_{t-1}(x_t)``, the index in
-    ``X`` of each support vector and its weight. ``variant`` is "exact", "appr", "iter" or "rand";
-    "rand" draws from the same generator as :class:`DUOLRand` (same seed, same stream).
+    ``X`` of each support vector and its weight. ``variant`` is "exact", "appr", "iter", "rand" or
+    "nips"; "rand" draws from the same generator as :class:`DUOLRand` (same seed, same stream).
+    ``counts``, a list of three zeros if given, receives the numbers of updates, double updates and
+    strong double updates (as ``n_updates_``, ``n_double_updates_``, ``n_strong_updates_``).
     """
     v = _VARIANT_NAMES[variant]
     X = np.asarray(X, np.float64)
@@ -616,6 +661,13 @@ def duol_reference(X, y, kernel, C=5.0, rho=0.0, variant="exact", seed=0):
             if S:
                 b = int(_rand_below(rng, len(S)))
                 wmin = y[S[b]] * y[t] * k(X[S[b]], X[t])
+        elif v == NIPS:
+            wmin = 0.0
+            for i, j in enumerate(S):
+                if y[j] * f_of(X[j]) <= 0.0:
+                    w = y[j] * y[t] * k(X[j], X[t])
+                    if w < wmin:
+                        wmin, b = w, i
         else:
             for i, j in enumerate(S):
                 if y[j] * f_of(X[j]) <= 1.0 + MARGIN_TOL:
@@ -626,13 +678,18 @@ def duol_reference(X, y, kernel, C=5.0, rho=0.0, variant="exact", seed=0):
             jb = S[b]
             kb = k(X[jb], X[jb])
             lb = 1.0 - y[jb] * f_of(X[jb])
+            if counts is not None:
+                counts[1] += 1
+                counts[2] += int(wmin <= -rho and lb >= 1.0 and C >= gam[b] + 1.0 / (1.0 - rho))
             if v == EXACT:
                 ga, d, _ = solve_prop2(ka, kb, wmin, lt, lb, C, gam[b])
             else:
                 ga, d = _double_weights(v, ka, kb, wmin, lt, lb, C, gam[b], rho)
             gam[b] += d
         else:
-            ga = min(C, 1.0) if v == APPR else min(C, lt / ka)
+            ga = min(C, 1.0) if v == NIPS else min(C, lt / ka)
+        if counts is not None:
+            counts[0] += 1
         S.append(t)
         gam.append(ga)
     return fvals, np.array(S, dtype=np.int64), np.array(gam)

@@ -18,7 +18,7 @@ BINARY = [n for n in NAMES if issubclass(get_class(n), BinaryClassifier)]
 MULTI = [n for n in NAMES if issubclass(get_class(n), MultiClassifier)]
 NOVELTY = [n for n in NAMES if issubclass(get_class(n), NoveltyDetector)]
 RAMP = ["online_svm_r", "online_svm_r_removal", "online_asvm_r"]
-DUOL = ["duol", "duol_appr", "duol_iter", "duol_rand"]
+DUOL = ["duol", "duol_appr", "duol_iter", "duol_nips", "duol_rand"]
 MDUOL = ["mduol", "mduol_appr", "mduol_iter"]
 
 

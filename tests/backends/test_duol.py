@@ -103,15 +103,19 @@ def _blobs(n, seed, noise=1.3):
     return y[:, None] * 1.0 + noise * rng.normal(size=(n, 3)), y
 
 
-@pytest.mark.parametrize("variant", ["exact", "appr", "iter", "rand"])
+@pytest.mark.parametrize("variant", ["exact", "appr", "iter", "rand", "nips"])
 def test_numba_matches_python_reference(variant):
     X, y = _blobs(150, 3)
     name = "duol" if variant == "exact" else f"duol_{variant}"
     clf = create(name, sigma=1.5, C=3.0)
-    f_ref, S, g = duol_reference(X, y, make_kernel("rbf", 1.5), C=3.0, variant=variant, seed=0)
+    counts = [0, 0, 0]
+    f_ref, S, g = duol_reference(X, y, make_kernel("rbf", 1.5), C=3.0, rho=clf.rho, variant=variant, seed=0,
+                                 counts=counts)
     clf._ensure_state(3)
     f = clf._run(X, y)
     np.testing.assert_allclose(f, f_ref, atol=1e-9)
+    assert [clf.n_updates_, clf.n_double_updates_, clf.n_strong_updates_] == counts
+    assert counts[1] > 0 and (counts[2] > 0 or variant != "exact")
     np.testing.assert_allclose(clf._gam[:clf._n], g, atol=1e-9)      # every example that was added
     keep = g != 0                     # the attributes show the support vectors with a non-zero weight
     np.testing.assert_allclose(clf.weights_, g[keep], atol=1e-9)
@@ -186,8 +190,8 @@ def test_mduol_matches_reference_and_grows_classes():
         assert clf.decision_function_one(X[0]).shape == (4,)
 
 
-@pytest.mark.parametrize("name", ["duol", "duol_appr", "duol_iter", "duol_rand", "mduol", "mduol_appr",
-                                  "mduol_iter"])
+@pytest.mark.parametrize("name", ["duol", "duol_appr", "duol_iter", "duol_nips", "duol_rand", "mduol",
+                                  "mduol_appr", "mduol_iter"])
 @pytest.mark.parametrize("bad", [dict(C=0), dict(C=np.inf), dict(rho=1.0), dict(rho=-0.1), dict(sigma=0),
                                  dict(cache_mb=-1)])
 def test_bad_parameters_name_themselves(name, bad):
@@ -243,3 +247,23 @@ def test_german_stored_orderings_regression(shared_data):
     assert f"{100 * wrong.mean() / 1000:.3f}" == "31.755"
     assert np.mean([r.n_support for r in runs]) == pytest.approx(658.0)
     assert abs(100 * wrong.mean() / 1000 - 31.810) < 1.090  # within the paper's sd
+
+
+def test_nips_auxiliary_must_be_misclassified():
+    """Worked by hand (rbf, sigma = 1, rho = 0). x1 = 0 (+1): single step 1, so f^1 = 1: on the margin,
+    not misclassified. x2 = 0.5 (-1): f(x2) = e^{-1/8}, a mistake with w_12 = -e^{-1/8} < 0. JMLR's
+    rule (f^i <= 1) makes x1 the auxiliary: duol_appr gives weights (1 + 1, 1). NIPS 2009's rule
+    (f^i <= 0, line 9) finds none: duol_nips makes a single update, min(C, 1) = 1."""
+    X, y = np.array([[0.0], [0.5]]), np.array([1.0, -1.0])
+    appr = create("duol_appr", sigma=1.0, rho=0.0)
+    nips = create("duol_nips", sigma=1.0, rho=0.0)
+    for clf in (appr, nips):
+        clf.progressive_predict(X, y)
+    np.testing.assert_allclose(appr.weights_, [2.0, 1.0])
+    assert appr.n_double_updates_ == 1
+    np.testing.assert_allclose(nips.weights_, [1.0, 1.0])
+    assert nips.n_double_updates_ == 0
+
+
+def test_nips_default_rho_is_the_papers():
+    assert create("duol_nips").rho == 0.2 and create("duol").rho == 0.0

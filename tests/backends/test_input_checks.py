@@ -15,7 +15,7 @@ from silkvision.backends.kernels import make_kernel
 from tests.backends.streams import with_and_without_zero_rows
 
 NAMES = sorted(available())
-DUOL_NAMES = ["duol", "duol_appr", "duol_iter", "duol_rand"]
+DUOL_NAMES = ["duol", "duol_appr", "duol_iter", "duol_nips", "duol_rand"]
 RAMP_NAMES = ["online_svm_r", "online_svm_r_removal", "online_asvm_r"]
 
 
