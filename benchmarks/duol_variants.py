@@ -57,8 +57,10 @@ READINGS = {
     "iter-first": ("iter", "shipped, but the first of equal w_ab"),
     "iter-strict": ("iter", "shipped, but a double update only if w_ab < 0"),
     "iter-exact": ("iter", "shipped, but the exact margin test f^i <= 1 (no MARGIN_TOL)"),
-    "appr": ("appr", "shipped duol_appr: g_a = min(C, 1), g_b = min(C, hat g_b + 1), single step min(C, 1)"),
-    "appr-strong": ("appr", "fixed steps only for strong double updates (y_b f(x_b) <= 0), else exact"),
+    "appr": ("appr", "shipped duol_appr: g_a = min(C, 1), g_b = min(C, hat g_b + 1), single step min(C, l_t)"),
+    "appr-one": ("appr", "duol_appr until stop 20: single step min(C, 1) (NIPS 2009 Algorithm 1)"),
+    "appr-strong": ("appr", "fixed steps only for strong double updates (y_b f(x_b) <= 0), else exact; "
+                            "single step min(C, 1)"),
     "appr-pa1": ("appr", "g_a = min(C, l_a), g_b = min(C, hat g_b + 1), PA-I single step"),
     "appr-loss": ("appr", "g_a = min(C, l_a), g_b = min(C, hat g_b + l_b), PA-I single step"),
 }
@@ -236,7 +238,7 @@ def duol_reading(K, y, order, reading, C=5.0):
             elif reading == "iter-fixed":
                 g = min(C, 1.0)
                 d = np.clip(lb - wb * g, -gb, C - gb)
-            elif reading == "appr" or (reading == "appr-strong" and lb >= 1.0):
+            elif reading in ("appr", "appr-one") or (reading == "appr-strong" and lb >= 1.0):
                 g, d = min(C, 1.0), min(C, gb + 1.0) - gb
             elif reading == "appr-strong":
                 g, d, _ = solve_prop2(1.0, 1.0, wb, lt, lb, C, gb)
@@ -246,7 +248,7 @@ def duol_reading(K, y, order, reading, C=5.0):
             gam[n], gam[b] = g, gb + d
             fs[:n + 1] += ys[:n + 1] * (g * yt * krow + d * ys[b] * K[S[:n + 1], S[b]])
         else:
-            gam[n] = min(C, 1.0) if reading in ("appr", "appr-strong") else min(C, lt)
+            gam[n] = min(C, 1.0) if reading in ("appr-one", "appr-strong") else min(C, lt)
             fs[:n + 1] += ys[:n + 1] * gam[n] * yt * krow
         n += 1
     return 100.0 * mistakes / N, int(np.count_nonzero(gam[:n]))
