@@ -9,7 +9,10 @@ __all__ = ["register", "create", "available", "get_class"]
 
 _REGISTRY: dict[str, tuple[type, str]] = {}
 
-# modules that register estimators when imported (each algorithm family in its own module)
+#: Modules that register estimators when imported (each algorithm family in its own module).
+#: Every module of ``silkvision/backends`` with a ``@register(...)`` must be listed here, and every
+#: listed module must import: ``tests/backends/test_registry.py`` checks both, so that a learner
+#: cannot silently drop out of :func:`available` (and of the generic estimator tests).
 _MODULES = ["perceptron", "passive_aggressive", "romma", "alma", "norma", "ilk", "duol", "mduol",
             "multiclass", "ramp_svm", "novelty"]
 
@@ -26,12 +29,13 @@ def register(name: str, description: str) -> Callable[[type], type]:
 
 
 def _load_all() -> None:
+    """Import every module of :data:`_MODULES` (registering its estimators).
+
+    A listed module that fails to import raises (ModuleNotFoundError included): a missing module is
+    a packaging error, not an optional backend, and skipping it would hide its learners.
+    """
     for m in _MODULES:
-        try:
-            importlib.import_module(f"silkvision.backends.{m}")
-        except ModuleNotFoundError as e:
-            if e.name != f"silkvision.backends.{m}":
-                raise
+        importlib.import_module(f"silkvision.backends.{m}")
 
 
 def available() -> dict[str, str]:
