@@ -13,9 +13,24 @@ Problem (5) is problem (1) of the binary case with ``k_a, k_b`` replaced by ``2 
 (Proposition 5 vs. Proposition 2), so :func:`silkvision.backends.duol.solve_prop2` is reused.
 ``H(Y_a) . H(Y_b) = [r_a=r_b] - [r_a=s_b] - [s_a=r_b] + [s_a=s_b]`` (Appendix B).
 
-Variants (Table 4): ``mduol`` (exact, Proposition 5), ``mduol_appr`` (``gamma_t = d_b = 1/(2(1-rho))``,
-the strong-update point of Theorem 5, clipped to the box) and ``mduol_iter`` (one pass of coordinate
-ascent on (5), new weight first).
+Variants. JMLR section 5.5 names three solvers of problem (5), "M-DUOL_appr", "M-DUOL" and
+"M-DUOL_iter", only as "similar to the experiments of binary classification" (the DUOL_appr / DUOL /
+DUOL_iter of section 5.1), without their multiclass steps; Table 4 only reports their results. Ours
+(all three also in :func:`mduol_reference`, selected by ``variant``):
+
+``mduol``
+    the exact solution of (5), Proposition 5;
+``mduol_appr``
+    ``gamma_t = min(C, v)``, ``gamma_b = min(C, hat_gamma_b + v)`` with ``v = 1/(2(1-rho))``. The paper
+    gives no step for M-DUOL_appr; ``v`` is our derivation from Theorem 5 (the multiclass analogue of
+    DUOL_appr's ``1/(1-rho)``, the point of Theorem 1): with ``k <= 1``, ``w_ab <= -2 rho`` and
+    ``l_t, l_b >= 1``, the objective of (5) at ``(v, v)`` is at least ``2v - 2(1-rho)v^2``, whose
+    maximiser ``v = 1/(2(1-rho))`` gives Theorem 5's ``Delta >= 1/(2(1-rho))`` and needs its condition
+    ``C >= hat_gamma_b + 1/(2(1-rho))``;
+``mduol_iter``
+    one pass of coordinate ascent on (5), new weight first (as DUOL_iter):
+    ``gamma_t = clip(l_t / (2 k_t), 0, C)``, then ``d_b = clip((l_b - w_ab gamma_t) / (2 k_b),
+    -hat_gamma_b, C - hat_gamma_b)``.
 
 Classes ``c = 0..K-1`` are the class indices when ``n_classes`` is given (labels ``0..n_classes-1``),
 else the user's labels in the order they first arrive (:class:`~silkvision.backends.base.MultiClassifier`).
@@ -323,10 +338,11 @@ class MDUOL(_MDUOLBase):
         super().__init__(kernel, sigma, degree, coef, C, rho, n_classes, cache_mb)
 
 
-@register("mduol_appr", "M-DUOL with the approximate double update 1/(2(1-rho)) (JMLR 2011 Table 4)")
+@register("mduol_appr", "M-DUOL with the approximate double update 1/(2(1-rho)) (JMLR 2011 sec. 5.5; step from Thm 5)")
 class MDUOLAppr(_MDUOLBase):
-    """M-DUOL_appr: ``gamma_t = min(C, 1/(2(1-rho)))``, ``gamma_b = min(C, hat_gamma_b + 1/(2(1-rho)))``.
-    Parameters as :class:`MDUOL`."""
+    """M-DUOL_appr (JMLR section 5.5): ``gamma_t = min(C, 1/(2(1-rho)))``,
+    ``gamma_b = min(C, hat_gamma_b + 1/(2(1-rho)))``. The paper states no step for this variant; the
+    value is derived from Theorem 5 (see the module notes). Parameters as :class:`MDUOL`."""
 
     _variant = APPR
 
@@ -335,9 +351,11 @@ class MDUOLAppr(_MDUOLBase):
         super().__init__(kernel, sigma, degree, coef, C, rho, n_classes, cache_mb)
 
 
-@register("mduol_iter", "M-DUOL with the iterative (coordinate-ascent) double update (JMLR 2011 Table 4)")
+@register("mduol_iter", "M-DUOL with the iterative (coordinate-ascent) double update (JMLR 2011 sec. 5.5)")
 class MDUOLIter(_MDUOLBase):
-    """M-DUOL_iter: one pass of coordinate ascent on problem (5). Parameters as :class:`MDUOL`."""
+    """M-DUOL_iter (JMLR section 5.5): one pass of coordinate ascent on problem (5), first
+    ``gamma_t = clip(l_t / (2 k_t), 0, C)``, then ``d_b = clip((l_b - w_ab gamma_t) / (2 k_b), -hat_gamma_b,
+    C - hat_gamma_b)``. Parameters as :class:`MDUOL`."""
 
     _variant = ITER
 
@@ -346,11 +364,21 @@ class MDUOLIter(_MDUOLBase):
         super().__init__(kernel, sigma, degree, coef, C, rho, n_classes, cache_mb)
 
 
-def mduol_reference(X, y, kernel, C=10.0, rho=0.0, n_classes=None):
-    """Algorithm 2 (exact variant) in plain Python, recomputing every score from scratch.
+def mduol_reference(X, y, kernel, C=10.0, rho=0.0, n_classes=None, variant="exact"):
+    """Algorithm 2 in plain Python, recomputing every score from scratch (for the tests).
 
-    Returns ``(predictions, support_indices, weights, pairs)``.
+    ``variant`` selects the double update as the registered learners do: ``"exact"`` (Proposition 5,
+    as :class:`MDUOL`), ``"appr"`` (``gamma_t = min(C, v)``, ``gamma_b = min(C, hat_gamma_b + v)`` with
+    ``v = 1/(2(1-rho))``, as :class:`MDUOLAppr`) or ``"iter"`` (``gamma_t = clip(l_t / (2 k_t), 0, C)``,
+    then ``d_b = clip((l_b - w_min gamma_t) / (2 k_b), -hat_gamma_b, C - hat_gamma_b)``, as
+    :class:`MDUOLIter`). The single update is ``min(C, l_t / (2 k(x_t, x_t)))`` for every variant.
+
+    Returns ``(predictions, support_indices, weights, pairs)``: every example that was added as a
+    support vector, in order, including those whose weight a later double update set to 0 (the
+    learners' ``weights_`` / ``pairs_`` leave those out).
     """
+    if variant not in ("exact", "appr", "iter"):
+        raise ValueError(f"variant must be 'exact', 'appr' or 'iter', not {variant!r}")
     X = np.asarray(X, np.float64)
     y = np.asarray(y, np.int64)
     K = 0 if n_classes is None else int(n_classes)
@@ -391,12 +419,23 @@ def mduol_reference(X, y, kernel, C=10.0, rho=0.0, n_classes=None):
                 if w < wmin:
                     wmin, b = w, i
         ka = kernel(X[t], X[t])
+        if ka <= 0:  # k(x_t, .) = 0: nothing to learn (as the learners)
+            continue
         if b >= 0 and wmin <= -2 * rho:
             jb = S[b]
             sb = scores(X[jb])
             sb = np.concatenate([sb, np.zeros(max(0, K - len(sb)))])
             lb = 1.0 - (sb[pairs[b][0]] - sb[pairs[b][1]])
-            ga, d, _ = solve_prop2(2 * ka, 2 * kernel(X[jb], X[jb]), wmin, lt, lb, C, gam[b])
+            kb = kernel(X[jb], X[jb])
+            if variant == "exact":
+                ga, d, _ = solve_prop2(2 * ka, 2 * kb, wmin, lt, lb, C, gam[b])
+            elif variant == "appr":
+                v = 1.0 / (2.0 * (1.0 - rho))
+                ga = min(C, v)
+                d = min(C, gam[b] + v) - gam[b]
+            else:  # coordinate ascent on (5): the new weight with d_b = 0, then d_b given it
+                ga = min(max(lt / (2 * ka), 0.0), C)
+                d = min(max((lb - wmin * ga) / (2 * kb), -gam[b]), C - gam[b])
             gam[b] += d
         else:
             ga = min(C, lt / (2 * ka))
