@@ -1,13 +1,18 @@
-"""Kernel ALMA_2(alpha), the Approximate Large Margin Algorithm of Gentile (JMLR 2, 2001), with p = 2.
+"""Kernel ALMA_2(alpha), the Approximate Large Margin Algorithm (C. Gentile, "A new approximate maximal
+margin classification algorithm", JMLR 2:213-242, 2001), with p = 2. Cited by title and formula: the
+paper is not among the project's stored papers, so no equation numbers are given here.
 
 Only p = 2 can be kernelised (the p-norm link function of ALMA_p is the identity only for p = 2);
 this is the "ALMA_2(0.9)" peer of the JMLR DUOL paper (section 5.1: p = 2, alpha = 0.9). Inputs are
 normalised in feature space, ``x_hat = x / sqrt(k(x, x))`` (a no-op for the RBF kernel). With the
 update counter ``k`` (starting at 1), ``B = 1 / alpha`` and ``C = sqrt(2)`` (Gentile's defaults):
 
-    gamma_k = B / sqrt(k),  eta_k = C / sqrt(k)
+    gamma_k = B / sqrt(k),  eta_k = C / sqrt(k)     (Gentile's B sqrt(p-1)/sqrt(k), C/(sqrt(p-1) sqrt(k)))
     if y_t w . x_hat_t <= (1 - alpha) gamma_k:
         w' = w + eta_k y_t x_hat_t;  w = w' / max(1, ||w'||);  k = k + 1
+
+In the kernel expansion ``w = sum_j alpha_j k(x_j, .)`` an update appends ``alpha_t = eta_k y_t /
+sqrt(k(x_t, x_t))`` and, when ``||w'|| > 1``, scales every ``alpha_j`` by ``1 / ||w'||``.
 
 ``||w||^2`` is carried along (``||w'||^2 = ||w||^2 + 2 eta y f + eta^2``). Mistakes are counted with
 the sign of ``f = w . x_hat`` (``+1`` for ``f >= 0``).

@@ -5,7 +5,8 @@ The implicit update (paper eq. 9, fixed step eta = 1, ``tau = lam / (1 + lam)``)
 coefficient by ``(1 - tau)`` (eq. 11) and gives the new point ``x_t`` the coefficient ``alpha_t``
 (eq. 12) that solves the update at ``f_{t+1}``. Writing ``f = f_t(x_t)`` and ``k = k(x_t, x_t)``:
 
-* square loss ``(f(x) - y)^2 / 2`` (eq. 13):
+* square loss ``(f(x) - y)^2 / 2`` (eq. 13 gives the loss and its gradient): the closed form that
+  follows from eq. 13 with eqs. 9 and 12 (unnumbered in the paper)
   ``alpha_t = C (1 - tau) (y - (1 - tau) f) / (1 + C (1 - tau) k)``
 * hinge loss ``(rho - y f(x))_+`` (eqs. 14-16): ``alpha_hat = y (rho - (1 - tau) y f) / k``, clipped so
   that ``y alpha_t`` lies in ``[0, (1 - tau) C]``
@@ -14,7 +15,12 @@ coefficient by ``(1 - tau)`` (eq. 11) and gives the new point ``x_t`` the coeffi
   (the left side minus the right side is increasing) and found by safeguarded Newton/bisection.
 
 ILK keeps every non-zero term (eq. 19). SILK (section 2.1) keeps a buffer of ``omega`` terms: when
-the buffer overflows, the term with the smallest ``|alpha|`` (the new one included) is discarded.
+the buffer overflows, the term with the smallest ``|alpha|`` (the new one included) is discarded. The
+paper says "the point with the lowest coefficient value is discarded"; the binary coefficients are
+signed (``y_t alpha_t >= 0`` for the hinge and logistic losses, either sign for the square loss), and
+"lowest" taken literally would evict the most negative one, i.e. the strongest ``-1`` term, so
+reading it as the smallest ``|alpha|`` is ours. For the novelty and per-pixel detectors
+``alpha >= 0`` and the two readings coincide (the paper's rule).
 """
 
 from __future__ import annotations
@@ -67,7 +73,8 @@ def logistic_root(m, k, B):
 
 @njit(cache=True)
 def ilk_alpha(loss, f, yt, kxx, C, tau, rho):
-    """The new coefficient alpha_t of ILK/SILK (eqs. 13, 16 and the logistic root) for ``f = f_t(x_t)``."""
+    """The new coefficient alpha_t of ILK/SILK for ``f = f_t(x_t)``: hinge eq. 16, square the closed form
+    that follows from eq. 13 (unnumbered in the paper), logistic the root of its fixed-point equation."""
     om = 1.0 - tau
     if loss == 0:
         if kxx <= 0.0:

@@ -1,6 +1,9 @@
 """Kernels for the online learners.
 
-* ``"rbf"`` (Gaussian): k(x, y) = exp(-||x - y||^2 / (2 sigma^2))  (the JMLR DUOL paper's sigma = 8)
+* ``"rbf"`` (Gaussian): k(x, y) = exp(-||x - y||^2 / (2 sigma^2)). The DUOL papers (JMLR 2011
+  sections 5.1 and 5.5, NIPS 2009 section 4.1) only say "Gaussian kernel with sigma = 8" and do not
+  write the kernel out; the ``2 sigma^2`` form follows the ICDM 2009 ramp-loss SVM paper (section V.A,
+  ``exp(-||x_i - x_j||^2 / 2 delta^2)``) and the Hoi group's MATLAB code for these learners.
 * ``"poly"``: k(x, y) = (x . y + coef)^degree
 * ``"linear"``: k(x, y) = x . y
 

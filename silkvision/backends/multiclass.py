@@ -9,7 +9,8 @@ the order they arrived, or the indices ``0..n_classes-1`` when ``n_classes`` is 
 
 * **Perceptron Max / Uniform / Prop** (Crammer & Singer, "Ultraconservative online algorithms for
   multiclass problems", JMLR 3, 2003, section 4; the "Max", "Uniform", "Prop" peers of the JMLR DUOL
-  paper Table 4). On a mistake, with the error set ``E = {r != y_t : f(x_t, r) >= f(x_t, y_t)}``,
+  paper, section 5.5, results in its Table 4). On a mistake, with the error set
+  ``E = {r != y_t : f(x_t, r) >= f(x_t, y_t)}``,
   add ``x_t`` with ``A[t, y_t] = 1`` and ``A[t, r] = -tau_r`` where Max: ``tau_s = 1``; Uniform:
   ``tau_r = 1/|E|`` for ``r`` in ``E``; Prop: ``tau_r = (f_r - f_y) / sum_{q in E} (f_q - f_y)`` (uniform
   when that sum is 0).
@@ -21,7 +22,11 @@ the order they arrived, or the indices ``0..n_classes-1`` when ``n_classes`` is 
   ``k((x, y), (x', y')) = k(x, x') [y = y']`` and ``Delta(y, r) = rho`` for ``r != y``: old
   coefficients decay by ``(1 - tau)``; ``alpha_hat = (rho - (1 - tau)(f_y - f_s)) / (2 k(x, x))``
   clipped to ``[0, (1 - tau) C]``; ``A[t, y_t] = alpha``, ``A[t, s] = -alpha``; a buffer of ``omega``
-  vectors drops the one whose largest ``|A[j, r]|`` is smallest (``omega=None``: ILK).
+  vectors drops the one whose largest ``|A[j, r]|`` is smallest (``omega=None``: ILK). The paper
+  (section 2.1) discards "the point with the lowest coefficient value"; a row holds the signed pair
+  ``(alpha_j, -alpha_j)``, so which number is "the coefficient" is our reading: we take the point's
+  ``alpha_j = max_r |A[j, r]| >= 0`` (eq. 18's ``alpha_t``, decayed) and drop the smallest, not the
+  most negative entry. (For the novelty/pixel detectors ``alpha >= 0`` and this is the paper's rule.)
 """
 
 from __future__ import annotations

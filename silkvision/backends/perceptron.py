@@ -1,9 +1,21 @@
-"""Kernel Perceptron (Rosenblatt 1958; kernel form as in Freund & Schapire 1999 / Kivinen et al. 2001).
+"""Kernel Perceptron.
 
-The peer "Perceptron" of the JMLR DUOL paper (Zhao, Hoi & Jin 2011, section 5.1, Table 2):
-``f(x) = sum_j alpha_j k(x_j, x)``; predict ``+1`` if ``f(x) >= 0`` else ``-1``; on a mistake add
-``x_t`` with ``alpha_t = y_t``. The number of support vectors therefore equals the number of
-mistakes.
+References (cited by title and formula; none of these papers is among the project's stored papers,
+so no equation numbers are given): F. Rosenblatt, "The perceptron: a probabilistic model for
+information storage and organization in the brain", Psychological Review 65(6):386-408, 1958 (the
+algorithm); Y. Freund & R. E. Schapire, "Large margin classification using the perceptron
+algorithm", Machine Learning 37(3):277-296, 1999 (its kernel form, the hypothesis kept as the list of
+mistakes); the kernel expansion as written below as in J. Kivinen, A. J. Smola & R. C. Williamson,
+"Online learning with kernels", IEEE Trans. Signal Processing 52(8):2165-2176, 2004 (NIPS 14, 2001),
+the "Kivinen et al." that the JMLR DUOL paper cites for this peer.
+
+The peer "Perceptron" of the JMLR DUOL paper (Zhao, Hoi & Jin 2011, section 5.1, Table 2)::
+
+    f(x) = sum_j alpha_j k(x_j, x)
+    predict  y_hat_t = +1 if f(x_t) >= 0 else -1
+    if y_hat_t != y_t:  add x_t with alpha_t = y_t          (no margin, no step size)
+
+The number of support vectors therefore equals the number of mistakes.
 """
 
 from __future__ import annotations

@@ -1,14 +1,17 @@
-"""Kernel ROMMA and aggressive ROMMA (Li & Long, "The relaxed online maximum margin algorithm",
-Machine Learning 46, 2002 / NIPS 1999).
+"""Kernel ROMMA and aggressive ROMMA (Y. Li & P. M. Long, "The relaxed online maximum margin
+algorithm", Machine Learning 46:361-387, 2002; first in NIPS 12, 1999). Cited by title and formula:
+the paper is not among the project's stored papers, so no equation numbers are given here.
 
 The weight vector ``w = sum_j alpha_j k(x_j, .)`` is replaced, on an update, by the smallest-norm
 vector that satisfies both the old half-space ``w . w_old >= ||w_old||^2`` and the new constraint
 ``y_t w . x_t >= 1``::
 
-    D   = k(x_t, x_t) ||w||^2 - f(x_t)^2
+    D   = k(x_t, x_t) ||w||^2 - f(x_t)^2                (f(x_t) = w . x_t)
     c_t = (k(x_t, x_t) ||w||^2 - y_t f(x_t)) / D
     d_t = ||w||^2 (y_t - f(x_t)) / D
-    w  <- c_t w + d_t k(x_t, .)
+    w  <- c_t w + d_t k(x_t, .)    i.e.  alpha_j <- c_t alpha_j (j < t),  alpha_t = d_t
+
+(Li & Long's ``c_t``, ``d_t`` with ``||x_t||^2`` and ``w_t . x_t`` read in feature space.)
 
 (the first update, from ``w = 0``, is ``w = y_t k(x_t, .) / k(x_t, x_t)``). ``||w||^2`` is carried
 along: ``||w_new||^2 = c^2 ||w||^2 + 2 c d f + d^2 k(x_t, x_t)``. ROMMA updates on mistakes only;
