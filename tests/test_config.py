@@ -303,3 +303,79 @@ def test_too_long_integer_in_a_file_is_a_one_line_error(tmp_path):
     with pytest.raises(ConfigError) as e:
         load_config(p, use_cwd=False)
     assert str(e.value) == f"{p}: invalid YAML at line 3, column 12: integer with 5001 digits is too long"
+
+
+# -- NumPy scalars and tuples (values computed by a script) -------------------------------------
+
+def _types(node):
+    """Set of the types of every leaf value of a nested config."""
+    out = set()
+    for v in node.values():
+        if isinstance(v, dict):
+            out |= _types(v)
+        elif isinstance(v, list):
+            out |= {type(x) for x in v} | {list}
+        else:
+            out.add(type(v))
+    return out
+
+
+def test_numpy_scalars_and_tuples_are_accepted_as_plain_python_values():
+    import numpy as np
+
+    cfg = validate({"detector": {"fill_holes": np.bool_(False),
+                                 "silk": {"tau": np.float64(1e-3), "omega": np.int64(5),
+                                          "C": np.int32(2), "sigma": np.float32(4.5)}},
+                    "capture": {"resize": (np.int64(320), 240)}})
+    silk = cfg["detector"]["silk"]
+    assert silk["tau"] == 1e-3 and silk["omega"] == 5 and silk["C"] == 2.0 and silk["sigma"] == 4.5
+    assert cfg["detector"]["fill_holes"] is False
+    assert cfg["capture"]["resize"] == [320, 240]
+    assert not any(issubclass(t, np.generic) for t in _types(cfg))
+    assert type(silk["C"]) is float and type(silk["omega"]) is int
+
+
+@pytest.mark.parametrize("section, key, value", [
+    ("silk", "omega", "np.bool_(True)"),    # a bool is not a number, NumPy's neither
+    ("silk", "tau", "np.bool_(True)"),
+    ("silk", "omega", "np.float64(5.0)"),   # a float is not an integer, NumPy's neither
+    (None, "fill_holes", "np.int64(1)"),    # a number is not a bool
+])
+def test_numpy_scalars_of_the_wrong_kind_are_still_refused(section, key, value):
+    import numpy as np
+
+    v = eval(value, {"np": np})
+    cfg = {key: v} if section is None else {section: {key: v}}
+    with pytest.raises(ConfigError, match="wrong type"):
+        validate({"detector": cfg})
+
+
+def test_a_python_bool_in_resize_is_refused():
+    with pytest.raises(ConfigError, match="capture.resize"):
+        validate({"capture": {"resize": [True, 240]}})
+
+
+def test_config_with_numpy_scalars_can_be_written_and_read_back(tmp_path):
+    import numpy as np
+
+    from silkvision.config import write_config
+
+    cfg = validate({"detector": {"silk": {"tau": np.float64(1e-3)}}, "capture": {"resize": (32, 24)}})
+    out = write_config(cfg, tmp_path / "c.yaml")
+    assert load_config(out, use_cwd=False) == cfg
+    # a hand-made (not validated) mapping with NumPy scalars and tuples is written too
+    raw = {"detector": {"silk": {"tau": np.float64(2e-3), "omega": np.int64(7)}},
+           "capture": {"resize": (np.int64(16), 12)}}
+    out = write_config(raw, tmp_path / "raw.yaml")
+    got = load_config(out, use_cwd=False)
+    assert got["detector"]["silk"]["tau"] == 2e-3 and got["detector"]["silk"]["omega"] == 7
+    assert got["capture"]["resize"] == [16, 12]
+
+
+def test_create_subtractor_accepts_numpy_scalars():
+    import numpy as np
+
+    from silkvision.detector import create_subtractor
+
+    det = create_subtractor("silk", omega=np.int64(5), fill_holes=np.bool_(False), tau=np.float64(1e-3))
+    assert det.name == "silk"

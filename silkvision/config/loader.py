@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+import numpy as np
 import yaml
 
 from silkvision.errors import ConfigError
@@ -126,12 +127,27 @@ def _finite_allowed(allowed: str) -> str:
     return re.sub(r"\ba number\b", "a finite number", allowed, count=1)
 
 
+def _plain(value: Any) -> Any:
+    """NumPy scalars as the Python ``bool``/``int``/``float``/``str`` they hold, a tuple as a list
+    (items converted too); anything else unchanged.
+
+    What :func:`validate` returns is then plain Python, which the YAML writer can dump; the type
+    checks that follow still tell a bool from a number (``np.bool_`` becomes ``bool``).
+    """
+    if isinstance(value, (np.bool_, np.integer, np.floating, np.str_)):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
 def _check_value(key: str, value: Any, spec: Param, source: str) -> Any:
     where = f" in {source}" if source else ""
     if value is None:
         if spec.nullable:
             return None
         raise ConfigError(f"{key}: null{where} is not allowed; expected {spec.allowed}")
+    value = _plain(value)
     t = spec.type
     if t is float and isinstance(value, int) and not isinstance(value, bool):
         try:
@@ -169,7 +185,12 @@ def _merge(base: dict, update: Mapping, schema: dict, prefix: str, source: str) 
 
 
 def validate(config: Mapping, source: str = "") -> dict:
-    """Validate a (possibly partial) nested config and return it merged over the defaults."""
+    """Validate a (possibly partial) nested config and return it merged over the defaults.
+
+    NumPy scalars (``np.float64(0.02)``, ``np.int64(5)``, ``np.bool_(True)``) are accepted as the
+    Python value they hold and tuples as lists; the result holds only plain Python values. A bool
+    (Python or NumPy) is still refused where a number is expected.
+    """
     out = defaults()
     _merge(out, config, SCHEMA, "", source)
     return out
@@ -292,9 +313,17 @@ def get(config: Mapping, dotted: str) -> Any:
     return node
 
 
+def _plain_tree(node: Any) -> Any:
+    """A nested mapping as plain dicts with :func:`_plain` values (what ``yaml.safe_dump`` can write)."""
+    if isinstance(node, Mapping):
+        return {k: _plain_tree(v) for k, v in node.items()}
+    return _plain(node)
+
+
 def dump_config(config: Mapping) -> str:
-    """YAML text of a configuration (keys in schema order)."""
-    return yaml.safe_dump(dict(config), sort_keys=False, default_flow_style=False)
+    """YAML text of a configuration (keys in schema order); NumPy scalars are written as the
+    numbers they hold and tuples as lists."""
+    return yaml.safe_dump(_plain_tree(config), sort_keys=False, default_flow_style=False)
 
 
 def write_config(config: Mapping, path: str | os.PathLike) -> Path:

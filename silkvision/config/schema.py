@@ -19,7 +19,8 @@ class Param:
     default : object
         Built-in default value.
     type : type or tuple of types
-        Allowed Python type(s) after YAML parsing (``int`` is accepted where ``float`` is asked).
+        Allowed Python type(s) after YAML parsing (``int`` is accepted where ``float`` is asked;
+        a NumPy scalar counts as the Python type it holds and a tuple as a list).
     check : callable, optional
         Predicate on the value; ``False`` means out of range.
     allowed : str
@@ -56,6 +57,10 @@ def unit_open(default, help=""):
 def boolean(default, help=""):
     return Param(default, bool, "true or false", help=help)
 
+
+#: Largest width or height a frame may be resized to (``capture.resize`` and
+#: :func:`silkvision.capture.open_source` share it).
+MAX_FRAME_SIDE = 16384
 
 ALGORITHMS = ("silk", "norma", "mog2", "knn", "gsoc", "cnt")
 COLOUR_SPACES = ("rgb", "ycrcb", "lab", "gray")
@@ -123,8 +128,9 @@ SCHEMA: dict[str, Any] = {
                                 help="seconds to wait for a camera frame before giving up"),
         "max_frames": Param(None, int, "null or an integer >= 1", lambda v: v >= 1, nullable=True,
                             help="stop after this many frames"),
-        "resize": Param(None, list, "null or [width, height] with integers in 1..16384",
-                        lambda v: len(v) == 2 and all(isinstance(x, int) and 0 < x <= 16384 for x in v),
+        "resize": Param(None, list, f"null or [width, height] with integers in 1..{MAX_FRAME_SIDE}",
+                        lambda v: len(v) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
+                                                      and 0 < x <= MAX_FRAME_SIDE for x in v),
                         nullable=True, help="resize frames before detection"),
     },
     "export": {
