@@ -74,7 +74,8 @@ def open_source(spec, camera_timeout: float = 5.0, resize=None, max_frames=None,
         ``capture.camera_timeout``).
     resize : (width, height), optional
         Resize every frame with ``cv2.INTER_AREA`` (ground truth and ROI with nearest neighbour);
-        config ``capture.resize``.
+        integers in 1..16384 (:data:`silkvision.config.schema.MAX_FRAME_SIDE`, as config
+        ``capture.resize``); ValueError otherwise.
     max_frames : int, optional
         Use only the first ``max_frames`` frames (config ``capture.max_frames``).
     groundtruth : path, optional

@@ -19,10 +19,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from silkvision.config.schema import MAX_FRAME_SIDE
 from silkvision.errors import SourceError
 
 __all__ = ["Source", "GroundTruth", "IMAGE_EXTENSIONS", "read_image", "list_images",
-           "check_resize", "check_max_frames", "open_capture"]
+           "check_resize", "check_max_frames", "open_capture", "MAX_FRAME_SIDE"]
 
 #: File extensions read as images (what OpenCV's imread decodes).
 IMAGE_EXTENSIONS = frozenset({
@@ -36,17 +37,19 @@ _TRAILING_NUMBER = re.compile(r"(\d+)$")
 
 
 def check_resize(resize) -> tuple[int, int] | None:
-    """Validate ``resize`` (None or ``(width, height)`` positive ints) and return it as a tuple."""
+    """Validate ``resize`` (None or ``(width, height)``, integers in 1..:data:`MAX_FRAME_SIDE`, the
+    bound of the ``capture.resize`` config key) and return it as a tuple of ints."""
     if resize is None:
         return None
     try:
         w, h = resize
-        ok = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v > 0 for v in (w, h))
+        ok = all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                 and 0 < v <= MAX_FRAME_SIDE for v in (w, h))
     except (TypeError, ValueError):
         ok = False
     if not ok:
         raise ValueError(f"resize: {resize!r} is not allowed; expected None or (width, height) "
-                         f"with positive integers")
+                         f"with integers in 1..{MAX_FRAME_SIDE}")
     return int(w), int(h)
 
 
@@ -92,14 +95,30 @@ def read_image(path: Path, flags: int = cv2.IMREAD_COLOR, what: str = "image") -
     return img
 
 
+# OpenCV reads FFmpeg's log level from OPENCV_FFMPEG_LOGLEVEL once per process, when it first
+# uses FFmpeg (the first cv2.VideoCapture or cv2.VideoWriter with the FFmpeg back end), not at
+# each open. Setting it here, when silkvision.capture is imported, makes it apply also when a
+# VideoWriter (export --video, user code) opens before the first capture. A value the user set is
+# kept (e.g. to debug a codec).
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")   # AV_LOG_QUIET
+
+
 def open_capture(spec, *api) -> cv2.VideoCapture:
     """``cv2.VideoCapture(spec, *api)`` without OpenCV's or FFmpeg's own log lines on the console.
 
     A camera that cannot be opened, or a corrupt video file, is then reported once, by us, as a
-    one-line :class:`SourceError`. FFmpeg's level is read from ``OPENCV_FFMPEG_LOGLEVEL`` when a
-    capture opens; a value the user set (e.g. to debug a codec) is kept.
+    one-line :class:`SourceError`, and a damaged frame does not print FFmpeg's decoder messages.
+
+    OpenCV's own messages are held back while the capture opens. FFmpeg's are silenced through
+    ``OPENCV_FFMPEG_LOGLEVEL``, which :mod:`silkvision.capture` sets to quiet (``-8``) when it is
+    imported, unless the user set it (then the user's level applies). OpenCV reads that variable
+    only once, when the process first uses FFmpeg: FFmpeg's messages are therefore silenced
+    whenever ``silkvision.capture`` was imported (``silkvision.io.export`` imports it; opening any
+    silkvision source does) before the first ``cv2.VideoCapture`` or ``cv2.VideoWriter`` of the
+    process. When OpenCV used FFmpeg earlier, FFmpeg keeps the level it got then, and its error
+    messages (e.g. about a damaged frame) are printed.
     """
-    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")   # AV_LOG_QUIET
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")   # (in case it was removed since import)
     log = getattr(getattr(cv2, "utils", None), "logging", None)
     if log is None:
         return cv2.VideoCapture(spec, *api)
