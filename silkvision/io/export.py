@@ -24,6 +24,7 @@ Matroska header carries a random segment UID (its decoded frames are identical).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -76,7 +77,42 @@ def is_export_output(name: str) -> bool:
 
 
 def write_mask_png(path, mask: np.ndarray) -> Path:
-    """Write a 0/255 uint8 mask as a grey PNG, atomically."""
+    """Write a mask as a grey 0/255 PNG, atomically.
+
+    Parameters
+    ----------
+    path : path-like
+        The file to write; its name must end in ``.png``.
+    mask : ndarray
+        Non-empty HxW mask: ``uint8`` with only the values 0 and 255, or ``bool`` (written as
+        0/255).
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    ValueError
+        ``path`` does not end in ``.png``, or ``mask`` is not a mask as above (named in the message).
+    ExportError
+        The file cannot be written (disk full, ...).
+    """
+    if Path(path).suffix.lower() != ".png":
+        raise ValueError(f"path: {str(path)!r} does not end in .png; expected a .png file name")
+    mask = np.asarray(mask)
+    what = f"mask for {path}"
+    if mask.ndim != 2 or mask.size == 0:
+        raise ValueError(f"{what}: shape {mask.shape}; expected a non-empty HxW array")
+    if mask.dtype == bool:
+        mask = np.where(mask, np.uint8(255), np.uint8(0))
+    elif mask.dtype != np.uint8:
+        raise ValueError(f"{what}: dtype {mask.dtype}; expected uint8 with values 0/255, or bool")
+    elif not np.all((mask == 0) | (mask == 255)):
+        bad = np.unique(mask[(mask != 0) & (mask != 255)])
+        shown = ", ".join(str(int(v)) for v in bad[:6]) + (", ..." if bad.size > 6 else "")
+        raise ValueError(f"{what}: values {shown}; expected a uint8 mask with only 0 and 255 "
+                         f"(or a bool mask)")
     ok, buf = cv2.imencode(".png", mask)
     if not ok:  # pragma: no cover - cv2 always encodes uint8 PNG
         raise ExportError(f"{path}: PNG encoding failed")
@@ -502,7 +538,8 @@ def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: s
     ----------
     source : int, str, path or Source
         What :func:`silkvision.capture.open_source` opens (with the ``capture`` config keys), or an
-        already open source (not closed here).
+        already open source (not closed here). A seekable source is exported from its first frame
+        even if it was read from before (it is rewound); a camera from its next frame.
     out_dir : path
         Output folder (created). It must be empty, hold an unfinished export with the same settings
         (resumed), or ``overwrite`` must be set (our old files are deleted, others left alone).
@@ -630,6 +667,19 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
                              f"masks already written are kept")
         for n in res.notes:
             log(n)
+    # A fresh export (or a replay) starts at the first frame of the source, also when an open source
+    # given by the caller was read from already: the manifest names the whole source, and a resume
+    # counts export frame k as the source's k-th frame. The first frame is read before anything is
+    # written, so a source without frames leaves no "running" manifest behind.
+    pending = None
+    if resume_index is None:
+        if src.seekable:
+            src.seek(src.first_index)
+        try:
+            pending = next(src)
+        except StopIteration:
+            _note_dropped(src, res, log)
+            raise SourceError(f"{src.spec}: no frames to export") from None
     _write_manifest(out, new)
     with reported_write_errors(out / "config.yaml"):
         write_config(cfg, out / "config.yaml")
@@ -662,7 +712,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
     t0 = time.perf_counter()
     with _StopFlag(handle_signals) as stop:
         try:
-            for index, frame in src:
+            for index, frame in (src if pending is None else itertools.chain((pending,), src)):
                 if want_video and writer is None:
                     writer = MaskVideoWriter(out, (frame.shape[1], frame.shape[0]), src.fps or 25.0)
                 mask = det.apply(frame)
