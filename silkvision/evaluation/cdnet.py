@@ -152,6 +152,9 @@ def label_classes(gt: np.ndarray, roi: np.ndarray | None = None, *, name: str = 
     cls = _LUT[gt]
     if roi is not None:
         roi = np.asarray(roi)
+        if roi.ndim != 2:
+            raise DataError(f"ROI: shape {roi.shape}; expected an HxW array the size of {name} "
+                            f"({gt.shape[1]}x{gt.shape[0]})")
         if roi.shape != gt.shape:
             raise DataError(f"ROI is {roi.shape[1] if roi.ndim > 1 else '?'}x{roi.shape[0]} but {name} is "
                             f"{gt.shape[1]}x{gt.shape[0]}; expected the same size")
@@ -166,11 +169,11 @@ def label_classes(gt: np.ndarray, roi: np.ndarray | None = None, *, name: str = 
 
 def mask_foreground(mask: np.ndarray, rule: str = "strict", *, name: str = "mask") -> np.ndarray:
     """Boolean foreground of a mask under a mask rule (see the module docstring)."""
+    if rule not in MASK_RULES:  # (checked for bool masks too, which every rule reads alike)
+        raise ValueError(f"rule: {rule!r}; expected one of {', '.join(MASK_RULES)}")
     mask = _check_2d(name, mask)
     if mask.dtype == bool:
         return mask
-    if rule not in MASK_RULES:
-        raise ValueError(f"rule: {rule!r}; expected one of {', '.join(MASK_RULES)}")
     if mask.dtype != np.uint8:
         raise DataError(f"{name}: expected a uint8 0/255 or bool mask, got {mask.dtype}")
     if rule == "strict":

@@ -35,6 +35,7 @@ counts differ from the curve's point at the same threshold; with the post-proces
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Iterable
 
 import numpy as np
@@ -43,6 +44,20 @@ from silkvision.evaluation.cdnet import CLASS_IGNORE, Counts, label_classes
 from silkvision.errors import DataError
 
 __all__ = ["RocAccumulator"]
+
+
+def _is_number(v) -> bool:
+    """A real number (Python or NumPy), not a bool."""
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+
+
+def _numbers(values) -> list[float] | None:
+    """``values`` as a list of floats, or None when it is not an iterable of real numbers."""
+    try:
+        items = list(values)
+    except TypeError:
+        return None
+    return [float(v) for v in items] if all(_is_number(v) for v in items) else None
 
 
 class RocAccumulator:
@@ -69,15 +84,19 @@ class RocAccumulator:
     """
 
     def __init__(self, lo: float, hi: float, bins: int = 4096, thresholds: Iterable[float] = ()):
+        if not (_is_number(lo) and _is_number(hi)):
+            raise ValueError(f"lo, hi: ({lo!r}, {hi!r}); expected finite numbers with lo < hi")
         lo, hi = float(lo), float(hi)
         if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
             raise ValueError(f"lo, hi: ({lo!r}, {hi!r}) must be finite with lo < hi")
+        if isinstance(bins, (bool, np.bool_)) or not isinstance(bins, (int, np.integer)) or bins < 1:
+            raise ValueError(f"bins: {bins!r}; expected an integer >= 1")
         bins = int(bins)
-        if bins < 1:
-            raise ValueError(f"bins: {bins!r} must be >= 1")
-        thr = sorted({float(np.float32(t)) for t in thresholds})
-        if any(not math.isfinite(t) for t in thr):
-            raise ValueError(f"thresholds: {list(thresholds)!r} must be finite")
+        values = None if isinstance(thresholds, (str, bytes)) else _numbers(thresholds)
+        if values is None or any(not math.isfinite(t) for t in values):
+            raise ValueError(f"thresholds: {thresholds!r}; expected a sequence of finite numbers "
+                             f"(e.g. (0.45,))")
+        thr = sorted({float(np.float32(t)) for t in values})
         self.lo, self.hi, self.bins = lo, hi, bins
         self.thresholds = tuple(thr)
         self._thr32 = np.array(thr, np.float32)
@@ -159,6 +178,8 @@ class RocAccumulator:
 
     def merge(self, other: "RocAccumulator") -> "RocAccumulator":
         """Add another accumulator with the same bins (e.g. to pool several sequences)."""
+        if not isinstance(other, RocAccumulator):
+            raise TypeError(f"other: {type(other).__name__}; expected a RocAccumulator")
         if (other.lo, other.hi, other.bins, other.thresholds) != (self.lo, self.hi, self.bins, self.thresholds):
             raise ValueError("other: accumulators have different bins")
         self._hist += other._hist

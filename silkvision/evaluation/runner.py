@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 
 from silkvision.config import validate
-from silkvision.errors import DataError, SourceError
+from silkvision.errors import ConfigError, DataError, SourceError
 from silkvision.evaluation.cdnet import (CLASS_IGNORE, Counts, label_classes, mask_foreground,
                                          metrics)
 from silkvision.evaluation.light_switch import LightSwitch, apply_light_switches
@@ -357,7 +357,8 @@ def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, conf
     path : path-like
         Sequence (see the module docstring).
     algorithms : sequence of str
-        Detector names for :func:`silkvision.create_subtractor`.
+        Detector names for :func:`silkvision.create_subtractor`, each at most once (a name listed
+        twice is a :class:`~silkvision.errors.ConfigError`).
     config : mapping, optional
         Configuration (detector parameters, ``evaluation.bins``); defaults when omitted. The
         ``capture`` keys are not applied: the frames are scored at the ground truth's size over
@@ -380,6 +381,12 @@ def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, conf
     SequenceResult
     """
     cfg = validate(config or {}, "config")
+    if detectors is None:
+        algorithms = list(algorithms)
+        twice = [a for i, a in enumerate(algorithms) if a in algorithms[:i]]
+        if twice:
+            raise ConfigError(f"algorithms: {twice[0]!r} is listed twice in {algorithms!r}; expected "
+                              f"each algorithm once")
     bins = cfg["evaluation"]["bins"]
     switches = tuple(light_switches)
     src, troi, roi = open_evaluation_source(path, groundtruth)
