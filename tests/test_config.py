@@ -122,7 +122,7 @@ def test_inf_in_a_config_file_names_file_and_says_finite(tmp_path):
     with pytest.raises(ConfigError) as e:
         load_config(p, use_cwd=False)
     assert str(e.value) == (f"detector.silk.sigma: inf in {p} is out of range; "
-                            "expected a finite number > 0")
+                            "expected a finite number >= 1e-06")
     p.write_text("detector:\n  silk:\n    threshold: .inf\n")
     with pytest.raises(ConfigError, match=r"threshold: inf in .* expected a finite number >= 0$"):
         load_config(p, use_cwd=False)
@@ -238,7 +238,7 @@ def test_cli_reports_inf_and_accepts_scientific_notation(tmp_path, monkeypatch, 
     rc = main(["export", "missing_source", "--out", str(tmp_path / "out"), "--set", "detector.silk.sigma=.inf"])
     assert rc == 2
     assert capsys.readouterr().err == ("silkvision: error: detector.silk.sigma: inf in --set is out of range; "
-                                       "expected a finite number > 0\n")
+                                       "expected a finite number >= 1e-06\n")
     # 5e-4 passes the config stage; the run then stops at the missing source, not at the config
     rc = main(["export", "missing_source", "--out", str(tmp_path / "out"), "--set", "detector.silk.tau=5e-4"])
     err = capsys.readouterr().err
@@ -379,3 +379,19 @@ def test_create_subtractor_accepts_numpy_scalars():
 
     det = create_subtractor("silk", omega=np.int64(5), fill_holes=np.bool_(False), tau=np.float64(1e-3))
     assert det.name == "silk"
+
+
+def test_detector_sigma_below_the_kernel_floor_is_a_config_error(tmp_path):
+    """SIGMA_MIN (1e-6) is shared by the schema and the detectors: below ~4.6e-20 the float32 kernel
+    scale overflows and every score is NaN, so the config refuses tiny widths with the key named."""
+    from silkvision.config.schema import SIGMA_MIN
+    from silkvision.detector.silk import SIGMA_MIN as DETECTOR_MIN
+
+    assert SIGMA_MIN == DETECTOR_MIN == 1e-6
+    p = tmp_path / "tiny.yaml"
+    for algo in ("silk", "norma"):
+        p.write_text(f"detector:\n  {algo}:\n    sigma: 1.0e-9\n")
+        with pytest.raises(ConfigError, match=rf"detector\.{algo}\.sigma: 1e-09 .* expected a number >= 1e-06"):
+            load_config(p, use_cwd=False)
+        p.write_text(f"detector:\n  {algo}:\n    sigma: 1.0e-6\n")
+        assert load_config(p, use_cwd=False)["detector"][algo]["sigma"] == 1e-6

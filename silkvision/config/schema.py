@@ -58,6 +58,16 @@ def boolean(default, help=""):
     return Param(default, bool, "true or false", help=help)
 
 
+#: Smallest Gaussian kernel width of the SILK/NORMA detectors (``detector.silk.sigma``,
+#: ``detector.norma.sigma``; the detectors import it): below about 4.6e-20 the kernel's float32
+#: scale overflows, and every width <= 0.1 already gives the same detector.
+SIGMA_MIN = 1e-6
+
+
+def kernel_width(default, help=""):
+    return Param(default, float, f"a number >= {SIGMA_MIN:g}", lambda v: v >= SIGMA_MIN, help=help)
+
+
 #: Largest width or height a frame may be resized to (``capture.resize`` and
 #: :func:`silkvision.capture.open_source` share it).
 MAX_FRAME_SIDE = 16384
@@ -82,7 +92,7 @@ SCHEMA: dict[str, Any] = {
             "tau": unit_open(0.000503, "decay: old coefficients are multiplied by (1 - tau)"),
             "C": positive(0.4, "box constraint: new coefficient <= (1 - tau) C"),
             "rho": positive(1.0, "margin of the novelty hinge loss"),
-            "sigma": positive(8.0, "Gaussian kernel width in 8-bit colour units"),
+            "sigma": kernel_width(8.0, "Gaussian kernel width in 8-bit colour units"),
             "threshold": Param(0.45, float, "a number >= 0", lambda v: v >= 0,
                                help="foreground if score f(x) < threshold"),
             "conservative": boolean(True, "soft conservative update for foreground pixels"),
@@ -108,7 +118,7 @@ SCHEMA: dict[str, Any] = {
             "lambda": positive(0.1, "regulariser: old terms decay by (1 - eta*lambda)"),
             "nu": Param(0.5, float, "a number in [0, 1]", lambda v: 0 <= v <= 1,
                         help="nu of NORMA's novelty detection (offset update)"),
-            "sigma": positive(15.0, "Gaussian kernel width in 8-bit colour units"),
+            "sigma": kernel_width(15.0, "Gaussian kernel width in 8-bit colour units"),
             "threshold": Param(0.36, float, "a number >= 0", lambda v: v >= 0,
                                help="foreground if score f(x) < threshold"),
         },

@@ -9,11 +9,29 @@ Shaped like OpenCV's ``cv2.BackgroundSubtractor`` so users feel at home::
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 
 import numpy as np
 
-__all__ = ["BackgroundSubtractor"]
+__all__ = ["BackgroundSubtractor", "check_learning_rate"]
+
+
+def check_learning_rate(value) -> float:
+    """``learningRate`` of :meth:`BackgroundSubtractor.apply` as a float.
+
+    Any real number is allowed (0 = score only, negative = the configured learning); ``None``,
+    strings, other objects and NaN raise ``ValueError`` naming ``learningRate``.
+    """
+    if value is None or isinstance(value, (str, bytes)):
+        raise ValueError(f"learningRate: {value!r} must be a number (0 = do not learn, -1 = default)")
+    try:
+        lr = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"learningRate: {value!r} must be a number (0 = do not learn, -1 = default)") from None
+    if math.isnan(lr):
+        raise ValueError(f"learningRate: {value!r} must be a number (0 = do not learn, -1 = default)")
+    return lr
 
 
 class BackgroundSubtractor(ABC):

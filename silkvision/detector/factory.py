@@ -46,8 +46,9 @@ def create_subtractor(name: str | None = None, config: Mapping | None = None,
     >>> det = sv.create_subtractor("silk", tau=0.02)
     """
     cfg = validate(config or {}, "config")
-    name = name or cfg["detector"]["algorithm"]
-    if name not in ALGORITHMS:
+    if name is None:
+        name = cfg["detector"]["algorithm"]
+    if not isinstance(name, str) or name not in ALGORITHMS:
         raise ConfigError(f"algorithm {name!r} is unknown; expected one of {', '.join(ALGORITHMS)}")
     section = {"gsoc": {}, "cnt": {}}.get(name, None)
     det_cfg = cfg["detector"]

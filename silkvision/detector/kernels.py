@@ -96,7 +96,7 @@ def fma32(typingctx, a, b, c):
     return sig, codegen
 
 
-@njit(inline="always")
+@njit(inline="always", cache=True)
 def exp2_neg(u):
     """2^u for float32 ``u <= 0`` (clamped to :data:`U_MIN`); vectorisable, see the module notes."""
     u = max(u, U_MIN)
@@ -126,7 +126,7 @@ def fma32_array(a, b, c, out):
     return out
 
 
-@njit(inline="always")
+@njit(inline="always", cache=True)
 def _load_features(feat, y, featf, C, W):
     # one pass over the interleaved row (LLVM vectorises the de-interleave), not one per channel
     frow = feat[y]
@@ -143,7 +143,7 @@ def _load_features(feat, y, featf, C, W):
             f0[x] = np.float32(frow[x, 0])
 
 
-@njit(inline="always")
+@njit(inline="always", cache=True)
 def _slot_exponents(colours, y, featf, ubuf, nl, C, W, j):
     """First pass over slot j of row y: ``ubuf = nl * |feat - colours[y, j]|^2`` per pixel."""
     f0 = featf[0]
@@ -166,7 +166,7 @@ def _slot_exponents(colours, y, featf, ubuf, nl, C, W, j):
             ubuf[x] = (t0 * t0) * nl
 
 
-@njit(inline="always")
+@njit(inline="always", cache=True)
 def _slot_sums(colours, alphas, y, featf, ubuf, acc, nl, C, W, j):
     """acc += alphas[y, j] * k(colours[y, j], feat[y]) for the pixels of row y (two passes)."""
     _slot_exponents(colours, y, featf, ubuf, nl, C, W, j)
@@ -175,7 +175,7 @@ def _slot_sums(colours, alphas, y, featf, ubuf, acc, nl, C, W, j):
         acc[x] = fma32(arow[x], exp2_neg(ubuf[x]), acc[x])
 
 
-@njit(inline="always")
+@njit(inline="always", cache=True)
 def _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j):
     """:func:`_slot_sums`, and the running lowest coefficient ``minv`` and its slot ``mini``
     (strictly lower only: the first slot wins ties) in the same second pass (one load of the

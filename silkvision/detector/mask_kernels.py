@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["median5_close5", "MedianClose5"]
+__all__ = ["median5_close5", "MedianClose5", "check_mask_out"]
 
 _U0 = np.uint8(0)
 _U7 = np.uint8(7)
@@ -47,12 +47,12 @@ _U13 = np.uint8(13)
 _U255 = np.uint8(255)
 
 
-@njit(inline="always")
+@njit(inline="always", cache=True)
 def _max5(a, x):
     return max(max(max(a[x], a[x + 1]), max(a[x + 2], a[x + 3])), a[x + 4])
 
 
-@njit(inline="always")
+@njit(inline="always", cache=True)
 def _min5(a, x):
     return min(min(min(a[x], a[x + 1]), min(a[x + 2], a[x + 3])), a[x + 4])
 
@@ -126,6 +126,26 @@ def median5_close5(raw, out, med, dil, scratch):
     return out
 
 
+def check_mask_out(out, shape: tuple, name: str = "out") -> None:
+    """Check that ``out`` can receive a mask of ``shape``: a writeable C-contiguous uint8 ndarray of
+    exactly that shape. Raises ``ValueError`` naming ``name`` otherwise.
+
+    The numba kernel writes without bounds checks and OpenCV gives raw ``cv2.error`` (or silently
+    writes elsewhere) on such buffers, so every entry point that takes an output mask checks it.
+    """
+    shape = tuple(shape)
+    if (isinstance(out, np.ndarray) and out.dtype == np.uint8 and out.shape == shape
+            and out.flags.c_contiguous and out.flags.writeable):
+        return
+    if not isinstance(out, np.ndarray):
+        got = type(out).__name__
+    else:
+        got = f"{out.dtype} {out.shape}"
+        if out.dtype == np.uint8 and out.shape == shape:
+            got += ", read-only" if not out.flags.writeable else ", not C-contiguous"
+    raise ValueError(f"{name}: expected a writeable C-contiguous uint8 array of shape {shape}, got {got}")
+
+
 class MedianClose5:
     """:func:`median5_close5` with its buffers, for masks of one size (reallocated when it changes)."""
 
@@ -133,6 +153,14 @@ class MedianClose5:
         self._shape = None
 
     def __call__(self, raw: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Filter the (H, W) uint8 0/255 mask ``raw`` into ``out`` (a writeable C-contiguous
+        (H, W) uint8 array other than ``raw``; ``ValueError`` otherwise)."""
+        if not isinstance(raw, np.ndarray) or raw.ndim != 2 or raw.dtype != np.uint8:
+            got = f"{raw.dtype} {raw.shape}" if isinstance(raw, np.ndarray) else type(raw).__name__
+            raise ValueError(f"raw: expected an (H, W) uint8 mask, got {got}")
+        check_mask_out(out, raw.shape)
+        if np.may_share_memory(out, raw):
+            raise ValueError("out: must not overlap the input mask")
         H, W = raw.shape
         if self._shape != (H, W):
             self._med = np.empty((H + 4, W + 4), np.uint8)

@@ -28,7 +28,7 @@ import numpy as np
 
 from silkvision.config.schema import SCHEMA
 from silkvision.detector import kernels as _k
-from silkvision.detector.silk import (KernelPixelSubtractor, _F, _check_number, _default)
+from silkvision.detector.silk import (KernelPixelSubtractor, _F, _check_number, _check_sigma, _default)
 
 __all__ = ["NormaSubtractor", "RHO0"]
 
@@ -51,7 +51,8 @@ class NormaSubtractor(KernelPixelSubtractor):
     nu : float
         nu in [0, 1] of the nu-loss (offset update).
     sigma : float
-        Gaussian kernel width in 8-bit colour units.
+        Gaussian kernel width in 8-bit colour units; at least
+        :data:`~silkvision.detector.silk.SIGMA_MIN` (1e-6).
     threshold : float
         Foreground iff f(x) < threshold.
     colour_space : {"rgb", "ycrcb", "lab", "gray"}
@@ -98,7 +99,7 @@ class NormaSubtractor(KernelPixelSubtractor):
             raise ValueError(f"lam: eta * lam = {p['eta'] * p['lam']!r} must be < 1 "
                              f"(eta={p['eta']!r}, lam={p['lam']!r})")
         p["nu"] = _check_number("nu", p["nu"], 0, 1)
-        p["sigma"] = _check_number("sigma", p["sigma"], 0, lo_open=True)
+        p["sigma"] = _check_sigma(p["sigma"])
         p["threshold"] = _check_number("threshold", p["threshold"], 0)
         return p
 
@@ -107,6 +108,12 @@ class NormaSubtractor(KernelPixelSubtractor):
 
     def _extra_state_shapes(self, H, W) -> dict:
         return {"ptr": ((H, W), np.uint8, 0), "rho": ((H, W), np.float32, RHO0)}
+
+    def _check_state_arrays(self, arrays: dict) -> None:
+        # the kernel writes slot ptr without a bounds check
+        if arrays["ptr"].max() >= self._p["omega"]:
+            raise ValueError(f"state: 'ptr' holds slot {int(arrays['ptr'].max())}, must be < omega "
+                             f"({self._p['omega']})")
 
     def kernel_args(self, learn: bool) -> tuple:
         """Scalar arguments of :func:`~silkvision.detector.kernels.norma_frame`: ``(scale,

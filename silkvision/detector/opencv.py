@@ -4,6 +4,12 @@
 They have no per-pixel scores, so evaluation shows them as a single operating point. Shadows (127 in
 OpenCV's masks when ``detect_shadows`` is on) are reported as background, as CDnet counts hard
 shadows (label 50) as background.
+
+Frames are checked as SILK/NORMA check them (:func:`~silkvision.detector.colour.check_frame`: HxWx3
+BGR or HxW / HxWx1 grey uint8, not empty), and grey frames are expanded to BGR
+(``COLOR_GRAY2BGR``) as the SILK/NORMA colour spaces do, so OpenCV's model always sees three
+channels: a grey video gives the same masks as the same video stored in colour, and a grey frame
+after colour ones does not silently re-initialise OpenCV's model.
 """
 
 from __future__ import annotations
@@ -11,12 +17,17 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from silkvision.detector.base import BackgroundSubtractor
-from silkvision.detector.postprocess import MaskFilter
+from silkvision.config import validate
+from silkvision.detector.base import BackgroundSubtractor, check_learning_rate
+from silkvision.detector.colour import check_frame
+from silkvision.detector.postprocess import MaskFilter, check_mask_out
 
 __all__ = ["OpenCVSubtractor", "opencv_available"]
 
 _CONTRIB = {"gsoc": "createBackgroundSubtractorGSOC", "cnt": "createBackgroundSubtractorCNT"}
+#: the algorithm keys each baseline takes (the config schema's section; the contrib ones take none)
+_KEYS = {"mog2": ("history", "var_threshold", "detect_shadows"),
+         "knn": ("history", "dist2_threshold", "detect_shadows"), "gsoc": (), "cnt": ()}
 
 
 def opencv_available(name: str) -> bool:
@@ -42,7 +53,7 @@ class OpenCVSubtractor(BackgroundSubtractor):
         Fill enclosed background holes of the mask after the closing.
     **params
         The algorithm's keys from the config (``history``, ``var_threshold`` / ``dist2_threshold``,
-        ``detect_shadows``).
+        ``detect_shadows``), checked with the config schema's rules (``ValueError`` naming the key).
     """
 
     has_scores = False
@@ -59,11 +70,24 @@ class OpenCVSubtractor(BackgroundSubtractor):
             raise ConfigError(f"algorithm {name!r} needs opencv-contrib (cv2.bgsegm), which is not installed")
         self.name = name
         self._post = MaskFilter(median, close, fill_holes)
-        self._params = dict(params)
+        self._params = self._check_params(params)
         self.score_range = None
         self._raw = None
+        self._bgr = None   # grey -> BGR staging buffer
         self._model = None
         self.reset()
+
+    def _check_params(self, params: dict) -> dict:
+        """``params`` checked with the config schema's rules for this algorithm (the same as
+        :func:`~silkvision.detector.factory.create_subtractor`); ``ValueError`` naming the key."""
+        unknown = set(params) - set(_KEYS[self.name])
+        if unknown:
+            raise ValueError(f"{self.name}: unknown parameter {sorted(unknown)[0]!r}; allowed: "
+                             + (", ".join(_KEYS[self.name] + self.POST_PARAMS)))
+        if not params:
+            return {}
+        checked = validate({"detector": {self.name: dict(params)}})["detector"][self.name]
+        return {k: checked[k] for k in params}
 
     def _create(self):
         p = self._params
@@ -78,20 +102,46 @@ class OpenCVSubtractor(BackgroundSubtractor):
         return getattr(cv2.bgsegm, _CONTRIB[self.name])()
 
     def reset(self) -> None:
+        """Forget everything learned; the next frame may have another size."""
         self._model = self._create()
         self._raw = None
         self._shape = None
         self.frames_seen = 0
 
     def apply(self, frame: np.ndarray, learningRate: float = -1, fgmask: np.ndarray | None = None) -> np.ndarray:
-        frame = np.asarray(frame)
-        if frame.dtype != np.uint8 or frame.ndim not in (2, 3):
-            raise ValueError(f"frame: expected an HxWx3 or HxW uint8 image, got {frame.dtype} {frame.shape}")
-        if self._shape is not None and frame.shape[:2] != self._shape:
+        """Run OpenCV's ``apply`` on ``frame`` and return the post-processed mask.
+
+        Parameters
+        ----------
+        frame : ndarray
+            HxWx3 BGR uint8, or HxW / HxWx1 grey (expanded to BGR). Its size must not change until
+            :meth:`reset`.
+        learningRate : float
+            OpenCV's learning rate: negative (default -1) automatic, 0 no update, up to 1 (a number;
+            ``ValueError`` for NaN and non-numbers).
+        fgmask : ndarray, optional
+            Writeable C-contiguous HxW uint8 output buffer.
+
+        Returns
+        -------
+        ndarray
+            HxW uint8 mask, 0 background / 255 foreground.
+        """
+        frame = check_frame(frame)
+        lr = check_learning_rate(learningRate)
+        H, W = frame.shape[:2]
+        if fgmask is not None:
+            check_mask_out(fgmask, (H, W), "fgmask")
+        if self._shape is not None and (H, W) != self._shape:
             raise ValueError(f"frame: size changed from {self._shape[1]}x{self._shape[0]} to "
-                             f"{frame.shape[1]}x{frame.shape[0]}; call reset() first")
-        self._shape = frame.shape[:2]
-        self._raw = self._model.apply(frame, self._raw, learningRate)
+                             f"{W}x{H}; call reset() first")
+        if frame.ndim == 2:
+            if self._bgr is None or self._bgr.shape[:2] != (H, W):
+                self._bgr = np.empty((H, W, 3), np.uint8)
+            cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR, dst=self._bgr)
+            frame = self._bgr
+        self._shape = (H, W)
+        self._raw = self._model.apply(frame, self._raw, lr)
         if self._params.get("detect_shadows", False) or self.name in _CONTRIB:
             # shadows (127) and any intermediate value count as background
             cv2.threshold(self._raw, 254, 255, cv2.THRESH_BINARY, dst=self._raw)
@@ -99,10 +149,11 @@ class OpenCVSubtractor(BackgroundSubtractor):
         return self._post(self._raw, out=fgmask)
 
     def get_background_image(self) -> np.ndarray:
+        """HxWx3 BGR uint8 background image of OpenCV's model (``ValueError`` before the first frame)."""
+        if self._shape is None:   # OpenCV's KNN crashes on an empty model
+            raise ValueError("no frame seen yet: call apply() first")
         img = self._model.getBackgroundImage()
         if img is None:
-            if self._shape is None:
-                raise ValueError("no frame seen yet: call apply() first")
             return np.zeros((*self._shape, 3), np.uint8)
         if img.ndim == 2:
             img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
@@ -122,15 +173,18 @@ class OpenCVSubtractor(BackgroundSubtractor):
         return {**self._params, "median": p.median, "close": p.close, "fill_holes": p.fill_holes}
 
     def set_params(self, **params) -> None:
-        unknown = set(params) - set(self.POST_PARAMS) - self.RESTART_PARAMS
-        if unknown:
-            raise ValueError(f"{self.name}: unknown parameter {sorted(unknown)[0]!r}")
-        # validate the chain before anything changes
-        self._post = MaskFilter(**{k: params.get(k, getattr(self._post, k)) for k in self.POST_PARAMS})
-        restart = False
-        for k in self.RESTART_PARAMS & set(params):
-            restart = restart or self._params.get(k) != params[k]
-            self._params[k] = params[k]
+        """Change parameters; a change of an algorithm key (:attr:`RESTART_PARAMS`) resets the model.
+
+        Raises ``ValueError`` naming the parameter for unknown keys or bad values (checked with the
+        same rules as at construction); nothing is changed then.
+        """
+        algo = {k: v for k, v in params.items() if k not in self.POST_PARAMS}
+        # validate everything before anything changes
+        checked = self._check_params(algo)
+        post = MaskFilter(**{k: params.get(k, getattr(self._post, k)) for k in self.POST_PARAMS})
+        restart = any(self._params.get(k) != v for k, v in checked.items())
+        self._post = post
+        self._params.update(checked)
         if restart:
             self.reset()
 

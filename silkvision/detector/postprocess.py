@@ -15,9 +15,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from silkvision.detector.mask_kernels import MedianClose5
+from silkvision.detector.mask_kernels import MedianClose5, check_mask_out
 
-__all__ = ["median_mask", "close_mask", "fill_holes", "MaskFilter", "NO_POSTPROCESSING"]
+__all__ = ["median_mask", "close_mask", "fill_holes", "MaskFilter", "NO_POSTPROCESSING", "check_mask_out"]
 
 #: detector keys that switch the whole chain off: the returned mask is the raw ``score < threshold``
 NO_POSTPROCESSING = {"median": 0, "close": 0, "fill_holes": False}
@@ -84,7 +84,8 @@ def closing_footprint(size: int) -> np.ndarray:
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
 
 
-def close_mask(mask: np.ndarray, size: int, out: np.ndarray | None = None) -> np.ndarray:
+def close_mask(mask: np.ndarray, size: int, out: np.ndarray | None = None,
+               footprint: np.ndarray | None = None) -> np.ndarray:
     """Morphological closing (dilation, then erosion) of a 0/255 mask with a ``size`` x ``size``
     ellipse (0 = off). Pixels outside the image neither dilate nor erode (OpenCV's default border).
 
@@ -96,10 +97,14 @@ def close_mask(mask: np.ndarray, size: int, out: np.ndarray | None = None) -> np
         0 or 1 (off) or an odd size >= 3.
     out : ndarray, optional
         Preallocated HxW uint8 output (may be ``mask`` itself).
+    footprint : ndarray, optional
+        ``closing_footprint(size)``, made once by the caller (default: made here).
     """
     if _is_off("close", size):
         return _copy(mask, out)
-    return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, closing_footprint(size), dst=out)
+    if footprint is None:
+        footprint = closing_footprint(size)
+    return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, footprint, dst=out)
 
 
 def fill_holes(mask: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -154,6 +159,7 @@ class MaskFilter:
         self._shape = None
         # the default 5x5 median + 5x5 closing: one numba kernel, the same result, faster
         self._fused = MedianClose5() if (self.median, self.close) == (5, 5) else None
+        self._footprint = closing_footprint(self.close) if self.close > 1 else None
 
     @property
     def identity(self) -> bool:
@@ -167,18 +173,32 @@ class MaskFilter:
             self._shape = shape
 
     def __call__(self, raw: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """The post-processed copy of the 0/255 mask ``raw`` (``out`` if given; ``raw`` is not changed)."""
+        """The post-processed copy of the 0/255 mask ``raw`` (``out`` if given; ``raw`` is not changed).
+
+        Parameters
+        ----------
+        raw : ndarray
+            (H, W) uint8 0/255 mask.
+        out : ndarray, optional
+            Writeable C-contiguous (H, W) uint8 output, not ``raw`` itself (``ValueError`` naming
+            ``out`` otherwise).
+        """
+        if not isinstance(raw, np.ndarray) or raw.ndim != 2 or raw.dtype != np.uint8:
+            got = f"{raw.dtype} {raw.shape}" if isinstance(raw, np.ndarray) else type(raw).__name__
+            raise ValueError(f"raw: expected an (H, W) uint8 mask, got {got}")
         if out is None:
-            out = np.empty_like(raw)
-        if out is raw:
-            raise ValueError("out: must not be the input mask itself")
+            out = np.empty(raw.shape, np.uint8)
+        else:
+            check_mask_out(out, raw.shape)
+        if np.may_share_memory(out, raw):
+            raise ValueError("out: must not be (or overlap) the input mask itself")
         if self._fused is not None:
             self._fused(raw, out)
         else:
             self._buffers(raw.shape)
             median_mask(raw, self.median, out=out, work=self._box)
             if self.close > 1:
-                close_mask(out, self.close, out=out)
+                close_mask(out, self.close, out=out, footprint=self._footprint)
         if self.fill_holes:
             fill_holes(out, out=out)
         return out

@@ -79,13 +79,14 @@ from typing import Any
 
 import numba
 import numpy as np
+from numba.np.ufunc import parallel as _nb_parallel
 
-from silkvision.config.schema import SCHEMA
+from silkvision.config.schema import SCHEMA, SIGMA_MIN as _SIGMA_MIN
 from silkvision.detector import kernels as _k
-from silkvision.detector.base import BackgroundSubtractor
+from silkvision.detector.base import BackgroundSubtractor, check_learning_rate
 from silkvision.detector.colour import (FeatureConverter, channels, check_colour_space, check_frame,
                                         features_to_bgr)
-from silkvision.detector.postprocess import MaskFilter
+from silkvision.detector.postprocess import MaskFilter, check_mask_out
 
 __all__ = ["SilkSubtractor", "KernelPixelSubtractor"]
 
@@ -94,6 +95,13 @@ _F = np.float32
 RENORM_BELOW = 2.0 ** -40
 #: at renormalisation, true coefficients below this are set to 0 (no subnormal float32 ever)
 ALPHA_FLOOR = 1e-8
+#: smallest kernel width ``sigma`` accepted. The kernel's float32 scale
+#: ``nl = -log2(e) / (2 sigma^2)`` overflows to -inf (and every score becomes NaN) for
+#: ``sigma < sqrt(log2(e) / (2 * 3.4e38)) = 4.6e-20``; 1e-6 keeps a wide margin. Nothing is lost:
+#: colours differ by at least 1, and for ``sigma <= 0.1`` every kernel value of two different colours
+#: is already the clamp 2^-72 (:data:`~silkvision.detector.kernels.U_MIN`), so all such widths give
+#: the same detector. Defined in the config schema, which checks ``detector.*.sigma`` with it.
+SIGMA_MIN = _SIGMA_MIN
 
 
 def _default(section: str, key: str):
@@ -101,10 +109,18 @@ def _default(section: str, key: str):
 
 
 def _check_size(name, size) -> int:
-    if isinstance(size, bool) or not isinstance(size, (int, np.integer, float)) or int(size) != size or not (
-            size in (0, 1) or (size % 2 == 1 and 3 <= size <= 15)):
+    """A mask filter size: 0 (off) or an odd integer 3..15, the rule of the config schema."""
+    if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)) or not (
+            size == 0 or (size % 2 == 1 and 3 <= size <= 15)):
         raise ValueError(f"{name}: {size!r} must be 0 (off) or an odd integer 3..15")
     return int(size)
+
+
+def _scratch_threads() -> int:
+    """Rows of per-thread scratch the kernels need: ``numba.get_thread_id()`` is below the number of
+    threads numba launched (``NUMBA_NUM_THREADS`` of this process; ``numba.set_num_threads`` can only
+    lower the number in use)."""
+    return max(numba.config.NUMBA_NUM_THREADS, getattr(_nb_parallel, "NUM_THREADS", 1), 1)
 
 
 def _check_number(name, value, lo=None, hi=None, lo_open=False, hi_open=False) -> float:
@@ -119,6 +135,30 @@ def _check_number(name, value, lo=None, hi=None, lo_open=False, hi_open=False) -
     if hi is not None and (v >= hi if hi_open else v > hi):
         raise ValueError(f"{name}: {value!r} must be {'<' if hi_open else '<='} {hi}")
     return v
+
+
+def _check_sigma(value) -> float:
+    """The kernel width: a finite number >= :data:`SIGMA_MIN`."""
+    v = _check_number("sigma", value, 0, lo_open=True)
+    if v < SIGMA_MIN:
+        raise ValueError(f"sigma: {value!r} must be >= {SIGMA_MIN} (smaller widths overflow the "
+                         f"kernel's float32 scale)")
+    return v
+
+
+def _state_number(state: dict, key: str, lo: float, hi: float, integer: bool = False):
+    """Scalar ``state[key]`` of a checkpoint: a finite real number (an integer if ``integer``) in
+    [lo, hi]; ``ValueError`` naming the key otherwise."""
+    value = state[key]
+    a = np.asarray(value)
+    v = float(a) if a.ndim == 0 and a.dtype.kind in "iuf" else math.nan
+    if not (math.isfinite(v) and lo <= v <= hi) or (integer and v != int(v)):
+        shown = repr(a.item() if a.ndim == 0 else value)
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        kind = "an integer" if integer else "a number"
+        where = f">= {lo:g}" if hi == math.inf else f"in [{lo:g}, {hi:g}]"
+        raise ValueError(f"state: {key!r} must be {kind} {where}, got {shown}")
+    return int(a) if integer else v
 
 
 def _check_int(name, value, lo, hi=None) -> int:
@@ -142,6 +182,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
 
     def __init__(self, **params: Any):
         self._p: dict = {}
+        self._thr_raw = None   # mask_from_scores's raw-mask buffer
         self._set(params, initial=True)
         self.reset()
 
@@ -237,9 +278,11 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         self._frames = 0
         self._frames_scored = 0
         self._fg_fraction = 0.0   # foreground fraction of the last learned frame's raw mask
+        self._fg_pending = False  # True: _fg_fraction is not yet counted from _raw (see _fg_now)
         self._scale = 1.0
         self._bound = self._score_bound()
         self._colours = self._alphas = self._scores = self._raw = None
+        self._scr_f = self._scr_i = None
         self._conv = None
         self._extra: dict = {}
 
@@ -251,11 +294,29 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         self._alphas = np.zeros((H, om, W), np.float32)
         self._scores = np.zeros((H, W), np.float32)
         self._raw = np.zeros((H, W), np.uint8)
-        T = max(numba.config.NUMBA_NUM_THREADS, 1)
-        self._scr_f = np.zeros((T, _k.SCRATCH_ROWS, W), np.float32)
-        self._scr_i = np.zeros((T, W), np.uint32)
+        self._allocate_scratch()
         self._extra = {k: np.full(shape, fill, dtype) for k, (shape, dtype, fill)
                        in self._extra_state_shapes(H, W).items()}
+
+    def _allocate_scratch(self) -> None:
+        """Per-thread scratch of the kernels, one slice per numba thread of THIS process (the kernels
+        index it by ``numba.get_thread_id()`` without bounds checks)."""
+        T, W = _scratch_threads(), self._shape[1]
+        self._scr_f = np.zeros((T, _k.SCRATCH_ROWS, W), np.float32)
+        self._scr_i = np.zeros((T, W), np.uint32)
+
+    def __getstate__(self) -> dict:
+        # the scratch is sized for this process's numba threads: never pickle it (a process with
+        # more threads would write past it), make it again on unpickling
+        state = self.__dict__.copy()
+        state["_scr_f"] = state["_scr_i"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = {"_fg_pending": False, "_thr_raw": None, **state}   # pickles of older versions
+        self.__dict__.update(state)
+        if self._shape is not None:
+            self._allocate_scratch()
 
     def _extra_state_shapes(self, H, W) -> dict:
         return {}
@@ -270,10 +331,11 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         frame : ndarray
             HxWx3 BGR uint8 (or HxW grey). Its size must not change until :meth:`reset`.
         learningRate : float
-            0: score only (no update, :attr:`frames_seen` unchanged); any other value (default
-            -1): learn with the configured parameters.
+            0: score only (no update, :attr:`frames_seen` unchanged); any other number (default
+            -1): learn with the configured parameters. NaN, None and strings raise ``ValueError``.
         fgmask : ndarray, optional
-            HxW uint8 output buffer.
+            Writeable C-contiguous HxW uint8 output buffer (``ValueError`` naming ``fgmask``
+            otherwise; checked before anything is learned).
 
         Returns
         -------
@@ -282,41 +344,68 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         """
         frame = check_frame(frame)
         H, W = frame.shape[:2]
+        lr = check_learning_rate(learningRate)
+        if fgmask is not None:
+            check_mask_out(fgmask, (H, W), "fgmask")
         if self._shape is None:
             self._allocate(H, W)
         elif (H, W) != self._shape:
             raise ValueError(f"frame: size changed from {self._shape[1]}x{self._shape[0]} to "
                              f"{W}x{H}; call reset() first")
-        lr = float(learningRate)
-        if math.isnan(lr):
-            raise ValueError(f"learningRate: {learningRate!r} must be a number (0 = do not learn)")
-        if fgmask is not None and (not isinstance(fgmask, np.ndarray) or fgmask.shape != (H, W)
-                                   or fgmask.dtype != np.uint8):
-            raise ValueError(f"fgmask: expected an {W}x{H} uint8 array (shape ({H}, {W}))")
+        if self._scr_i is None or self._scr_i.shape[0] < _scratch_threads():
+            self._allocate_scratch()
         feat = self._conv(frame)
         learn = lr != 0.0
+        if not learn and self._fg_pending:
+            self._fg_now()   # this frame overwrites the last learned frame's raw mask
         self._run(feat, learn)
         self._frames_scored += 1
         if learn:
-            self._fg_fraction = np.count_nonzero(self._raw) / self._raw.size
+            self._fg_pending = True   # counted when (if ever) needed: see _fg_now
             self._frames += 1
             if self._scale < RENORM_BELOW:
                 _k.renormalise(self._alphas, _F(self._scale), _F(ALPHA_FLOOR))
                 self._scale = 1.0
         return self._post(self._raw, out=fgmask)
 
+    def _fg_now(self) -> float:
+        """Foreground fraction of the last learned frame's raw mask, counted on first use (NORMA and
+        SILK without the global-change rule never need it per frame)."""
+        if self._fg_pending:
+            self._fg_fraction = np.count_nonzero(self._raw) / self._raw.size
+            self._fg_pending = False
+        return self._fg_fraction
+
     def mask_from_scores(self, scores: np.ndarray, threshold: float | None = None,
                          out: np.ndarray | None = None) -> np.ndarray:
         """``(scores < threshold)`` as 0/255 uint8, then this detector's post-processing
         (:attr:`mask_filter`).
 
-        ``threshold`` None uses :attr:`threshold`; ``apply`` returns exactly
-        ``mask_from_scores(self.scores)``.
+        Parameters
+        ----------
+        scores : ndarray
+            (H, W) scores (``ValueError`` naming ``scores`` for other shapes).
+        threshold : float, optional
+            A finite number; None uses :attr:`threshold`.
+        out : ndarray, optional
+            Writeable C-contiguous (H, W) uint8 output (``ValueError`` naming ``out`` otherwise).
+
+        Returns
+        -------
+        ndarray
+            The mask (``out`` if given). ``apply`` returns exactly ``mask_from_scores(self.scores)``.
         """
-        thr = self._p["threshold"] if threshold is None else threshold
+        thr = self._p["threshold"] if threshold is None else _check_number("threshold", threshold)
         scores = np.asarray(scores)
-        raw = np.less(scores, _F(thr)).view(np.uint8)
-        raw = raw * np.uint8(255)
+        if scores.ndim != 2:
+            raise ValueError(f"scores: expected an (H, W) array, got shape {scores.shape}")
+        if out is not None:
+            check_mask_out(out, scores.shape)
+        raw = self._thr_raw
+        if raw is None or raw.shape != scores.shape:
+            raw = self._thr_raw = np.empty(scores.shape, np.uint8)
+        np.less(scores, _F(thr), out=raw.view(np.bool_))
+        np.multiply(raw, np.uint8(255), out=raw)
         return self._post(raw, out=out)
 
     def get_background_image(self) -> np.ndarray:
@@ -346,7 +435,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
             "scale": np.array(self._scale, np.float64),
             "frames_seen": np.array(self._frames, np.int64),
             "score_bound": np.array(self._bound, np.float64),
-            "fg_fraction": np.array(self._fg_fraction, np.float64),
+            "fg_fraction": np.array(self._fg_now(), np.float64),
         }
         if self._shape is None:
             state["colours"] = np.zeros((0, om, C, 0), np.uint8)
@@ -356,39 +445,66 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         return state
 
     def set_state(self, state: dict) -> None:
-        """Restore a checkpoint made by :meth:`get_state` (``ValueError`` naming the bad key when
-        it does not fit this detector's algorithm, omega or colour space)."""
+        """Restore a checkpoint made by :meth:`get_state`.
+
+        Raises ``ValueError`` naming the bad key when the checkpoint does not fit this detector's
+        algorithm, omega or colour space, or holds values no run can produce (``scale`` outside
+        (0, 1], a negative ``frames_seen``, a NaN or negative coefficient ...). Everything is checked
+        before anything changes: on an error the detector keeps its model.
+        """
         for key in ("kind", "omega", "colour_space", "scale", "frames_seen", "score_bound", "colours"):
             if key not in state:
                 raise ValueError(f"state: missing key {key!r}")
         if str(state["kind"]) != self.name:
             raise ValueError(f"state: kind {str(state['kind'])!r} does not match detector {self.name!r}")
-        if int(state["omega"]) != self._p["omega"]:
-            raise ValueError(f"state: omega {int(state['omega'])} does not match this detector's "
+        omega = _state_number(state, "omega", 1, 255, integer=True)
+        if omega != self._p["omega"]:
+            raise ValueError(f"state: omega {omega} does not match this detector's "
                              f"omega {self._p['omega']}")
         if str(state["colour_space"]) != self._p["colour_space"]:
             raise ValueError(f"state: colour_space {str(state['colour_space'])!r} does not match this "
                              f"detector's {self._p['colour_space']!r}")
+        # the global decay scale starts at 1 and only decays (renormalised to 1): (0, 1], and its
+        # inverse must stay a finite float32
+        scale = _state_number(state, "scale", float(np.finfo(np.float32).tiny), 1.0)
+        frames = _state_number(state, "frames_seen", 0, math.inf, integer=True)
+        bound = _state_number(state, "score_bound", 0, math.inf)
+        fg = _state_number(state, "fg_fraction", 0, 1) if "fg_fraction" in state else 0.0
         col = np.asarray(state["colours"])
-        self.reset()
         if col.size == 0:
-            self._bound = max(float(state["score_bound"]), self._bound)
+            self.reset()
+            self._bound = max(bound, self._bound)
             return
         if col.ndim != 4:
             raise ValueError(f"state: colours must be 4-D (H, omega, C, W), got shape {col.shape}")
         H, W = col.shape[0], col.shape[3]
+        om, C = self._p["omega"], channels(self._p["colour_space"])
+        expected = {"colours": ((H, om, C, W), np.uint8), "alphas": ((H, om, W), np.float32),
+                    **{k: (shape, dtype) for k, (shape, dtype, _) in self._extra_state_shapes(H, W).items()}}
+        arrays = {}
+        for key, (shape, dtype) in expected.items():
+            src = np.asarray(state[key]) if key in state else None
+            if src is None or src.shape != shape or src.dtype != dtype:
+                got = "missing" if src is None else f"{src.dtype} {src.shape}"
+                raise ValueError(f"state: {key!r} must be {np.dtype(dtype)} {shape}, got {got}")
+            if src.dtype == np.float32 and not (math.isfinite(src.min()) and math.isfinite(src.max())):
+                raise ValueError(f"state: {key!r} holds NaN or infinite values")
+            arrays[key] = src
+        if arrays["alphas"].min() < 0:
+            raise ValueError("state: 'alphas' holds negative coefficients")
+        self._check_state_arrays(arrays)
+        self.reset()
         self._allocate(H, W)
         for key, dst in self._state_arrays().items():
-            src = np.asarray(state.get(key)) if key in state else None
-            if src is None or src.shape != dst.shape or src.dtype != dst.dtype:
-                got = "missing" if src is None else f"{src.dtype} {src.shape}"
-                self.reset()
-                raise ValueError(f"state: {key!r} must be {dst.dtype} {dst.shape}, got {got}")
-            np.copyto(dst, src)
-        self._scale = float(state["scale"])
-        self._frames = int(state["frames_seen"])
-        self._bound = float(state["score_bound"])
-        self._fg_fraction = float(state.get("fg_fraction", 0.0))
+            np.copyto(dst, arrays[key])
+        self._scale = scale
+        self._frames = frames
+        self._bound = bound
+        self._fg_fraction = fg
+
+    def _check_state_arrays(self, arrays: dict) -> None:
+        """Subclass hook: ``ValueError`` naming the key for values of the checkpoint's per-pixel
+        arrays (right shape and dtype, finite) that the kernel cannot take."""
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self._p.items())
@@ -409,7 +525,8 @@ class SilkSubtractor(KernelPixelSubtractor):
     rho : float
         Margin of the novelty hinge loss.
     sigma : float
-        Gaussian kernel width, in 8-bit units of the colour space.
+        Gaussian kernel width, in 8-bit units of the colour space; at least :data:`SIGMA_MIN`
+        (1e-6: much smaller widths overflow the kernel's float32 scale).
     threshold : float
         Foreground iff score < threshold.
     conservative : bool
@@ -475,7 +592,7 @@ class SilkSubtractor(KernelPixelSubtractor):
         p["tau"] = _check_number("tau", p["tau"], 0, 1, lo_open=True, hi_open=True)
         p["C"] = _check_number("C", p["C"], 0, lo_open=True)
         p["rho"] = _check_number("rho", p["rho"], 0, lo_open=True)
-        p["sigma"] = _check_number("sigma", p["sigma"], 0, lo_open=True)
+        p["sigma"] = _check_sigma(p["sigma"])
         p["threshold"] = _check_number("threshold", p["threshold"], 0)
         p["kappa"] = _check_number("kappa", p["kappa"], 0, 1)
         p["warmup"] = _check_int("warmup", p["warmup"], 0)
@@ -504,7 +621,8 @@ class SilkSubtractor(KernelPixelSubtractor):
         decay = self._decay()
         g_new = self._scale * decay if learn else self._scale
         cap = decay * p["C"]
-        capped = p["conservative"] and self._fg_fraction <= p["global_change"]
+        # (the fraction is at most 1: global_change = 1 never needs it counted)
+        capped = p["conservative"] and (p["global_change"] >= 1.0 or self._fg_now() <= p["global_change"])
         kappa = p["kappa"] if self._frames >= p["warmup"] else p["warmup_kappa"]
         cap_fg = decay * kappa * p["C"] if capped else cap
         return (_F(self._scale), _F(1.0 / g_new), _F(decay), _F(p["rho"]), _F(cap), _F(cap_fg),

@@ -4,9 +4,11 @@ Tolerance and why
 -----------------
 * Mirror references (same layout, same float32 operations in the same order, no fastmath on either
   side): scores, coefficients, colours, per-pixel extras and masks must be EQUAL. IEEE float32
-  add/multiply/compare are exactly rounded and neither numba (no ``fastmath``: no re-association,
-  no FMA contraction) nor NumPy changes the order, so bit equality is the correct expectation;
-  any difference is a bug (wrong index, bad vectorised argmin, race between threads).
+  add/multiply/compare are exactly rounded, neither numba (no ``fastmath``: no re-association, no
+  implicit FMA contraction) nor NumPy changes the order, and the fused multiply-adds the kernels
+  make explicitly (``fma32``, one rounding) the reference reproduces with a correctly rounded FMA,
+  so bit equality is the correct expectation; any difference is a bug (wrong index, bad vectorised
+  argmin, race between threads).
 * Textbook per-pixel models (float64, ``np.exp``, explicit decay of every coefficient): the fast
   path differs by the polynomial exp (relative error < 2.5e-5) and float32 rounding of the global
   decay scale, so scores agree to ``rtol = 1e-4`` (plus ``atol = 1e-6`` near zero).
@@ -137,6 +139,31 @@ def test_silk_renormalisation_is_exercised():
         det.apply(f)
         seen_small |= det._scale < 1e-6
     assert seen_small and det._scale >= 2.0 ** -40     # it shrank, and was renormalised
+
+
+def test_renormalise_kernel_equals_reference_around_the_floor(rng):
+    """Values below, exactly at and above floor/scale, zeros, and random ones: the floor zeroes
+    exactly the products below it (a kernel without the floor, or with ``>``, fails)."""
+    scale, floor = np.float32(2.0 ** -40 * 0.75), np.float32(1e-8)
+    at = np.float32(floor / scale)
+    while at * scale < floor:                     # the smallest stored value kept by the floor
+        at = np.nextafter(at, np.float32(np.inf))
+    while np.nextafter(at, np.float32(0)) * scale >= floor:
+        at = np.nextafter(at, np.float32(0))
+    special = np.array([0.0, at, np.nextafter(at, np.float32(0)), np.nextafter(at, np.float32(np.inf)),
+                        at * 0.5, at * 2, 1.0, 1e-30, 3e30], np.float32)
+    assert at * scale >= floor and np.nextafter(at, np.float32(0)) * scale < floor
+    for shape in [(3, 4, 9), (5, 2, 37)]:
+        a = (rng.random(shape) * 4 * at).astype(np.float32)      # about a quarter below the floor
+        a.reshape(-1)[:special.size] = special
+        ref = a.copy()
+        K.renormalise(a, scale, floor)
+        R.renormalise_reference(ref, scale, floor)
+        np.testing.assert_array_equal(a, ref)
+        assert (a == 0).sum() > special.size and (a > 0).sum() > a.size // 2
+        flat = a.reshape(-1)
+        assert flat[0] == 0 and flat[1] == at * scale and flat[2] == 0 and flat[3] > 0
+
 
 
 @pytest.mark.parametrize("params", [dict(), dict(colour_space="lab", omega=3, nu=0.2, eta=0.5, lam=0.9)])
