@@ -395,3 +395,24 @@ def test_detector_sigma_below_the_kernel_floor_is_a_config_error(tmp_path):
             load_config(p, use_cwd=False)
         p.write_text(f"detector:\n  {algo}:\n    sigma: 1.0e-6\n")
         assert load_config(p, use_cwd=False)["detector"][algo]["sigma"] == 1e-6
+
+
+@pytest.mark.parametrize("norma", [{"eta": 1e6}, {"lambda": 19}, {"eta": 5.0, "lambda": 0.5}])
+def test_norma_eta_times_lambda_must_be_below_one(tmp_path, norma):
+    """A cross-key rule: NORMA's old terms decay by (1 - eta * lambda), so the product must be < 1.
+    The config layer refuses it (naming both keys and the file) before any detector sees it."""
+    with pytest.raises(ConfigError) as e:
+        validate({"detector": {"norma": norma}}, "panel")
+    msg = str(e.value)
+    assert "detector.norma.eta" in msg and "detector.norma.lambda" in msg and "in panel" in msg
+    assert "< 1" in msg and "\n" not in msg
+    p = tmp_path / "product.yaml"
+    p.write_text("detector:\n  norma:\n" + "".join(f"    {k}: {v}\n" for k, v in norma.items()))
+    with pytest.raises(ConfigError, match=r"detector\.norma\.eta, detector\.norma\.lambda: .*product\.yaml"):
+        load_config(p, use_cwd=False)
+    items = [f"detector.norma.{k}={v}" for k, v in norma.items()]
+    with pytest.raises(ConfigError, match="--set"):
+        load_config(overrides=items, use_cwd=False)
+    # each key alone may be large when the other is small enough
+    ok = validate({"detector": {"norma": {"eta": 1e6, "lambda": 1e-7}}})
+    assert ok["detector"]["norma"]["eta"] * ok["detector"]["norma"]["lambda"] < 1

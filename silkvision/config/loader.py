@@ -184,15 +184,35 @@ def _merge(base: dict, update: Mapping, schema: dict, prefix: str, source: str) 
             base[k] = _check_value(key, v, spec, source)
 
 
+def _check_cross(config: Mapping, source: str) -> None:
+    """Rules that tie several keys together (each key alone already passed its own check).
+
+    Raises
+    ------
+    ConfigError
+        NORMA's ``eta * lambda`` is not < 1: old terms would not decay (the factor 1 - eta lambda
+        would be <= 0). The message names both keys.
+    """
+    norma = config["detector"]["norma"]
+    eta, lam = norma["eta"], norma["lambda"]
+    if eta * lam >= 1.0:
+        where = f" in {source}" if source else ""
+        raise ConfigError(f"detector.norma.eta, detector.norma.lambda: eta * lambda = {eta * lam:g}{where} "
+                          f"is out of range (eta={_show(eta)}, lambda={_show(lam)}); expected "
+                          f"eta * lambda < 1")
+
+
 def validate(config: Mapping, source: str = "") -> dict:
     """Validate a (possibly partial) nested config and return it merged over the defaults.
 
     NumPy scalars (``np.float64(0.02)``, ``np.int64(5)``, ``np.bool_(True)``) are accepted as the
     Python value they hold and tuples as lists; the result holds only plain Python values. A bool
-    (Python or NumPy) is still refused where a number is expected.
+    (Python or NumPy) is still refused where a number is expected. Rules between keys (NORMA's
+    ``eta * lambda < 1``) are checked on the merged result.
     """
     out = defaults()
     _merge(out, config, SCHEMA, "", source)
+    _check_cross(out, source)
     return out
 
 
@@ -294,14 +314,20 @@ def load_config(path: str | os.PathLike | None = None, overrides: Iterable[str] 
         One line naming the file, key and value, and what is allowed.
     """
     cfg = defaults()
+    sources = []
     cwd_file = Path.cwd() / DEFAULT_CONFIG_NAME
     if use_cwd and cwd_file.is_file() and (path is None or Path(path).resolve() != cwd_file.resolve()):
         _merge(cfg, _read_yaml(cwd_file), SCHEMA, "", str(cwd_file))
+        sources.append(str(cwd_file))
     if path is not None:
         _merge(cfg, _read_yaml(Path(path)), SCHEMA, "", str(path))
+        sources.append(str(path))
     for item in overrides:
         key, value = parse_set(item)
         _merge(cfg, _nest(key, value), SCHEMA, "", "--set")
+    if overrides:
+        sources.append("--set")
+    _check_cross(cfg, " + ".join(sources))
     return cfg
 
 

@@ -94,10 +94,10 @@ class NormaSubtractor(KernelPixelSubtractor):
 
     def _check(self, p: dict) -> dict:
         p["eta"] = _check_number("eta", p["eta"], 0, lo_open=True)
-        p["lam"] = _check_number("lam", p["lam"], 0, lo_open=True)
-        if p["eta"] * p["lam"] >= 1.0:
-            raise ValueError(f"lam: eta * lam = {p['eta'] * p['lam']!r} must be < 1 "
-                             f"(eta={p['eta']!r}, lam={p['lam']!r})")
+        p["lam"] = _check_number("lambda", p["lam"], 0, lo_open=True)
+        if p["eta"] * p["lam"] >= 1.0:  # named by the config key (lambda) the GUI and YAML use
+            raise ValueError(f"eta, lambda: eta * lambda = {p['eta'] * p['lam']!r} must be < 1 "
+                             f"(eta={p['eta']!r}, lambda={p['lam']!r})")
         p["nu"] = _check_number("nu", p["nu"], 0, 1)
         p["sigma"] = _check_sigma(p["sigma"])
         p["threshold"] = _check_number("threshold", p["threshold"], 0)

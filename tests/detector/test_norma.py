@@ -86,13 +86,24 @@ def test_checkpoint_restore_is_bit_identical(sample_seq):
 
 
 @pytest.mark.parametrize("kw,name", [
-    (dict(eta=0), "eta"), (dict(lam=-1), "lam"), (dict(eta=2.0, lam=0.5), "lam"),
+    (dict(eta=0), "eta"), (dict(lam=-1), "lambda"), (dict(eta=2.0, lam=0.5), r"eta \* lambda = 1\.0"),
     (dict(nu=1.5), "nu"), (dict(omega=0), "omega"), (dict(sigma=0), "sigma"),
     (dict(threshold=-1), "threshold"), (dict(colour_space="xyz"), "colour_space"),
 ])
 def test_bad_parameters(kw, name):
     with pytest.raises(ValueError, match=name):
         NormaSubtractor(**kw)
+
+
+def test_eta_lambda_product_error_names_the_config_key():
+    """The GUI and YAML call it ``lambda``: the message must too, for both ways of setting it."""
+    det = NormaSubtractor()
+    with pytest.raises(ValueError, match=r"^eta, lambda: eta \* lambda = 5\.0 must be < 1 "
+                                         r"\(eta=50\.0, lambda=0\.1\)$"):
+        det.set_params(eta=50.0)
+    with pytest.raises(ValueError, match="lambda=19"):
+        det.set_params(**{"lambda": 19.0, "eta": 0.1})
+    assert det.get_params()["eta"] == 0.1 and det.get_params()["lambda"] == 0.1  # nothing changed
 
 
 def test_restart_params_and_size_change():
