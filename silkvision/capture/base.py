@@ -380,6 +380,11 @@ class Source:
         """Release the file/camera; further reads raise :class:`SourceError`."""
         self._closed = True
 
+    def interrupt(self) -> None:
+        """Make a read that is waiting for a frame end at once (the stream then ends), from any
+        thread. Only a camera waits (up to ``camera_timeout``); for the other sources this does
+        nothing. Used to close the GUI without waiting for a stalled camera."""
+
     def __enter__(self):
         return self
 

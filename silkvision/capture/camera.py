@@ -118,8 +118,10 @@ class CameraSource(Source):
         if self.max_frames is not None and self._delivered >= self.max_frames:
             raise StopIteration
         with self._cond:
-            got = self._cond.wait_for(lambda: self._seq > self._taken or self._error is not None,
-                                      timeout=self.camera_timeout)
+            got = self._cond.wait_for(lambda: self._seq > self._taken or self._error is not None
+                                      or self._stop.is_set(), timeout=self.camera_timeout)
+            if self._stop.is_set():
+                raise StopIteration   # interrupted or closed: the stream ends here
             if not got:
                 raise SourceError(f"camera {self.index}: no frame within {self.camera_timeout:g} s "
                                   f"(capture.camera_timeout); the camera stalled or was disconnected")
@@ -131,9 +133,15 @@ class CameraSource(Source):
         self._delivered += 1
         return self._delivered, frame, f"camera {self.index} frame {self._delivered}"
 
+    def interrupt(self) -> None:
+        """Stop the reading thread and end a read waiting for a frame at once (any thread)."""
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+
     def close(self) -> None:
         """Stop the reading thread (it releases the camera after its current read)."""
-        self._stop.set()
+        self.interrupt()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=min(1.0, self.camera_timeout))
         super().close()

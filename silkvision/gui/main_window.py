@@ -14,8 +14,8 @@ from collections import deque
 from pathlib import Path
 
 import numpy as np
-from PyQt5.QtCore import QSettings, Qt, QTimer, pyqtSignal
-from PyQt5.QtWidgets import (QAction, QComboBox, QDoubleSpinBox, QFileDialog, QGridLayout,
+from PyQt5.QtCore import QEvent, QSettings, Qt, QTimer, pyqtSignal
+from PyQt5.QtWidgets import (QAction, QApplication, QComboBox, QDoubleSpinBox, QFileDialog, QGridLayout,
                              QHBoxLayout, QLabel, QMainWindow, QMessageBox, QPushButton, QSlider,
                              QScrollArea, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
@@ -31,6 +31,10 @@ __all__ = ["MainWindow"]
 
 SLIDER_STEPS = 1000
 MAX_RECENT = 10
+#: Seconds closing the window waits for the worker; a worker blocked in a camera read is left to
+#: finish after the window has gone (``app._teardown`` waits for it before the process ends).
+CLOSE_WAIT_S = 1.0
+NO_FRAME_YET = "press Play or Step"
 VIDEO_FILTER = "Videos (*.mp4 *.avi *.mkv *.mov *.webm *.mpg *.mpeg *.m4v *.wmv);;All files (*)"
 
 
@@ -70,6 +74,8 @@ class MainWindow(QMainWindow):
         self._display_fps = 0.0
         self._draw_times: deque[float] = deque()
         self._error_box = None
+        self._closing = False
+        self._gt_gap_noted = False   # the one-time "no ground truth for frame N" note was shown
 
         self.setWindowTitle("silkvision")
         self._build_views()
@@ -84,6 +90,8 @@ class MainWindow(QMainWindow):
         w.result_ready.connect(self._on_result_ready)
         w.playing_changed.connect(self._on_playing)
         w.detectors_changed.connect(self._on_detectors)
+        w.configured.connect(self._on_configured)
+        w.recording_changed.connect(self._on_recording_changed)
         w.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
         w.error.connect(self.show_error)
         self.worker_thread = start_worker(self.worker, self.request, self)
@@ -122,6 +130,11 @@ class MainWindow(QMainWindow):
         self.restart_button.clicked.connect(self.restart)
         self.frame_slider = QSlider(Qt.Horizontal)
         self.frame_slider.setEnabled(False)
+        # no keyboard focus: Left/Right would seek (restarting the detectors) instead of stepping;
+        # keys that still reach it are routed like the window's shortcuts (eventFilter)
+        self.frame_slider.setFocusPolicy(Qt.NoFocus)
+        self.frame_slider.installEventFilter(self)
+        self.frame_slider.setMinimumWidth(80)
         self.frame_slider.setToolTip("Seek: detection restarts from the chosen frame")
         self.frame_slider.sliderReleased.connect(lambda: self.seek(self.frame_slider.value()))
         self.frame_slider.valueChanged.connect(self._on_frame_slider)
@@ -138,6 +151,7 @@ class MainWindow(QMainWindow):
 
         self.stats_label = QLabel("")
         self.statusBar().addPermanentWidget(self.stats_label)
+        self.statusBar().messageChanged.connect(self._on_status_message)
 
     def _build_side(self) -> None:
         from silkvision.detector import available_subtractors
@@ -349,6 +363,17 @@ class MainWindow(QMainWindow):
     def restart(self) -> None:
         self.request.emit("restart", None)
 
+    def eventFilter(self, obj, event) -> bool:
+        """Keys on the frame slider act as the Playback shortcuts (Right = Step, Home = Restart,
+        Space = Play/Pause) instead of seeking; other keys are ignored there."""
+        if obj is self.frame_slider and event.type() == QEvent.KeyPress:
+            action = {Qt.Key_Right: self.step, Qt.Key_Home: self.restart,
+                      Qt.Key_Space: self.toggle_play}.get(event.key())
+            if action is not None:
+                action()
+            return True
+        return super().eventFilter(obj, event)
+
     def _on_frame_slider(self, value: int) -> None:
         if not self.frame_slider.isSliderDown():  # keyboard / page clicks; drags seek on release
             self.seek(value)
@@ -423,21 +448,34 @@ class MainWindow(QMainWindow):
 
     def load_params(self, path) -> bool:
         """Read parameters from a config YAML; a bad file shows a message naming the file/key."""
+        from silkvision.detector import available_subtractors
+
         try:
             cfg = load_config(path, use_cwd=False)
-            if cfg["gui"]["second_algorithm"] == "silk":
+            second = cfg["gui"]["second_algorithm"]
+            if second == "silk":
                 raise SilkvisionError(f"gui.second_algorithm: 'silk' in {path} is already shown; "
                                       f"expected norma, mog2, knn, gsoc or cnt")
+            choices = [a for a in available_subtractors() if a != "silk"]
+            if second not in choices:
+                raise SilkvisionError(f"gui.second_algorithm: {second!r} in {path} is not available on "
+                                      f"this installation (gsoc and cnt need opencv-contrib); expected "
+                                      f"{', '.join(choices)}")
         except SilkvisionError as e:
             self.show_error(str(e))
             return False
+        # applied in the worker, all or nothing; the window follows on ``configured``
+        self.request.emit("configure", (copy.deepcopy(cfg), str(path)))
+        self.statusBar().showMessage(f"loading parameters from {path} ...", 8000)
+        return True
+
+    def _on_configured(self, cfg: dict) -> None:
+        """The worker applied a loaded configuration: the window's own settings follow it."""
         self.config = cfg
         self.scores_action.setChecked(cfg["gui"]["show_scores"])
         self.overlay_action.setChecked(cfg["gui"]["show_overlay"])
         self.display_timer.setInterval(max(1, int(1000 / cfg["gui"]["display_fps"])))
-        self.request.emit("configure", copy.deepcopy(cfg))
-        self.statusBar().showMessage(f"parameters loaded from {path}; detectors restarted", 8000)
-        return True
+        self._layout_views()
 
     def _ask_load_params(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Load parameters", "", "YAML (*.yaml *.yml);;All files (*)")
@@ -451,10 +489,18 @@ class MainWindow(QMainWindow):
 
     # -- recording and snapshots --------------------------------------------------------------------
     def start_recording(self, folder) -> None:
-        """Write every processed mask to ``folder/<algorithm>/bin%06d.png`` (+ config.yaml)."""
+        """Write every processed mask to ``folder/<algorithm>/bin%06d.png`` (+ config.yaml).
+
+        The Record toggle and :attr:`recording` follow what the worker reports: a folder that
+        cannot be written shows an error and leaves both off.
+        """
         self.recording = Path(folder)
         self.record_action.setChecked(True)
         self.request.emit("record", str(folder))
+
+    def _on_recording_changed(self, folder) -> None:
+        self.recording = None if folder is None else Path(folder)
+        self.record_action.setChecked(folder is not None)
 
     def stop_recording(self) -> None:
         self.recording = None
@@ -474,6 +520,7 @@ class MainWindow(QMainWindow):
     def save_snapshot(self, path) -> bool:
         """Save a PNG of the whole window."""
         self.draw_now()
+        QApplication.sendPostedEvents(None, QEvent.LayoutRequest)  # labels just relabelled take their size
         ok = self.grab().save(str(path))
         if not ok:
             self.show_error(f"{path}: cannot write the snapshot (check the folder and the .png name)")
@@ -490,6 +537,7 @@ class MainWindow(QMainWindow):
     def _on_opened(self, info: SourceInfo) -> None:
         self.info = info
         self.result = None
+        self._gt_gap_noted = False
         self._remember(info.spec)
         last = info.last_index
         self.frame_slider.blockSignals(True)
@@ -498,13 +546,20 @@ class MainWindow(QMainWindow):
             self.frame_slider.setRange(info.first_index, last)
             self.frame_slider.setValue(info.first_index)
         self.frame_slider.blockSignals(False)
+        # nothing of the previous source stays on screen under the new title
+        for view in self.views.values():
+            view.set_image(None, NO_FRAME_YET)
         self.views["gt"].set_image(None, "no ground truth")
+        self.frame_label.setText(f"frame - / {last if last is not None else '?'}")
+        self.stats_label.setText("")
+        self._draw_times.clear()
+        self._display_fps = 0.0
         gt = "with ground truth" if info.has_groundtruth else "no ground truth (no ROC)"
         total = "" if info.frame_count is None else f", {info.frame_count} frames"
         self.setWindowTitle(f"silkvision - {info.name}")
         self.statusBar().showMessage(f"opened {info.kind} {info.name}{total}, {gt}", 8000)
         self._layout_views()
-        self.roc_plot.set_views(None, None)
+        self.roc_plot.clear_views()
 
     def _on_playing(self, playing: bool) -> None:
         self.playing = playing
@@ -559,6 +614,12 @@ class MainWindow(QMainWindow):
         self.views["second"].set_image(r.masks.get(second))
         if r.gt is not None:
             self.views["gt"].set_image(r.gt)
+        elif self.info is not None and self.info.has_groundtruth:
+            self.views["gt"].set_image(None, "no ground truth for this frame")
+            if not self._gt_gap_noted and not r.rethreshold:
+                self._gt_gap_noted = True
+                self.statusBar().showMessage(f"no ground truth for frame {r.index}: its panel is empty "
+                                             f"and the ROC counts only frames with ground truth", 8000)
         if "scores" in self.shown and r.scores is not None:
             # colour scale [lo, 3 x threshold]: the threshold sits at two thirds of the map
             lo, hi = r.score_range
@@ -599,12 +660,18 @@ class MainWindow(QMainWindow):
         self.stats_label.setText(f"{fps}  |  display {self._display_fps:.1f} fps  |  "
                                  f"display skipped {self.worker.slot.skipped}  |  processed {r.processed}")
 
+    def _on_status_message(self, message: str) -> None:
+        """An error needs the whole status bar: the rates step aside while one is shown."""
+        hide = message.startswith("Error:")
+        if self.stats_label.isHidden() != hide:
+            self.stats_label.setHidden(hide)
+
     # -- errors and closing -------------------------------------------------------------------------
     def show_error(self, message: str) -> None:
         """Show an error without blocking: status bar, plus a non-modal message box when interactive."""
         self.errors.append(message)
         self.statusBar().showMessage(f"Error: {message}", 20000)
-        if not self.interactive:
+        if not self.interactive or self._closing:
             return
         if self._error_box is None:
             self._error_box = QMessageBox(QMessageBox.Warning, "silkvision", "", QMessageBox.Ok, self)
@@ -620,8 +687,13 @@ class MainWindow(QMainWindow):
         if timeout_s is None:
             timeout_s = self.config["capture"]["camera_timeout"] + 5.0
         self.request.emit("stop", None)
+        self.pipeline.interrupt()   # a worker waiting for a stalled camera sees the stop at once
         return self.worker_thread.wait(int(timeout_s * 1000))
 
     def closeEvent(self, event) -> None:
-        self.shutdown()
+        """Close at once: a worker waiting for a stalled camera is interrupted (``Source.interrupt``),
+        and the wait for it is at most :data:`CLOSE_WAIT_S`; a worker still busy after that ends in
+        the background, and ``app._teardown`` waits for it before the window is deleted."""
+        self._closing = True
+        self.shutdown(CLOSE_WAIT_S)
         super().closeEvent(event)

@@ -9,6 +9,7 @@ as the command-line tools.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,7 +71,7 @@ class FrameResult:
     roc: dict[str, RocView]
     processed: int                        # frames processed since the last (re)start
     fps: dict[str, float] = field(default_factory=dict)
-    rethreshold: bool = False             # same frame, new threshold (no new detection)
+    rethreshold: bool = False             # same frame redrawn (new threshold, cleared ROC): no new detection
 
 
 class MaskRecorder:
@@ -212,9 +213,31 @@ class Pipeline:
         self._build_detectors()
 
     # -- set-up -------------------------------------------------------------------------------
+    def _make_detectors(self, config: dict, second: str) -> dict[str, Any]:
+        """New SILK and ``second`` detectors for ``config``; nothing of the pipeline changes.
+
+        Raises
+        ------
+        ConfigError
+            ``second`` is SILK itself or is not available on this installation (gsoc/cnt without
+            opencv-contrib), or a detector refuses a value.
+        """
+        if second == "silk":
+            raise ConfigError("gui.second_algorithm: 'silk' is already shown; expected norma, mog2, "
+                              "knn, gsoc or cnt")
+        try:
+            return {"silk": self.factory("silk", config=config),
+                    second: self.factory(second, config=config)}
+        except ValueError as e:  # a detector's own range check (ConfigError is a ValueError too)
+            if isinstance(e, ConfigError):
+                raise
+            raise ConfigError(str(e)) from None
+
     def _build_detectors(self) -> None:
-        self.detectors = {"silk": self.factory("silk", config=self.config),
-                          self.second: self.factory(self.second, config=self.config)}
+        self._use_detectors(self._make_detectors(self.config, self.second))
+
+    def _use_detectors(self, detectors: dict[str, Any]) -> None:
+        self.detectors = detectors
         if self.recorder is not None:
             for name in self.detectors:
                 self.recorder.write_config(name, self.config)
@@ -255,6 +278,13 @@ class Pipeline:
             src, self.src, self._it = self.src, None, None
             src.close()
 
+    def interrupt(self) -> None:
+        """Thread-safe: end a read that waits for a camera frame (see ``Source.interrupt``), so
+        that a stop request queued behind it is handled at once."""
+        src = self.src
+        if src is not None:
+            src.interrupt()
+
     # -- processing ---------------------------------------------------------------------------
     def _scored_frame(self, index: int) -> bool:
         if self.src is None or not self.src.has_groundtruth:
@@ -289,9 +319,7 @@ class Pipeline:
                 roc.update(masks[name], gt, roi)
         silk = self.silk
         scores = silk.scores.copy() if silk.has_scores else None
-        if self.recorder is not None:
-            for name, m in masks.items():
-                self.recorder.write(name, index, m)
+        self._record(masks, index)
         self.processed += 1
         if self.processed > 1:  # the first frame after a (re)start is a warm-up (JIT, allocation)
             for name, dt in times.items():  # rate from a moving average of the detection time
@@ -304,6 +332,18 @@ class Pipeline:
                                 fps=dict(self._fps))
         return self.last
 
+    def _record(self, masks: dict[str, np.ndarray], index: int) -> None:
+        """Write ``masks`` when recording; a failed write (disk full, folder gone) stops the
+        recording before the error is raised, so that it is not retried every frame."""
+        if self.recorder is None:
+            return
+        try:
+            for name, m in masks.items():
+                self.recorder.write(name, index, m)
+        except Exception:
+            self.recorder = None
+            raise
+
     def roc_views(self) -> dict[str, RocView]:
         return {name: roc.view() for name, roc in self.rocs.items()}
 
@@ -311,12 +351,12 @@ class Pipeline:
         """Set SILK's threshold and redo the last frame's SILK mask from its stored scores (no
         detection is re-run). Returns the updated result (``None`` if no frame yet)."""
         self.silk.set_params(threshold=float(threshold))
+        self._store_params("silk", {"threshold": self.silk.threshold})  # kept when detectors are rebuilt
         last = self.last
         if last is None or last.scores is None:
             return None
         mask = self.silk.mask_from_scores(last.scores, float(threshold))
-        if self.recorder is not None:
-            self.recorder.write("silk", last.index, mask)
+        self._record({"silk": mask}, last.index)
         self.last = FrameResult(index=last.index, frame=last.frame, masks={**last.masks, "silk": mask},
                                 scores=last.scores, score_range=last.score_range, gt=last.gt,
                                 roc=self.roc_views(), processed=last.processed, fps=last.fps,
@@ -330,6 +370,10 @@ class Pipeline:
             raise SourceError("no source is open")
         if not self.src.seekable:
             raise SourceError(f"{self.info.spec}: a {self.info.kind} cannot seek")
+        first, last = self.info.first_index, self.info.last_index
+        if last is not None and int(index) == last + 1:  # sources allow it (iteration ends); a user means a frame
+            raise SourceError(f"{getattr(self.src, 'spec', self.info.spec)}: there is no frame {int(index)}; "
+                              f"expected a frame number in {first}..{last}")
         self.src.seek(int(index))
         self._reset_state()
 
@@ -349,7 +393,12 @@ class Pipeline:
         det = self.detectors[name]
         current = det.get_params()
         restart = any(k in det.RESTART_PARAMS and current.get(k) != v for k, v in params.items())
-        det.set_params(**params)
+        try:
+            det.set_params(**params)  # checks every value before changing any
+        except ValueError as e:  # a detector's range check: a user error, nothing changed
+            if isinstance(e, ConfigError):
+                raise
+            raise ConfigError(f"{name}: {e}") from None
         self._store_params(name, det.get_params())
         if self.recorder is not None:
             self.recorder.write_config(name, self.config)
@@ -369,25 +418,42 @@ class Pipeline:
                 det_cfg[k] = v
 
     def set_second(self, name: str) -> None:
-        """Replace the second algorithm; both detectors and ROCs restart."""
-        if name == "silk":
-            raise ValueError("second: 'silk' is already shown; choose another algorithm")
+        """Replace the second algorithm; both detectors and ROCs restart.
+
+        Raises
+        ------
+        ConfigError
+            ``name`` is SILK or not available; the pipeline is left as it was.
+        """
+        detectors = self._make_detectors(self.config, name)
         self.second = name
         self.config["gui"]["second_algorithm"] = name
-        self._build_detectors()
+        self._use_detectors(detectors)
 
     def configure(self, config: dict) -> None:
-        """Use a new configuration (e.g. loaded from YAML): new detectors, fresh ROCs."""
-        self.config = validate(config, "config")
-        if self.config["gui"]["second_algorithm"] == "silk":
-            raise ConfigError("gui.second_algorithm: 'silk' is already shown; expected norma, mog2, "
-                              "knn, gsoc or cnt")
-        self.second = self.config["gui"]["second_algorithm"]
-        self._build_detectors()
+        """Use a new configuration (e.g. loaded from YAML): new detectors, fresh ROCs.
 
-    def reset_roc(self) -> None:
+        All or nothing: the new detectors are built before anything is replaced, so a
+        :class:`ConfigError` (bad value, unavailable second algorithm) leaves the pipeline as it was.
+        """
+        new = validate(config, "config")
+        second = new["gui"]["second_algorithm"]
+        detectors = self._make_detectors(new, second)
+        self.config, self.second = new, second
+        self._use_detectors(detectors)
+
+    def reset_roc(self) -> FrameResult | None:
+        """Forget the accumulated ROC counts (the detectors keep learning).
+
+        Returns the last result with the cleared ROC views, so that a paused display can redraw at
+        once (``None`` if no frame yet).
+        """
         bins = self.config["evaluation"]["bins"]
         self.rocs = {name: _Roc(det, bins) for name, det in self.detectors.items()}
+        if self.last is None:
+            return None
+        self.last = dataclasses.replace(self.last, roc=self.roc_views(), rethreshold=True)
+        return self.last
 
     def start_recording(self, folder: str | Path) -> MaskRecorder:
         rec = MaskRecorder(folder)

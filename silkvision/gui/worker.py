@@ -8,6 +8,7 @@ the frames it never drew (``LatestSlot.skipped``) instead of dropping them silen
 
 from __future__ import annotations
 
+import copy
 import sys
 import threading
 import traceback
@@ -39,6 +40,12 @@ class LatestSlot:
         with self._lock:
             item, self._item = self._item, None
             return item
+
+    def reset(self) -> None:
+        """Drop the waiting result and restart the skipped count (new source, restart, seek)."""
+        with self._lock:
+            self._item = None
+            self.skipped = 0
 
 
 @dataclass
@@ -77,6 +84,8 @@ class Worker(QObject):
     result_ready = pyqtSignal()            # a FrameResult waits in .slot
     playing_changed = pyqtSignal(bool)
     detectors_changed = pyqtSignal(object)  # {"silk": DetectorInfo, "second": DetectorInfo}
+    configured = pyqtSignal(object)        # the pipeline's new config after a successful "configure"
+    recording_changed = pyqtSignal(object)  # folder (str) being recorded to, or None
     message = pyqtSignal(str)
     error = pyqtSignal(str)
     ended = pyqtSignal(int)                # end of source or max_frames reached: frames processed
@@ -89,6 +98,7 @@ class Worker(QObject):
         self.slot = LatestSlot()
         self.playing = False
         self._timer: QTimer | None = None
+        self._recording: str | None = None   # what the window was last told (recording_changed)
 
     @pyqtSlot()
     def setup(self) -> None:
@@ -100,21 +110,40 @@ class Worker(QObject):
     # -- requests (run in the worker thread) -------------------------------------------------------
     @pyqtSlot(str, object)
     def handle(self, request: str, arg) -> None:
-        """Dispatch one request from the window; user errors become an ``error`` signal."""
+        """Dispatch one request from the window; user errors become an ``error`` signal.
+
+        After a refused settings request the window is sent the live detector settings again, so
+        that its panels and "Compare with" list show what the detectors really use.
+        """
         try:
             getattr(self, "_do_" + request)(arg)
         except SilkvisionError as e:
-            self._set_playing(False)
-            self.error.emit(str(e))
+            self._failed(request, str(e))
         except Exception as e:  # keep the application alive; the traceback goes to stderr
             traceback.print_exc(file=sys.stderr)
-            self._set_playing(False)
-            self.error.emit(f"{request}: {type(e).__name__}: {e}")
+            self._failed(request, f"{request}: {type(e).__name__}: {e}")
+
+    def _failed(self, request: str, message: str) -> None:
+        self._set_playing(False)
+        if request in ("set_params", "second", "configure") and self.pipeline.detectors:
+            self.detectors_changed.emit(detector_infos(self.pipeline))
+        self._report_recording()
+        self.error.emit(message)
+
+    def _report_recording(self, always: bool = False) -> None:
+        """Tell the window when recording started or stopped (also when it failed); ``always``
+        answers a record request even when nothing changed (the window's toggle moved first)."""
+        rec = self.pipeline.recorder
+        folder = None if rec is None else str(rec.folder)
+        if always or folder != self._recording:
+            self._recording = folder
+            self.recording_changed.emit(folder)
 
     def _do_open(self, arg) -> None:
         spec, groundtruth = arg
         self._set_playing(False)
         info = self.pipeline.open(spec, groundtruth=groundtruth)
+        self.slot.reset()
         self.opened.emit(info)
         self.detectors_changed.emit(detector_infos(self.pipeline))
 
@@ -132,11 +161,13 @@ class Worker(QObject):
 
     def _do_seek(self, index) -> None:
         self.pipeline.seek(int(index))
+        self.slot.reset()
         self.message.emit(f"detectors and ROC restarted at frame {int(index)}")
         self._process_one()
 
     def _do_restart(self, _=None) -> None:
         self.pipeline.restart()
+        self.slot.reset()
         self.message.emit("restarted from the first frame")
         self._process_one()
 
@@ -144,6 +175,8 @@ class Worker(QObject):
         role, params = arg
         name = "silk" if role == "silk" else self.pipeline.second
         restarted = self.pipeline.set_params(name, params)
+        if restarted:
+            self.slot.skipped = 0
         self.detectors_changed.emit(detector_infos(self.pipeline))
         shown = ", ".join(f"{k}={v}" for k, v in params.items())
         if restarted:
@@ -158,25 +191,34 @@ class Worker(QObject):
 
     def _do_second(self, name) -> None:
         self.pipeline.set_second(name)
+        self.slot.skipped = 0
         self.detectors_changed.emit(detector_infos(self.pipeline))
         self.message.emit(f"second algorithm: {name}; detectors and ROC restarted")
 
-    def _do_configure(self, config) -> None:
-        self.pipeline.configure(config)
+    def _do_configure(self, arg) -> None:
+        config, source = arg
+        self.pipeline.configure(config)  # all or nothing
+        self.slot.skipped = 0
         self.detectors_changed.emit(detector_infos(self.pipeline))
+        self.configured.emit(copy.deepcopy(self.pipeline.config))
+        self.message.emit(f"parameters loaded from {source}; detectors restarted")
 
     def _do_reset_roc(self, _=None) -> None:
         self.pipeline.reset_roc()
         self.message.emit("ROC cleared")
+        self._publish_last()  # a paused display redraws the empty ROC at once
 
     def _do_record(self, folder) -> None:
-        if folder is None:
-            rec = self.pipeline.stop_recording()
-            if rec is not None:
-                self.message.emit(f"recording stopped: {rec.written} masks in {rec.folder}")
-        else:
-            rec = self.pipeline.start_recording(folder)
-            self.message.emit(f"recording masks to {rec.folder}")
+        try:
+            if folder is None:
+                rec = self.pipeline.stop_recording()
+                if rec is not None:
+                    self.message.emit(f"recording stopped: {rec.written} masks in {rec.folder}")
+            else:
+                rec = self.pipeline.start_recording(folder)
+                self.message.emit(f"recording masks to {rec.folder}")
+        finally:
+            self._report_recording(always=True)
 
     def _do_stop(self, _=None) -> None:
         """Stop processing, close the source and end the thread's event loop."""
@@ -205,12 +247,10 @@ class Worker(QObject):
         try:
             self._process_one()
         except SilkvisionError as e:
-            self._set_playing(False)
-            self.error.emit(str(e))
+            self._failed("tick", str(e))
         except Exception as e:
             traceback.print_exc(file=sys.stderr)
-            self._set_playing(False)
-            self.error.emit(f"{type(e).__name__}: {e}")
+            self._failed("tick", f"{type(e).__name__}: {e}")
 
     def _process_one(self) -> None:
         result = self.pipeline.step()

@@ -151,3 +151,33 @@ def test_camera_open_timeout_also_hints_at_the_path(fake, tmp_path, monkeypatch)
     msg = str(e.value)
     assert msg.startswith("camera 2: did not open within 0.2 s")
     assert msg.endswith("(to read the folder 2, write ./2)")
+
+
+def test_interrupt_ends_a_read_waiting_for_a_stalled_camera_at_once(fake):
+    """The GUI closes without waiting for camera_timeout: interrupt() from another thread ends the
+    blocked read with the end of the stream."""
+    fake.after = "block"
+    src = open_source("0", camera_timeout=20.0)
+    frames = [next(src) for _ in range(3)]
+    assert len(frames) == 3
+    got = {}
+
+    def read():
+        t0 = time.perf_counter()
+        try:
+            next(src)
+            got["what"] = "frame"
+        except StopIteration:
+            got["what"] = "end"
+        except SourceError as e:
+            got["what"] = str(e)
+        got["s"] = time.perf_counter() - t0
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    time.sleep(0.3)
+    assert reader.is_alive()          # waiting for the 4th frame
+    src.interrupt()
+    reader.join(5.0)
+    assert got["what"] == "end" and got["s"] < 2.0
+    src.close()

@@ -7,6 +7,8 @@ One row per key of ``det.get_params()``: a spin box, check box or list, with the
 
 from __future__ import annotations
 
+import re
+
 from PyQt5.QtCore import pyqtSignal
 from PyQt5.QtWidgets import (QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout,
                              QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout,
@@ -24,6 +26,43 @@ def _spec(algorithm: str, key: str):
         return det[key], {"detector": {key: None}}
     section = det.get(algorithm, {})
     return section.get(key), {"detector": {algorithm: {key: None}}}
+
+
+_NUM = r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
+
+
+def _bounds(spec) -> tuple[float | None, float | None]:
+    """Simple bounds stated in a key's ``allowed`` text, as a spin box range.
+
+    ``"an integer 1..255"`` -> (1, 255), ``"a number in (0, 1]"`` -> (0, 1), ``"a number > 0"``
+    -> (0, None), ``"0 (off) or an odd integer 3..15"`` -> (0, 15). Open ends are returned as the
+    limit itself (the validation on Apply refuses the limit); ``None`` where nothing is stated.
+
+    Parameters
+    ----------
+    spec : Param or None
+        The key's schema entry.
+
+    Returns
+    -------
+    (float or None, float or None)
+    """
+    if spec is None:
+        return None, None
+    text = spec.allowed
+    m = re.search(rf"({_NUM})\.\.({_NUM})", text)
+    if m:
+        lo, hi = float(m.group(1)), float(m.group(2))
+        if text.startswith("0 (off) or"):
+            lo = 0.0
+        return lo, hi
+    m = re.search(rf"in [\[(]({_NUM}), ({_NUM})[\])]", text)
+    if m:
+        return float(m.group(1)), float(m.group(2))
+    m = re.search(rf">=? ({_NUM})", text)
+    if m:
+        return float(m.group(1)), None
+    return None, None
 
 
 def _decimals(value: float, least: int = 4, most: int = 8) -> int:
@@ -59,8 +98,7 @@ class ParamPanel(QWidget):
         self.apply_button = QPushButton("Apply")
         self.apply_button.clicked.connect(self.apply)
         self.revert_button = QPushButton("Revert")
-        self.revert_button.clicked.connect(lambda: self.set_params(self.algorithm, self.params,
-                                                                    self.restart_params))
+        self.revert_button.clicked.connect(self.revert)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.revert_button)
@@ -101,13 +139,15 @@ class ParamPanel(QWidget):
             w.addItems(COLOUR_SPACES)
             w.setCurrentText(str(value))
         elif isinstance(value, int):
+            lo, hi = _bounds(spec)              # the schema's range where it states one
             w = QSpinBox()
-            w.setRange(0, 1_000_000)
+            w.setRange(int(0 if lo is None else lo), int(max(value, 1_000_000 if hi is None else hi)))
             w.setValue(value)
         elif isinstance(value, float):
+            lo, hi = _bounds(spec)
             w = QDoubleSpinBox()
             w.setDecimals(_decimals(value))     # enough to show the value exactly (tau = 0.000503)
-            w.setRange(0.0, 1e6)
+            w.setRange(0.0 if lo is None else lo, max(value, 1e6 if hi is None else hi))
             w.setStepType(QAbstractSpinBox.AdaptiveDecimalStepType)
             w.setValue(value)
         else:
@@ -141,26 +181,36 @@ class ParamPanel(QWidget):
         w.blockSignals(False)
         self.params[key] = value
 
+    def revert(self) -> None:
+        """Show the live values again (the last ones set with :meth:`set_params`/:meth:`set_value`)."""
+        self.set_params(self.algorithm, self.params, self.restart_params)
+
     def changed(self) -> dict:
         return {k: self.value(k) for k in self.editors if self.value(k) != self.params.get(k)}
 
     def apply(self) -> dict:
-        """Validate the changed values and emit ``apply_requested``; returns them ({} on error)."""
+        """Validate the changed values and emit ``apply_requested``; returns them ({} on error).
+
+        The changes are checked together with the live values of the other keys, so that rules
+        between keys (NORMA's ``eta * lambda < 1``) hold. After a refusal the panel shows the live
+        values again, so that it never shows a value the detector does not use.
+        """
         changes = self.changed()
-        for key, v in changes.items():
-            spec, check = _spec(self.algorithm, key)
+        check: dict = {"detector": {}}
+        for key, v in {**self.params, **changes}.items():
+            spec, _ = _spec(self.algorithm, key)
             if spec is None:
                 continue
-            node = check["detector"]
             if key in SHARED_KEYS:
-                node[key] = v
+                check["detector"][key] = v
             else:
-                node[self.algorithm][key] = v
-            try:
-                validate(check, f"{self.algorithm} parameters")
-            except ConfigError as e:
-                self.error.emit(str(e))
-                return {}
+                check["detector"].setdefault(self.algorithm, {})[key] = v
+        try:
+            validate(check, f"{self.algorithm} parameters")
+        except ConfigError as e:
+            self.revert()
+            self.error.emit(str(e))
+            return {}
         if changes:
             self.apply_requested.emit(self.role, changes)
         return changes

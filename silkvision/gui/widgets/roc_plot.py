@@ -74,6 +74,17 @@ class RocPlot(pg.PlotWidget):
     def set_title(self, text: str) -> None:
         self.getPlotItem().setTitle(text, color="k", size="11pt")
 
+    def clear_views(self) -> None:
+        """Empty plot for a new source: no curves, no points, legend without values, plain title."""
+        self.set_views(None, None)
+        for role, curve in self.curves.items():
+            label = self.legend.getLabel(curve)
+            old = self.views.get(role)
+            if label is not None:
+                label.setText(old.name.upper() if old is not None else role)
+        self.views = {}
+        self.set_title("ROC against the ground truth")
+
     def set_views(self, silk: RocView | None, second: RocView | None) -> None:
         """Draw the curves/points of the two detectors (``None`` clears one)."""
         for role, v in (("silk", silk), ("second", second)):

@@ -1,0 +1,312 @@
+"""The window keeps a consistent state after refusals and source changes (black-box review of the
+GUI): refused settings leave the old state and no traceback, stale content is cleared, Record and
+the panels show what the worker really does, closing does not wait for a stalled camera."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from .gui_helpers import open_and_run
+from silkvision.errors import ConfigError, ExportError, SourceError
+from silkvision.gui.pipeline import Pipeline
+
+
+class FakeSource:
+    """A small in-memory source: ``n`` grey frames, ground truth for the first ``gt_frames`` only;
+    with ``block`` set, reading frame ``block`` waits (like a stalled camera) until ``release`` is
+    set or ``timeout`` passes, then raises."""
+
+    kind, name, first_index, seekable = "video", "fake", 1, False
+    roi, temporal_roi = None, None
+
+    def __init__(self, n=6, gt_frames=None, block=None, timeout=4.0):
+        self.n, self.gt_frames, self.block, self.timeout = n, gt_frames, block, timeout
+        self.frame_count = n
+        self.has_groundtruth = gt_frames is not None
+        self.i = 0
+        self.release = threading.Event()
+        self.interrupted = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        self.i += 1
+        if self.block is not None and self.i >= self.block:
+            self.release.wait(self.timeout)
+            if self.interrupted:
+                raise StopIteration
+            raise SourceError("fake: no frame within 4 s (capture.camera_timeout)")
+        if self.i > self.n:
+            raise StopIteration
+        frame = np.full((24, 32, 3), 20, np.uint8)
+        frame[8:16, 8 + self.i:16 + self.i] = 200
+        return self.i, frame
+
+    def groundtruth(self, index):
+        if index > self.gt_frames:
+            return None
+        gt = np.zeros((24, 32), np.uint8)
+        gt[8:16, 8 + index:16 + index] = 255
+        return gt
+
+    def close(self):
+        self.release.set()
+
+    def interrupt(self):  # as CameraSource.interrupt: a waiting read ends the stream at once
+        self.interrupted = True
+        self.release.set()
+
+
+def fake_pipeline(source, second="mog2"):
+    return Pipeline({}, second=second, opener=lambda spec, **kw: source)
+
+
+def no_traceback(capfd):
+    err = capfd.readouterr().err
+    assert "Traceback" not in err, err
+
+
+# -- 1. a configuration that cannot be applied leaves the old state --------------------------------
+def test_configure_is_all_or_nothing():
+    made = []
+
+    def factory(name, config=None, **kw):
+        if name == "gsoc":
+            raise ConfigError("algorithm 'gsoc' needs opencv-contrib (cv2.bgsegm), which is not installed")
+        from silkvision.detector import create_subtractor
+        made.append(name)
+        return create_subtractor(name, config=config, **kw)
+
+    pipe = Pipeline({}, factory=factory)
+    before = dict(pipe.detectors)
+    with pytest.raises(ConfigError, match="gsoc"):
+        pipe.configure({"detector": {"silk": {"tau": 0.02}}, "gui": {"second_algorithm": "gsoc"}})
+    with pytest.raises(ConfigError, match="gsoc"):
+        pipe.set_second("gsoc")
+    assert pipe.second == "norma" and pipe.detectors == before
+    assert pipe.config["gui"]["second_algorithm"] == "norma" and pipe.config["detector"]["silk"]["tau"] != 0.02
+    pipe.set_params("norma", {"median": 3})  # still usable: no KeyError
+
+
+def test_loading_an_unavailable_second_algorithm_is_refused(qtbot, make_window, tmp_path, monkeypatch, capfd):
+    import silkvision.detector
+
+    monkeypatch.setattr(silkvision.detector, "available_subtractors", lambda: ["silk", "norma", "mog2", "knn"])
+    win = make_window()
+    path = tmp_path / "gsoc.yaml"
+    path.write_text("detector:\n  silk:\n    tau: 0.02\ngui:\n  second_algorithm: gsoc\n")
+    assert not win.load_params(path)
+    assert "gui.second_algorithm: 'gsoc'" in win.errors[-1] and "gsoc.yaml" in win.errors[-1]
+    assert win.config["gui"]["second_algorithm"] == "norma"
+    win.apply_params("second", {"median": 3})
+    qtbot.waitUntil(lambda: win.detectors["second"].params["median"] == 3, timeout=5000)
+    assert win.pipeline.second == "norma" and len(win.errors) == 1
+    assert win.pipeline.silk.get_params()["tau"] != 0.02
+    no_traceback(capfd)
+
+
+# -- 2. NORMA's eta * lambda >= 1 is refused by the config layer, everywhere ----------------------
+def test_norma_eta_lambda_product_is_refused_in_the_panel_the_worker_and_yaml(qtbot, make_window, tmp_path,
+                                                                             capfd):
+    win = make_window()
+    panel = win.panels["second"]
+    panel.editors["eta"].setValue(50.0)
+    assert panel.apply() == {}
+    assert "detector.norma.eta" in win.errors[-1] and "detector.norma.lambda" in win.errors[-1]
+    assert panel.value("eta") == 0.1 and panel.changed() == {}  # the panel shows the live value again
+    # sent past the panel: the worker refuses it with the user's key name, no traceback
+    win.apply_params("second", {"lambda": 19.0})
+    qtbot.waitUntil(lambda: len(win.errors) == 2, timeout=5000)
+    assert "lambda" in win.errors[-1] and "lam:" not in win.errors[-1]
+    assert win.pipeline.detectors["norma"].get_params()["lambda"] == 0.1
+    assert win.panels["second"].value("lambda") == 0.1
+    path = tmp_path / "product.yaml"
+    path.write_text("detector:\n  norma:\n    eta: 1000000.0\n")
+    assert not win.load_params(path)
+    assert "detector.norma.eta, detector.norma.lambda" in win.errors[-1] and "product.yaml" in win.errors[-1]
+    assert win.config["detector"]["norma"]["eta"] == 0.1
+    no_traceback(capfd)
+
+
+# -- 3. Record into a folder that cannot be written ------------------------------------------------
+def test_record_into_an_unwritable_folder_leaves_record_off(qtbot, make_window, tmp_path):
+    win = make_window()
+    (tmp_path / "file.txt").write_text("not a folder")
+    win.start_recording(tmp_path / "file.txt" / "rec")
+    qtbot.waitUntil(lambda: len(win.errors) == 1, timeout=5000)
+    qtbot.waitUntil(lambda: not win.record_action.isChecked(), timeout=5000)
+    assert "cannot create the recording folder" in win.errors[0]
+    assert win.recording is None and win.pipeline.recorder is None
+
+
+def test_a_failed_mask_write_stops_the_recording(tmp_path):
+    pipe = fake_pipeline(FakeSource(n=4))
+    pipe.open("fake")
+    pipe.start_recording(tmp_path / "rec")
+    pipe.step()
+    shutil.rmtree(tmp_path / "rec" / "silk")
+    (tmp_path / "rec" / "silk").write_text("now a file")  # the folder went away (disk, user)
+    with pytest.raises(ExportError):
+        pipe.step()
+    assert pipe.recorder is None
+    assert pipe.step().index == 3  # no retry of the write every frame
+
+
+# -- 4. the slider's threshold survives "Compare with" ---------------------------------------------
+def test_threshold_set_with_the_slider_survives_compare_with(qtbot, make_window):
+    win = make_window()
+    win.set_threshold(0.7)
+    qtbot.waitUntil(lambda: win.pipeline.silk.threshold == 0.7, timeout=5000)
+    assert win.pipeline.config["detector"]["silk"]["threshold"] == 0.7
+    with qtbot.waitSignal(win.worker.detectors_changed, timeout=5000):
+        win.second_combo.setCurrentText("mog2")
+    assert win.pipeline.second == "mog2" and win.pipeline.silk.threshold == 0.7
+    assert win.detectors["silk"].threshold == 0.7 and win.threshold_spin.value() == 0.7
+
+
+# -- 5. Clear ROC while paused redraws at once -----------------------------------------------------
+def test_clear_roc_while_paused_redraws_at_once(qtbot, make_window, sample_seq):
+    win = make_window(max_frames=8)
+    open_and_run(qtbot, win, sample_seq, start=100, frames=8)
+    assert len(win.roc_plot.curves["silk"].getData()[0]) > 0
+    win.reset_roc_button.click()
+    qtbot.waitUntil(lambda: win.result.roc["silk"].frames == 0, timeout=5000)
+    x, _ = win.roc_plot.curves["silk"].getData()
+    assert x is None or len(x) == 0
+    assert "(0 frames)" in win.roc_plot.getPlotItem().titleLabel.text
+    label = win.roc_plot.legend.getLabel(win.roc_plot.curves["silk"]).text
+    assert "AUC" not in label and "no frame with ground truth yet" in label
+    assert win.result.index == 107  # nothing re-run
+
+
+# -- 6. opening another source clears the old content ----------------------------------------------
+def test_opening_another_source_clears_the_views(qtbot, make_window, sample_seq):
+    from silkvision.capture import open_source
+
+    def opener(spec, **kw):  # "fake" opens, but its first frame cannot be read
+        return FakeSource(n=6, block=1, timeout=0.0) if spec == "fake" else open_source(spec, **kw)
+
+    win = make_window(max_frames=4, pipeline=Pipeline({}, opener=opener))
+    open_and_run(qtbot, win, sample_seq, start=100, frames=4)
+    assert "AUC" in win.roc_plot.legend.getLabel(win.roc_plot.curves["silk"]).text
+    with qtbot.waitSignal(win.worker.opened, timeout=5000):
+        win.open_source("fake")
+    assert win.windowTitle() == "silkvision - fake"
+    assert all(v.array is None for v in win.views.values())
+    assert win.frame_label.text() == "frame - / 6" and win.stats_label.text() == ""
+    label = win.roc_plot.legend.getLabel(win.roc_plot.curves["silk"]).text
+    assert "AUC" not in label and "frames)" not in win.roc_plot.getPlotItem().titleLabel.text
+    x, _ = win.roc_plot.curves["silk"].getData()
+    assert x is None or len(x) == 0
+    win.step()  # the first frame fails: the title and the (empty) views still agree
+    qtbot.waitUntil(lambda: len(win.errors) == 1, timeout=5000)
+    assert "fake: no frame" in win.errors[0]
+    assert win.windowTitle() == "silkvision - fake" and win.views["input"].array is None
+
+
+# -- 7. the ground truth runs out --------------------------------------------------------------------
+def test_frames_after_the_ground_truth_show_an_empty_gt_panel(qtbot, make_window):
+    win = make_window(pipeline=fake_pipeline(FakeSource(n=6, gt_frames=2)))
+    with qtbot.waitSignal(win.worker.opened, timeout=5000):
+        win.open_source("fake")
+    for i in (1, 2):
+        win.step()
+        qtbot.waitUntil(lambda: win.result is not None and win.result.index == i, timeout=5000)
+    assert win.views["gt"].array is win.result.gt
+    win.step()
+    qtbot.waitUntil(lambda: win.result.index == 3, timeout=5000)
+    assert win.views["gt"].array is None
+    assert "no ground truth for this frame" == win.views["gt"].canvas.placeholder
+    assert "no ground truth for frame 3" in win.statusBar().currentMessage()
+    win.statusBar().clearMessage()
+    win.step()
+    qtbot.waitUntil(lambda: win.result.index == 4, timeout=5000)
+    assert win.statusBar().currentMessage() == ""  # said once per source
+
+
+# -- 8. closing while the source is stalled ----------------------------------------------------------
+def test_closing_does_not_wait_for_a_stalled_read(qtbot, make_window):
+    src = FakeSource(n=100, block=3, timeout=20.0)
+    win = make_window(pipeline=fake_pipeline(src))
+    with qtbot.waitSignal(win.worker.opened, timeout=5000):
+        win.open_source("fake")
+    win.play()
+    qtbot.waitUntil(lambda: src.i >= 3, timeout=5000)
+    t0 = time.perf_counter()
+    win.close()
+    assert time.perf_counter() - t0 < 2.5
+    assert not win.isVisible() and src.interrupted
+    # the read was interrupted, so the worker ends now, not when the 20 s camera timeout runs out
+    assert win.worker_thread.wait(3000) and time.perf_counter() - t0 < 5.0
+
+
+# -- 9. the parameter panel: schema ranges, live values after a refusal ------------------------------
+def test_panel_spin_boxes_take_their_range_from_the_schema(make_window):
+    win = make_window()
+    silk, norma = win.panels["silk"].editors, win.panels["second"].editors
+    assert (silk["omega"].minimum(), silk["omega"].maximum()) == (1, 255)
+    assert (silk["kappa"].minimum(), silk["kappa"].maximum()) == (0.0, 1.0)
+    assert (silk["median"].minimum(), silk["median"].maximum()) == (0, 15)
+    assert (silk["hold"].minimum(), silk["hold"].maximum()) == (0, 100)
+    assert (norma["nu"].minimum(), norma["nu"].maximum()) == (0.0, 1.0)
+    assert silk["threshold"].maximum() == 1e6 and silk["tau"].maximum() == 1.0
+
+
+def test_a_refused_value_is_not_left_in_the_panel(qtbot, make_window):
+    win = make_window()
+    panel = win.panels["silk"]
+    panel.editors["median"].setValue(4)
+    assert panel.apply() == {} and "median" in win.errors[-1]
+    assert panel.value("median") == 5 and panel.changed() == {}
+    panel.editors["sigma"].setValue(9.0)  # a later valid change goes through
+    assert panel.apply() == {"sigma": 9.0}
+    qtbot.waitUntil(lambda: win.pipeline.silk.get_params()["sigma"] == 9.0, timeout=5000)
+
+
+# -- 10. keys on the frame slider step instead of seeking --------------------------------------------
+def test_right_key_on_the_frame_slider_steps(qtbot, make_window, sample_seq):
+    from PyQt5.QtCore import Qt
+
+    win = make_window()
+    assert win.frame_slider.focusPolicy() == Qt.NoFocus
+    with qtbot.waitSignal(win.worker.opened, timeout=5000):
+        win.open_source(sample_seq)
+    win.seek(100)
+    qtbot.waitUntil(lambda: win.result is not None and win.result.index == 100, timeout=10_000)
+    qtbot.keyClick(win.frame_slider, Qt.Key_Right)
+    qtbot.waitUntil(lambda: win.result.index == 101, timeout=5000)
+    assert win.result.processed == 2  # a step, not a seek (which restarts the detectors)
+
+
+# -- 11. seeking one past the end ------------------------------------------------------------------
+def test_seek_one_past_the_last_frame_is_an_error(qtbot, make_window, sample_seq):
+    win = make_window()
+    with qtbot.waitSignal(win.worker.opened, timeout=5000):
+        win.open_source(sample_seq)
+    win.seek(401)
+    qtbot.waitUntil(lambda: len(win.errors) == 1, timeout=5000)
+    assert "there is no frame 401; expected a frame number in 1..400" in win.errors[0]
+    assert win.result is None
+
+
+# -- 12. cosmetics: skipped counter, status bar room for errors, slider width ------------------------
+def test_skipped_counter_resets_and_errors_get_the_status_bar(qtbot, make_window, sample_seq):
+    win = make_window()
+    win.worker.slot.skipped = 7
+    with qtbot.waitSignal(win.worker.opened, timeout=5000):
+        win.open_source(sample_seq)
+    assert win.worker.slot.skipped == 0
+    win.step()
+    qtbot.waitUntil(lambda: win.result is not None, timeout=10_000)
+    assert "display skipped 0" in win.stats_label.text()
+    win.show_error("something went wrong")
+    assert win.stats_label.isHidden()
+    win.statusBar().showMessage("fine")
+    assert not win.stats_label.isHidden()
+    assert win.frame_slider.minimumWidth() >= 80
