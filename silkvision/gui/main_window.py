@@ -90,6 +90,7 @@ class MainWindow(QMainWindow):
         w.result_ready.connect(self._on_result_ready)
         w.playing_changed.connect(self._on_playing)
         w.detectors_changed.connect(self._on_detectors)
+        w.restarted.connect(self._on_restarted)
         w.configured.connect(self._on_configured)
         w.recording_changed.connect(self._on_recording_changed)
         w.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
@@ -561,6 +562,16 @@ class MainWindow(QMainWindow):
         self._layout_views()
         self.roc_plot.clear_views()
 
+    def _on_restarted(self) -> None:
+        """The detectors and ROCs restarted (another second algorithm, loaded parameters, a restart
+        parameter): while paused no new frame comes, so the old masks, scores and ROC curves must not
+        stay on screen as if they belonged to the new detectors."""
+        self.result = None
+        for key, view in self.views.items():
+            if key != "input" and key != "gt":
+                view.set_image(None, NO_FRAME_YET)
+        self.roc_plot.clear_views({role: info.name for role, info in (self.detectors or {}).items()})
+
     def _on_playing(self, playing: bool) -> None:
         self.playing = playing
         self.play_button.setText("Pause" if playing else "Play")
@@ -661,8 +672,11 @@ class MainWindow(QMainWindow):
                                  f"display skipped {self.worker.slot.skipped}  |  processed {r.processed}")
 
     def _on_status_message(self, message: str) -> None:
-        """An error needs the whole status bar: the rates step aside while one is shown."""
-        hide = message.startswith("Error:")
+        """An error, or a message too long to share the status bar with the rates, needs the whole
+        bar: the rates step aside while it is shown."""
+        fits = (self.statusBar().fontMetrics().horizontalAdvance(message)
+                + self.stats_label.sizeHint().width() + 40 <= self.statusBar().width())
+        hide = bool(message) and (message.startswith("Error:") or not fits)
         if self.stats_label.isHidden() != hide:
             self.stats_label.setHidden(hide)
 

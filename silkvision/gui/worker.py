@@ -88,6 +88,7 @@ class Worker(QObject):
     recording_changed = pyqtSignal(object)  # folder (str) being recorded to, or None
     message = pyqtSignal(str)
     error = pyqtSignal(str)
+    restarted = pyqtSignal()               # detectors and ROC restarted without a new frame drawn
     ended = pyqtSignal(int)                # end of source or max_frames reached: frames processed
     stopped = pyqtSignal()
 
@@ -178,6 +179,8 @@ class Worker(QObject):
         if restarted:
             self.slot.skipped = 0
         self.detectors_changed.emit(detector_infos(self.pipeline))
+        if restarted:
+            self.restarted.emit()
         shown = ", ".join(f"{k}={v}" for k, v in params.items())
         if restarted:
             self.message.emit(f"{name}: {shown} applied; detectors and ROC restarted (restart parameter)")
@@ -193,6 +196,7 @@ class Worker(QObject):
         self.pipeline.set_second(name)
         self.slot.skipped = 0
         self.detectors_changed.emit(detector_infos(self.pipeline))
+        self.restarted.emit()
         self.message.emit(f"second algorithm: {name}; detectors and ROC restarted")
 
     def _do_configure(self, arg) -> None:
@@ -200,6 +204,7 @@ class Worker(QObject):
         self.pipeline.configure(config)  # all or nothing
         self.slot.skipped = 0
         self.detectors_changed.emit(detector_infos(self.pipeline))
+        self.restarted.emit()
         self.configured.emit(copy.deepcopy(self.pipeline.config))
         self.message.emit(f"parameters loaded from {source}; detectors restarted")
 

@@ -298,6 +298,9 @@ def test_seek_one_past_the_last_frame_is_an_error(qtbot, make_window, sample_seq
 # -- 12. cosmetics: skipped counter, status bar room for errors, slider width ------------------------
 def test_skipped_counter_resets_and_errors_get_the_status_bar(qtbot, make_window, sample_seq):
     win = make_window()
+    win.resize(1420, 820)   # the default size: what fits beside the rates depends on it
+    win.show()
+    qtbot.waitExposed(win)
     win.worker.slot.skipped = 7
     with qtbot.waitSignal(win.worker.opened, timeout=5000):
         win.open_source(sample_seq)
@@ -309,4 +312,32 @@ def test_skipped_counter_resets_and_errors_get_the_status_bar(qtbot, make_window
     assert win.stats_label.isHidden()
     win.statusBar().showMessage("fine")
     assert not win.stats_label.isHidden()
+    # a long note (e.g. the end of the ground truth) is not cut off behind the rates either
+    win.statusBar().showMessage("no ground truth for frame 24: " + "its panel is empty " * 30)
+    assert win.stats_label.isHidden()
+    win.statusBar().clearMessage()
+    assert not win.stats_label.isHidden()
     assert win.frame_slider.minimumWidth() >= 80
+
+
+def test_switching_the_second_algorithm_while_paused_clears_the_old_views(qtbot, make_window, sample_seq):
+    """The detectors and ROCs restart: the old masks and curves must not stay on screen as if they
+    were the new detectors' (found by a re-check of finding 5: Clear ROC after a switch did nothing)."""
+    win = make_window()
+    with qtbot.waitSignal(win.worker.opened, timeout=5000):
+        win.open_source(sample_seq)
+    win.seek(250)   # inside the sample's temporalROI, so the ROC counts these frames
+    qtbot.waitUntil(lambda: win.result is not None and win.result.index == 250, timeout=10_000)
+    win.step()
+    qtbot.waitUntil(lambda: win.result.index == 251, timeout=10_000)
+    qtbot.waitUntil(lambda: win.roc_plot.curves["silk"].getData()[0] is not None, timeout=5000)
+    old = win.detectors["second"].name
+    new = "mog2" if old != "mog2" else "knn"
+    with qtbot.waitSignal(win.worker.restarted, timeout=5000):
+        win.second_combo.setCurrentText(new)
+    qtbot.waitUntil(lambda: win.detectors["second"].name == new, timeout=5000)
+    assert win.result is None
+    assert win.roc_plot.curves["silk"].getData()[0] is None
+    label = win.roc_plot.legend.getLabel(win.roc_plot.curves["second"]).text
+    assert label.strip() == new.upper()
+    assert win.views["silk"].array is None and win.views["second"].array is None

@@ -74,14 +74,18 @@ class RocPlot(pg.PlotWidget):
     def set_title(self, text: str) -> None:
         self.getPlotItem().setTitle(text, color="k", size="11pt")
 
-    def clear_views(self) -> None:
-        """Empty plot for a new source: no curves, no points, legend without values, plain title."""
+    def clear_views(self, names: dict[str, str] | None = None) -> None:
+        """Empty plot for a new source or restarted detectors: no curves, no points, legend without
+        values (named by ``names[role]`` if given, else as before), plain title."""
         self.set_views(None, None)
         for role, curve in self.curves.items():
             label = self.legend.getLabel(curve)
             old = self.views.get(role)
             if label is not None:
-                label.setText(old.name.upper() if old is not None else role)
+                if names and role in names:
+                    label.setText(names[role].upper())
+                else:
+                    label.setText(old.name.upper() if old is not None else role)
         self.views = {}
         self.set_title("ROC against the ground truth")
 
