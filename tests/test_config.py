@@ -416,3 +416,17 @@ def test_norma_eta_times_lambda_must_be_below_one(tmp_path, norma):
     # each key alone may be large when the other is small enough
     ok = validate({"detector": {"norma": {"eta": 1e6, "lambda": 1e-7}}})
     assert ok["detector"]["norma"]["eta"] * ok["detector"]["norma"]["lambda"] < 1
+
+
+def test_create_subtractor_checks_eta_times_lambda_after_the_keyword_overrides():
+    """A config whose NORMA eta * lambda is >= 1 is fine when a keyword override brings it below 1
+    (the cross-key rule is checked on the merged values), and refused when the override does not."""
+    import silkvision as sv
+
+    cfg = {"detector": {"norma": {"eta": 20.0}}}        # 20 * 0.1 (default lambda) = 2
+    det = sv.create_subtractor("norma", config=cfg, **{"lambda": 0.01})
+    assert det.get_params()["eta"] == 20.0
+    with pytest.raises(ConfigError, match=r"eta \* lambda = 2"):
+        sv.create_subtractor("norma", config=cfg)
+    with pytest.raises(ConfigError, match=r"eta \* lambda = 1"):
+        sv.create_subtractor("norma", eta=10.0)

@@ -202,17 +202,20 @@ def _check_cross(config: Mapping, source: str) -> None:
                           f"eta * lambda < 1")
 
 
-def validate(config: Mapping, source: str = "") -> dict:
+def validate(config: Mapping, source: str = "", cross: bool = True) -> dict:
     """Validate a (possibly partial) nested config and return it merged over the defaults.
 
     NumPy scalars (``np.float64(0.02)``, ``np.int64(5)``, ``np.bool_(True)``) are accepted as the
     Python value they hold and tuples as lists; the result holds only plain Python values. A bool
     (Python or NumPy) is still refused where a number is expected. Rules between keys (NORMA's
-    ``eta * lambda < 1``) are checked on the merged result.
+    ``eta * lambda < 1``) are checked on the merged result unless ``cross`` is False (for a caller
+    that merges more values before it checks them, as :func:`~silkvision.create_subtractor` does
+    with its keyword overrides).
     """
     out = defaults()
     _merge(out, config, SCHEMA, "", source)
-    _check_cross(out, source)
+    if cross:
+        _check_cross(out, source)
     return out
 
 

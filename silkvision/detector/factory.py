@@ -45,7 +45,7 @@ def create_subtractor(name: str | None = None, config: Mapping | None = None,
     >>> import silkvision as sv
     >>> det = sv.create_subtractor("silk", tau=0.02)
     """
-    cfg = validate(config or {}, "config")
+    cfg = validate(config or {}, "config", cross=False)   # rules between keys: after the overrides
     if name is None:
         name = cfg["detector"]["algorithm"]
     if not isinstance(name, str) or name not in ALGORITHMS:
