@@ -319,7 +319,6 @@ class Pipeline:
                 roc.update(masks[name], gt, roi)
         silk = self.silk
         scores = silk.scores.copy() if silk.has_scores else None
-        self._record(masks, index)
         self.processed += 1
         if self.processed > 1:  # the first frame after a (re)start is a warm-up (JIT, allocation)
             for name, dt in times.items():  # rate from a moving average of the detection time
@@ -330,6 +329,9 @@ class Pipeline:
                                 score_range=tuple(silk.score_range) if silk.has_scores else None,
                                 gt=gt, roc=self.roc_views(), processed=self.processed,
                                 fps=dict(self._fps))
+        # written last: a failed write (disk full) leaves the frame fully processed and shown
+        # (learned, counted in the ROC, in ``last``), only the recording stops
+        self._record(masks, index)
         return self.last
 
     def _record(self, masks: dict[str, np.ndarray], index: int) -> None:

@@ -177,7 +177,7 @@ class Worker(QObject):
         name = "silk" if role == "silk" else self.pipeline.second
         restarted = self.pipeline.set_params(name, params)
         if restarted:
-            self.slot.skipped = 0
+            self.slot.reset()   # no result of the old detectors may be drawn after this
         self.detectors_changed.emit(detector_infos(self.pipeline))
         if restarted:
             self.restarted.emit()
@@ -194,7 +194,7 @@ class Worker(QObject):
 
     def _do_second(self, name) -> None:
         self.pipeline.set_second(name)
-        self.slot.skipped = 0
+        self.slot.reset()   # no result of the old detectors may be drawn after this
         self.detectors_changed.emit(detector_infos(self.pipeline))
         self.restarted.emit()
         self.message.emit(f"second algorithm: {name}; detectors and ROC restarted")
@@ -202,7 +202,7 @@ class Worker(QObject):
     def _do_configure(self, arg) -> None:
         config, source = arg
         self.pipeline.configure(config)  # all or nothing
-        self.slot.skipped = 0
+        self.slot.reset()   # no result of the old detectors may be drawn after this
         self.detectors_changed.emit(detector_infos(self.pipeline))
         self.restarted.emit()
         self.configured.emit(copy.deepcopy(self.pipeline.config))
