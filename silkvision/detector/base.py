@@ -20,10 +20,11 @@ __all__ = ["BackgroundSubtractor", "check_learning_rate"]
 def check_learning_rate(value) -> float:
     """``learningRate`` of :meth:`BackgroundSubtractor.apply` as a float.
 
-    Any real number is allowed (0 = score only, negative = the configured learning); ``None``,
-    strings, other objects and NaN raise ``ValueError`` naming ``learningRate``.
+    Any real number is allowed (0 = score only, negative = the configured learning; the OpenCV
+    baselines also refuse values above 1); ``None``, bools, strings, other objects and NaN raise
+    ``ValueError`` naming ``learningRate``.
     """
-    if value is None or isinstance(value, (str, bytes)):
+    if value is None or isinstance(value, (str, bytes, bool, np.bool_)):
         raise ValueError(f"learningRate: {value!r} must be a number (0 = do not learn, -1 = default)")
     try:
         lr = float(value)
@@ -61,7 +62,9 @@ class BackgroundSubtractor(ABC):
             The new frame. Its size must not change between calls (call :meth:`reset` first).
         learningRate : float
             ``-1`` (default): the configured learning; ``0``: score only, do not learn.
-            Other values are passed to OpenCV baselines; SILK/NORMA treat any value > 0 as "learn".
+            Other values are passed to the OpenCV baselines (which refuse values above 1, outside
+            OpenCV's documented range); SILK/NORMA learn with the configured parameters for any
+            value other than 0.
 
         Returns
         -------

@@ -127,23 +127,27 @@ def median5_close5(raw, out, med, dil, scratch):
 
 
 def check_mask_out(out, shape: tuple, name: str = "out") -> None:
-    """Check that ``out`` can receive a mask of ``shape``: a writeable C-contiguous uint8 ndarray of
-    exactly that shape. Raises ``ValueError`` naming ``name`` otherwise.
+    """Check that ``out`` can receive a mask of ``shape``: a writeable uint8 ndarray of exactly that
+    shape. Raises ``ValueError`` naming ``name`` otherwise.
 
-    The numba kernel writes without bounds checks and OpenCV gives raw ``cv2.error`` (or silently
-    writes elsewhere) on such buffers, so every entry point that takes an output mask checks it.
+    Any memory layout is accepted (a view such as ``canvas[:, :W]``, a Fortran-order array): the
+    writers compute into a C-contiguous buffer of their own and copy it into a non-C-contiguous
+    ``out`` (``out.flags.c_contiguous`` false), so the usual C-contiguous ``out`` costs nothing
+    extra. The numba kernel writes without bounds checks and OpenCV gives raw ``cv2.error`` (or
+    silently writes elsewhere) on a buffer of the wrong shape or type, so every entry point that
+    takes an output mask checks it.
     """
     shape = tuple(shape)
     if (isinstance(out, np.ndarray) and out.dtype == np.uint8 and out.shape == shape
-            and out.flags.c_contiguous and out.flags.writeable):
+            and out.flags.writeable):
         return
     if not isinstance(out, np.ndarray):
         got = type(out).__name__
     else:
         got = f"{out.dtype} {out.shape}"
         if out.dtype == np.uint8 and out.shape == shape:
-            got += ", read-only" if not out.flags.writeable else ", not C-contiguous"
-    raise ValueError(f"{name}: expected a writeable C-contiguous uint8 array of shape {shape}, got {got}")
+            got += ", read-only"
+    raise ValueError(f"{name}: expected a writeable uint8 array of shape {shape}, got {got}")
 
 
 class MedianClose5:
@@ -153,14 +157,24 @@ class MedianClose5:
         self._shape = None
 
     def __call__(self, raw: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """Filter the (H, W) uint8 0/255 mask ``raw`` into ``out`` (a writeable C-contiguous
-        (H, W) uint8 array other than ``raw``; ``ValueError`` otherwise)."""
+        """Filter the (H, W) uint8 0/255 mask ``raw`` into ``out`` (a writeable (H, W) uint8 array
+        that does not overlap ``raw``; ``ValueError`` otherwise). A non-C-contiguous ``out`` is
+        filled through a temporary buffer."""
         if not isinstance(raw, np.ndarray) or raw.ndim != 2 or raw.dtype != np.uint8:
             got = f"{raw.dtype} {raw.shape}" if isinstance(raw, np.ndarray) else type(raw).__name__
             raise ValueError(f"raw: expected an (H, W) uint8 mask, got {got}")
         check_mask_out(out, raw.shape)
         if np.may_share_memory(out, raw):
             raise ValueError("out: must not overlap the input mask")
+        if not out.flags.c_contiguous:
+            np.copyto(out, self.run(raw, np.empty(raw.shape, np.uint8)))
+            return out
+        return self.run(raw, out)
+
+    def run(self, raw: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """:meth:`__call__` without its checks, for callers that made them already
+        (:class:`~silkvision.detector.postprocess.MaskFilter`): ``raw`` an (H, W) uint8 array,
+        ``out`` a writeable C-contiguous (H, W) uint8 array that does not overlap it."""
         H, W = raw.shape
         if self._shape != (H, W):
             self._med = np.empty((H + 4, W + 4), np.uint8)

@@ -46,9 +46,11 @@ class OpenCVSubtractor(BackgroundSubtractor):
     name : {"mog2", "knn", "gsoc", "cnt"}
         Which OpenCV algorithm.
     median : int
-        Median filter size applied to the mask (0 = off).
+        Median filter size applied to the mask: 0 (off) or an odd integer 3..15.
     close : int
-        Size of the elliptic closing of the mask after the median (0 = off).
+        Size of the elliptic closing of the mask after the median: 0 (off) or an odd integer 3..15.
+        Both sizes follow the config schema's rule, checked by
+        :func:`~silkvision.detector.postprocess.check_filter_size` as for SILK/NORMA.
     fill_holes : bool
         Fill enclosed background holes of the mask after the closing.
     **params
@@ -117,10 +119,15 @@ class OpenCVSubtractor(BackgroundSubtractor):
             HxWx3 BGR uint8, or HxW / HxWx1 grey (expanded to BGR). Its size must not change until
             :meth:`reset`.
         learningRate : float
-            OpenCV's learning rate: negative (default -1) automatic, 0 no update, up to 1 (a number;
-            ``ValueError`` for NaN and non-numbers).
+            OpenCV's learning rate, which OpenCV documents as a value in [0, 1]: negative (default
+            -1) an automatic rate, 0 no update of the model, 1 the model re-initialised from this
+            frame, values in between how fast it learns. Values above 1 (which OpenCV's update
+            formulas do not expect), NaN, bools and non-numbers raise ``ValueError`` naming
+            ``learningRate``, before anything is learned.
         fgmask : ndarray, optional
-            Writeable C-contiguous HxW uint8 output buffer.
+            Writeable HxW uint8 output buffer (``ValueError`` naming ``fgmask`` otherwise). Any
+            layout: a non-C-contiguous one (``canvas[:, :W]``, a Fortran-order array) receives a
+            copy of the mask.
 
         Returns
         -------
@@ -129,6 +136,9 @@ class OpenCVSubtractor(BackgroundSubtractor):
         """
         frame = check_frame(frame)
         lr = check_learning_rate(learningRate)
+        if lr > 1.0:
+            raise ValueError(f"learningRate: {learningRate!r} must be at most 1 for OpenCV's "
+                             f"{self.name} (negative = automatic, 0 = no update, 1 = re-initialise)")
         H, W = frame.shape[:2]
         if fgmask is not None:
             check_mask_out(fgmask, (H, W), "fgmask")

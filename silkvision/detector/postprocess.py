@@ -17,19 +17,35 @@ import numpy as np
 
 from silkvision.detector.mask_kernels import MedianClose5, check_mask_out
 
-__all__ = ["median_mask", "close_mask", "fill_holes", "MaskFilter", "NO_POSTPROCESSING", "check_mask_out"]
+__all__ = ["median_mask", "close_mask", "fill_holes", "MaskFilter", "NO_POSTPROCESSING", "check_mask_out",
+           "check_filter_size", "MAX_FILTER_SIZE"]
 
 #: detector keys that switch the whole chain off: the returned mask is the raw ``score < threshold``
 NO_POSTPROCESSING = {"median": 0, "close": 0, "fill_holes": False}
 
 
+#: largest median / closing size (the config schema's ``detector.median`` / ``detector.close`` rule)
+MAX_FILTER_SIZE = 15
+
+
+def check_filter_size(name: str, size) -> int:
+    """A median or closing size as an int: 0 (off) or an odd integer 3..15, the rule of the config
+    schema (``detector.median``, ``detector.close``). Python and NumPy integers are accepted; bools,
+    floats (even ``5.0``), 1 and everything else raise ``ValueError`` naming ``name``.
+
+    The one check of every entry point: :class:`MaskFilter` (so the OpenCV baselines too), the
+    SILK/NORMA parameters, :func:`median_mask` and :func:`close_mask`.
+    """
+    if (isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer))
+            or not (size == 0 or (size % 2 == 1 and 3 <= size <= MAX_FILTER_SIZE))):
+        raise ValueError(f"{name}: {size!r} must be 0 (off) or an odd integer 3..{MAX_FILTER_SIZE}")
+    return int(size)
+
+
 def _is_off(name: str, size) -> bool:
-    """True for a window size of 0 or 1 (step off); ``ValueError`` naming ``name`` unless odd >= 3."""
-    if size in (0, 1):
-        return True
-    if size < 3 or size % 2 == 0:
-        raise ValueError(f"{name}: {size!r} must be 0 or an odd integer >= 3")
-    return False
+    """True for size 0 (step off); ``ValueError`` naming ``name`` unless :func:`check_filter_size`
+    accepts ``size``."""
+    return check_filter_size(name, size) == 0
 
 
 def _copy(mask: np.ndarray, out: np.ndarray | None) -> np.ndarray:
@@ -42,7 +58,7 @@ def _copy(mask: np.ndarray, out: np.ndarray | None) -> np.ndarray:
 
 def median_mask(mask: np.ndarray, size: int, out: np.ndarray | None = None,
                 work: np.ndarray | None = None) -> np.ndarray:
-    """Median filter of a 0/255 uint8 mask with a ``size`` x ``size`` window (0 or 1 = no filter).
+    """Median filter of a 0/255 uint8 mask with a ``size`` x ``size`` window (0 = no filter).
 
     Equal to ``cv2.medianBlur``. For sizes >= 5 it counts the foreground pixels of every window with
     a box filter instead (the median of a binary window is 255 iff more than half of it is 255; both
@@ -53,7 +69,8 @@ def median_mask(mask: np.ndarray, size: int, out: np.ndarray | None = None,
     mask : ndarray
         HxW uint8 mask.
     size : int
-        0 (off) or an odd window size >= 3.
+        0 (off) or an odd window size 3..15 (:func:`check_filter_size`; ``ValueError`` naming
+        ``median`` otherwise).
     out : ndarray, optional
         Preallocated HxW uint8 output (may not be ``mask`` itself).
     work : ndarray, optional
@@ -94,7 +111,8 @@ def close_mask(mask: np.ndarray, size: int, out: np.ndarray | None = None,
     mask : ndarray
         HxW uint8 0/255 mask.
     size : int
-        0 or 1 (off) or an odd size >= 3.
+        0 (off) or an odd size 3..15 (:func:`check_filter_size`; ``ValueError`` naming ``close``
+        otherwise).
     out : ndarray, optional
         Preallocated HxW uint8 output (may be ``mask`` itself).
     footprint : ndarray, optional
@@ -141,30 +159,30 @@ class MaskFilter:
     Parameters
     ----------
     median : int
-        0 (off) or an odd median window size.
+        0 (off) or an odd median window size 3..15.
     close : int
-        0 (off) or an odd size of the elliptic closing element (1 = off too).
+        0 (off) or an odd size 3..15 of the elliptic closing element.
     fill_holes : bool
         Fill enclosed background regions.
+
+    Both sizes are checked with :func:`check_filter_size` (the config schema's rule; 1, bools and
+    floats raise ``ValueError`` naming the parameter).
     """
 
     def __init__(self, median: int = 0, close: int = 0, fill_holes: bool = False):
-        for name, size in (("median", median), ("close", close)):
-            if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
-                raise ValueError(f"{name}: {size!r} must be 0 (off) or an odd integer >= 3")
-            _is_off(name, size)
+        median, close = check_filter_size("median", median), check_filter_size("close", close)
         if not isinstance(fill_holes, (bool, np.bool_)):
             raise ValueError(f"fill_holes: {fill_holes!r} must be true or false")
-        self.median, self.close, self.fill_holes = int(median), int(close), bool(fill_holes)
+        self.median, self.close, self.fill_holes = median, close, bool(fill_holes)
         self._shape = None
         # the default 5x5 median + 5x5 closing: one numba kernel, the same result, faster
         self._fused = MedianClose5() if (self.median, self.close) == (5, 5) else None
-        self._footprint = closing_footprint(self.close) if self.close > 1 else None
+        self._footprint = closing_footprint(self.close) if self.close else None
 
     @property
     def identity(self) -> bool:
         """True when the chain leaves every mask as it is."""
-        return self.median in (0, 1) and self.close in (0, 1) and not self.fill_holes
+        return self.median == 0 and self.close == 0 and not self.fill_holes
 
     def _buffers(self, shape) -> None:
         if self._shape != shape:
@@ -180,8 +198,9 @@ class MaskFilter:
         raw : ndarray
             (H, W) uint8 0/255 mask.
         out : ndarray, optional
-            Writeable C-contiguous (H, W) uint8 output, not ``raw`` itself (``ValueError`` naming
-            ``out`` otherwise).
+            Writeable (H, W) uint8 output that does not overlap ``raw`` (``ValueError`` naming
+            ``out`` otherwise). Any layout: a non-C-contiguous ``out`` (``canvas[:, :W]``, a
+            Fortran-order array) receives a copy of the mask computed in a temporary buffer.
         """
         if not isinstance(raw, np.ndarray) or raw.ndim != 2 or raw.dtype != np.uint8:
             got = f"{raw.dtype} {raw.shape}" if isinstance(raw, np.ndarray) else type(raw).__name__
@@ -192,12 +211,20 @@ class MaskFilter:
             check_mask_out(out, raw.shape)
         if np.may_share_memory(out, raw):
             raise ValueError("out: must not be (or overlap) the input mask itself")
+        if not out.flags.c_contiguous:
+            # OpenCV and the kernel write C-contiguous arrays: compute aside, then copy
+            np.copyto(out, self._run(raw, np.empty(raw.shape, np.uint8)))
+            return out
+        return self._run(raw, out)
+
+    def _run(self, raw: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """The chain without the checks of :meth:`__call__`: ``out`` C-contiguous, not ``raw``."""
         if self._fused is not None:
-            self._fused(raw, out)
+            self._fused.run(raw, out)   # MedianClose5's own checks were made above
         else:
             self._buffers(raw.shape)
             median_mask(raw, self.median, out=out, work=self._box)
-            if self.close > 1:
+            if self.close:
                 close_mask(out, self.close, out=out, footprint=self._footprint)
         if self.fill_holes:
             fill_holes(out, out=out)

@@ -86,7 +86,7 @@ from silkvision.detector import kernels as _k
 from silkvision.detector.base import BackgroundSubtractor, check_learning_rate
 from silkvision.detector.colour import (FeatureConverter, channels, check_colour_space, check_frame,
                                         features_to_bgr)
-from silkvision.detector.postprocess import MaskFilter, check_mask_out
+from silkvision.detector.postprocess import MaskFilter, check_filter_size, check_mask_out
 
 __all__ = ["SilkSubtractor", "KernelPixelSubtractor"]
 
@@ -106,14 +106,6 @@ SIGMA_MIN = _SIGMA_MIN
 
 def _default(section: str, key: str):
     return SCHEMA["detector"][section][key].default
-
-
-def _check_size(name, size) -> int:
-    """A mask filter size: 0 (off) or an odd integer 3..15, the rule of the config schema."""
-    if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)) or not (
-            size == 0 or (size % 2 == 1 and 3 <= size <= 15)):
-        raise ValueError(f"{name}: {size!r} must be 0 (off) or an odd integer 3..15")
-    return int(size)
 
 
 def _scratch_threads() -> int:
@@ -174,6 +166,10 @@ class KernelPixelSubtractor(BackgroundSubtractor):
 
     Subclasses define ``name``, ``_PARAM_NAMES``, ``_check(params)``, ``_score_bound()``,
     ``_extra_state_shapes(H, W)`` and ``_run(feat, learn)``.
+
+    A detector object is not thread-safe: :meth:`apply` and :meth:`mask_from_scores` write into the
+    object's own buffers (model, scores, raw masks, scratch), so call them from one thread at a
+    time (one detector per thread for parallel work; a pickled copy is independent).
     """
 
     has_scores = True
@@ -194,8 +190,8 @@ class KernelPixelSubtractor(BackgroundSubtractor):
                              + ", ".join(self._PARAM_NAMES))
         merged = {**self._p, **params}
         merged["colour_space"] = check_colour_space(merged["colour_space"])
-        merged["median"] = _check_size("median", merged["median"])
-        merged["close"] = _check_size("close", merged["close"])
+        merged["median"] = check_filter_size("median", merged["median"])
+        merged["close"] = check_filter_size("close", merged["close"])
         post = MaskFilter(merged["median"], merged["close"], merged["fill_holes"])   # checks fill_holes
         merged["fill_holes"] = post.fill_holes
         merged["omega"] = _check_int("omega", merged["omega"], 1, 255)
@@ -310,6 +306,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         # more threads would write past it), make it again on unpickling
         state = self.__dict__.copy()
         state["_scr_f"] = state["_scr_i"] = None
+        state["_thr_raw"] = None   # mask_from_scores's work buffer: nothing worth pickling
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -334,8 +331,9 @@ class KernelPixelSubtractor(BackgroundSubtractor):
             0: score only (no update, :attr:`frames_seen` unchanged); any other number (default
             -1): learn with the configured parameters. NaN, None and strings raise ``ValueError``.
         fgmask : ndarray, optional
-            Writeable C-contiguous HxW uint8 output buffer (``ValueError`` naming ``fgmask``
-            otherwise; checked before anything is learned).
+            Writeable HxW uint8 output buffer (``ValueError`` naming ``fgmask`` otherwise; checked
+            before anything is learned). Any layout: a non-C-contiguous one (``canvas[:, :W]``, a
+            Fortran-order array) receives a copy of the mask.
 
         Returns
         -------
@@ -381,6 +379,9 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         """``(scores < threshold)`` as 0/255 uint8, then this detector's post-processing
         (:attr:`mask_filter`).
 
+        The raw mask goes through a work buffer of the detector (kept between calls, dropped when
+        pickled), so, like :meth:`apply`, this is for one thread at a time.
+
         Parameters
         ----------
         scores : ndarray
@@ -388,7 +389,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         threshold : float, optional
             A finite number; None uses :attr:`threshold`.
         out : ndarray, optional
-            Writeable C-contiguous (H, W) uint8 output (``ValueError`` naming ``out`` otherwise).
+            Writeable (H, W) uint8 output of any layout (``ValueError`` naming ``out`` otherwise).
 
         Returns
         -------
