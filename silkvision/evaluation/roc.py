@@ -46,9 +46,31 @@ from silkvision.errors import DataError
 __all__ = ["RocAccumulator"]
 
 
+def _scalar(v):
+    """``v`` itself, or the value of a 0-d numeric NumPy array (``np.array(0.5)`` -> ``0.5``); a 0-d
+    bool array stays an array (and is no number)."""
+    if isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind in "iuf":
+        return v[()]
+    return v
+
+
 def _is_number(v) -> bool:
-    """A real number (Python or NumPy), not a bool."""
+    """A real number (Python or NumPy scalar, or a 0-d numeric array), not a bool."""
+    v = _scalar(v)
     return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+
+
+def _count(v) -> int | None:
+    """``v`` as an int when it is an integer value: an integer, or an integral float such as
+    ``4096.0`` (Python, NumPy or a 0-d array); None for bools, fractions, NaN, inf and non-numbers."""
+    v = _scalar(v)
+    if isinstance(v, (bool, np.bool_)):
+        return None
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, numbers.Real) and math.isfinite(v) and float(v).is_integer():
+        return int(v)
+    return None
 
 
 def _numbers(values) -> list[float] | None:
@@ -57,7 +79,7 @@ def _numbers(values) -> list[float] | None:
         items = list(values)
     except TypeError:
         return None
-    return [float(v) for v in items] if all(_is_number(v) for v in items) else None
+    return [float(_scalar(v)) for v in items] if all(_is_number(v) for v in items) else None
 
 
 class RocAccumulator:
@@ -67,9 +89,11 @@ class RocAccumulator:
     ----------
     lo, hi : float
         Range of the uniform bins (e.g. the detector's ``score_range``); scores outside are still
-        counted exactly (in an under/overflow bin).
+        counted exactly (in an under/overflow bin). Python or NumPy numbers or 0-d numeric arrays,
+        finite, not bools.
     bins : int
-        Number of uniform bins in ``[lo, hi)`` (>= 1).
+        Number of uniform bins in ``[lo, hi)`` (>= 1): an integer value (``4096``, ``np.int64(4096)``
+        or an integral float such as ``4096.0``); fractions, bools and strings raise ``ValueError``.
     thresholds : iterable of float
         Thresholds inserted as exact edges (e.g. ``(det.threshold,)``): :meth:`counts_at` at them is
         exact.
@@ -86,12 +110,13 @@ class RocAccumulator:
     def __init__(self, lo: float, hi: float, bins: int = 4096, thresholds: Iterable[float] = ()):
         if not (_is_number(lo) and _is_number(hi)):
             raise ValueError(f"lo, hi: ({lo!r}, {hi!r}); expected finite numbers with lo < hi")
-        lo, hi = float(lo), float(hi)
+        lo, hi = float(_scalar(lo)), float(_scalar(hi))
         if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
             raise ValueError(f"lo, hi: ({lo!r}, {hi!r}) must be finite with lo < hi")
-        if isinstance(bins, (bool, np.bool_)) or not isinstance(bins, (int, np.integer)) or bins < 1:
+        n = _count(bins)
+        if n is None or n < 1:
             raise ValueError(f"bins: {bins!r}; expected an integer >= 1")
-        bins = int(bins)
+        bins = n
         values = None if isinstance(thresholds, (str, bytes)) else _numbers(thresholds)
         if values is None or any(not math.isfinite(t) for t in values):
             raise ValueError(f"thresholds: {thresholds!r}; expected a sequence of finite numbers "

@@ -10,14 +10,34 @@ from silkvision.evaluation import RocAccumulator, confusion_counts, evaluate_seq
 from silkvision.evaluation.cdnet import label_classes, mask_foreground
 
 
-@pytest.mark.parametrize("bins", [2.7, "8", 0, -1, True, None, 8.0])
+@pytest.mark.parametrize("bins", [2.7, "8", "8.0", 0, -1, 0.0, True, np.bool_(True), None, float("nan"),
+                                  float("inf"), np.float64(8.5), np.array([8]), np.array(True)])
 def test_roc_bins_must_be_an_integer_at_least_1(bins):
     with pytest.raises(ValueError, match=r"^bins: .*; expected an integer >= 1$"):
         RocAccumulator(0, 1, bins=bins)
 
 
-def test_roc_bins_may_be_a_numpy_integer():
-    assert RocAccumulator(0, 1, bins=np.int64(8)).bins == 8
+@pytest.mark.parametrize("bins", [np.int64(8), 8.0, np.float32(8.0), np.array(8), np.array(8.0), np.uint16(8)])
+def test_roc_bins_may_be_any_integer_value(bins):
+    roc = RocAccumulator(0, 1, bins=bins)
+    assert roc.bins == 8 and type(roc.bins) is int
+    assert roc.n_bins == RocAccumulator(0, 1, bins=8).n_bins
+    np.testing.assert_array_equal(roc.edges, RocAccumulator(0, 1, bins=8).edges)
+
+
+def test_roc_default_bins_as_a_float_is_the_default():
+    assert RocAccumulator(0.0, 1.0, bins=4096.0).bins == 4096
+
+
+@pytest.mark.parametrize("lo, hi", [(np.array(0.0), np.array(1.0)), (np.array(0), 1.0),
+                                    (0.0, np.array(1, np.int32)), (np.float32(0), np.array(1.0, np.float32))])
+def test_roc_lo_hi_may_be_0d_arrays(lo, hi):
+    roc = RocAccumulator(lo, hi, bins=4, thresholds=(np.array(0.5),))
+    assert (roc.lo, roc.hi) == (0.0, 1.0) and type(roc.lo) is float and type(roc.hi) is float
+    assert roc.thresholds == (0.5,)
+    ref = RocAccumulator(0.0, 1.0, bins=4, thresholds=(0.5,))
+    s = np.array([[0.1, 0.5, 0.3, 0.9, -1.0, 2.0]], np.float32)
+    np.testing.assert_array_equal(roc.bin_index(s), ref.bin_index(s))
 
 
 @pytest.mark.parametrize("thresholds", ["0.5", b"0.5", 0.5, [0.1, "0.2"], [np.nan], [True], [None]])
@@ -31,7 +51,8 @@ def test_roc_thresholds_may_be_numpy_numbers_or_a_generator():
     assert roc.thresholds == (0.25, 0.5, 1.0)
 
 
-@pytest.mark.parametrize("lo, hi", [("0", 1), (0, None), (False, 1)])
+@pytest.mark.parametrize("lo, hi", [("0", 1), (0, None), (False, 1), (np.array(False), 1), (np.array([0.0]), 1),
+                                    (0, np.array("1"))])
 def test_roc_lo_hi_must_be_numbers(lo, hi):
     with pytest.raises(ValueError, match=r"^lo, hi: .*expected finite numbers with lo < hi$"):
         RocAccumulator(lo, hi)
