@@ -150,6 +150,31 @@ def check_mask_out(out, shape: tuple, name: str = "out") -> None:
     raise ValueError(f"{name}: expected a writeable uint8 array of shape {shape}, got {got}")
 
 
+def checked_mask_pair(raw, out, overlap: str = "out: must not overlap the input mask"):
+    """The checks of a mask filter's input and output: ``raw`` an (H, W) uint8 array, ``out`` None
+    (a new array is returned) or a writeable (H, W) uint8 array of any layout that does not overlap
+    ``raw``. ``ValueError`` naming ``raw``/``out`` otherwise."""
+    if not isinstance(raw, np.ndarray) or raw.ndim != 2 or raw.dtype != np.uint8:
+        got = f"{raw.dtype} {raw.shape}" if isinstance(raw, np.ndarray) else type(raw).__name__
+        raise ValueError(f"raw: expected an (H, W) uint8 mask, got {got}")
+    if out is None:
+        return np.empty(raw.shape, np.uint8)
+    check_mask_out(out, raw.shape)
+    if np.may_share_memory(out, raw):
+        raise ValueError(overlap)
+    return out
+
+
+def run_into(run, raw: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``run(raw, out)`` for a filter that writes C-contiguous arrays only (the numba kernel,
+    OpenCV): a non-C-contiguous ``out`` (``canvas[:, :W]``, Fortran order) gets a copy of the
+    result computed in a temporary buffer."""
+    if not out.flags.c_contiguous:
+        np.copyto(out, run(raw, np.empty(raw.shape, np.uint8)))
+        return out
+    return run(raw, out)
+
+
 class MedianClose5:
     """:func:`median5_close5` with its buffers, for masks of one size (reallocated when it changes)."""
 
@@ -160,16 +185,9 @@ class MedianClose5:
         """Filter the (H, W) uint8 0/255 mask ``raw`` into ``out`` (a writeable (H, W) uint8 array
         that does not overlap ``raw``; ``ValueError`` otherwise). A non-C-contiguous ``out`` is
         filled through a temporary buffer."""
-        if not isinstance(raw, np.ndarray) or raw.ndim != 2 or raw.dtype != np.uint8:
-            got = f"{raw.dtype} {raw.shape}" if isinstance(raw, np.ndarray) else type(raw).__name__
-            raise ValueError(f"raw: expected an (H, W) uint8 mask, got {got}")
-        check_mask_out(out, raw.shape)
-        if np.may_share_memory(out, raw):
-            raise ValueError("out: must not overlap the input mask")
-        if not out.flags.c_contiguous:
-            np.copyto(out, self.run(raw, np.empty(raw.shape, np.uint8)))
-            return out
-        return self.run(raw, out)
+        if out is None:
+            raise ValueError("out: expected a writeable (H, W) uint8 array, got None")
+        return run_into(self.run, raw, checked_mask_pair(raw, out))
 
     def run(self, raw: np.ndarray, out: np.ndarray) -> np.ndarray:
         """:meth:`__call__` without its checks, for callers that made them already

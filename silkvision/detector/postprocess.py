@@ -15,7 +15,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from silkvision.detector.mask_kernels import MedianClose5, check_mask_out
+from silkvision.detector.mask_kernels import MedianClose5, check_mask_out, checked_mask_pair, run_into
 
 __all__ = ["median_mask", "close_mask", "fill_holes", "MaskFilter", "NO_POSTPROCESSING", "check_mask_out",
            "check_filter_size", "MAX_FILTER_SIZE"]
@@ -202,20 +202,8 @@ class MaskFilter:
             ``out`` otherwise). Any layout: a non-C-contiguous ``out`` (``canvas[:, :W]``, a
             Fortran-order array) receives a copy of the mask computed in a temporary buffer.
         """
-        if not isinstance(raw, np.ndarray) or raw.ndim != 2 or raw.dtype != np.uint8:
-            got = f"{raw.dtype} {raw.shape}" if isinstance(raw, np.ndarray) else type(raw).__name__
-            raise ValueError(f"raw: expected an (H, W) uint8 mask, got {got}")
-        if out is None:
-            out = np.empty(raw.shape, np.uint8)
-        else:
-            check_mask_out(out, raw.shape)
-        if np.may_share_memory(out, raw):
-            raise ValueError("out: must not be (or overlap) the input mask itself")
-        if not out.flags.c_contiguous:
-            # OpenCV and the kernel write C-contiguous arrays: compute aside, then copy
-            np.copyto(out, self._run(raw, np.empty(raw.shape, np.uint8)))
-            return out
-        return self._run(raw, out)
+        out = checked_mask_pair(raw, out, "out: must not be (or overlap) the input mask itself")
+        return run_into(self._run, raw, out)   # OpenCV and the kernel write C-contiguous arrays
 
     def _run(self, raw: np.ndarray, out: np.ndarray) -> np.ndarray:
         """The chain without the checks of :meth:`__call__`: ``out`` C-contiguous, not ``raw``."""
