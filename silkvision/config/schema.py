@@ -30,6 +30,9 @@ class Param:
     allow_inf : bool
         Whether ``.inf`` / ``-.inf`` may reach ``check``. Numbers must be finite by default (NaN is
         always refused); no key allows infinity at present.
+    bounds : (lo, hi)
+        The range of a number as plain limits (``None``: unbounded on that side; an open end is given
+        as the limit itself), for widgets such as the GUI's spin boxes. ``check`` decides.
     """
 
     default: Any
@@ -39,6 +42,25 @@ class Param:
     nullable: bool = False
     help: str = ""
     allow_inf: bool = False
+    bounds: tuple = (None, None)
+
+
+def ranged(default, type_, lo=None, hi=None, lo_open=False, hi_open=False, help="", nullable=False):
+    """A number in a range: the ``allowed`` text, the check and the bounds from one statement
+    (``"an integer 1..255"``, ``"a number in (0, 1]"``, ``"a number > 0"``, ...)."""
+    if type_ is int and not lo_open and not hi_open:
+        text = f"an integer {lo}..{hi}" if hi is not None else f"an integer >= {lo}"
+    elif hi is None:
+        text = f"a number {'>' if lo_open else '>='} {lo:g}"
+    else:
+        text = f"a number in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+
+    def check(v):
+        return ((lo is None or (v > lo if lo_open else v >= lo))
+                and (hi is None or (v < hi if hi_open else v <= hi)))
+
+    return Param(default, type_, ("null or " if nullable else "") + text, check, nullable=nullable,
+                 help=help, bounds=(lo, hi))
 
 
 def choice(default, values, help=""):
@@ -46,12 +68,12 @@ def choice(default, values, help=""):
                  lambda v: v in values, help=help)
 
 
-def positive(default, help="", type_=float):
-    return Param(default, type_, "a number > 0", lambda v: v > 0, help=help)
+def positive(default, help=""):
+    return ranged(default, float, 0, lo_open=True, help=help)
 
 
 def unit_open(default, help=""):
-    return Param(default, float, "a number in (0, 1)", lambda v: 0 < v < 1, help=help)
+    return ranged(default, float, 0, 1, lo_open=True, hi_open=True, help=help)
 
 
 def boolean(default, help=""):
@@ -65,7 +87,7 @@ SIGMA_MIN = 1e-6
 
 
 def kernel_width(default, help=""):
-    return Param(default, float, f"a number >= {SIGMA_MIN:g}", lambda v: v >= SIGMA_MIN, help=help)
+    return ranged(default, float, SIGMA_MIN, help=help)
 
 
 #: Largest width or height a frame may be resized to (``capture.resize`` and
@@ -80,85 +102,85 @@ SCHEMA: dict[str, Any] = {
         "algorithm": choice("silk", ALGORITHMS, "background subtractor used by default"),
         "colour_space": choice("ycrcb", COLOUR_SPACES, "pixel feature for SILK/NORMA"),
         "median": Param(5, int, "0 (off) or an odd integer 3..15",
-                        lambda v: v == 0 or (v % 2 == 1 and 3 <= v <= 15),
+                        lambda v: v == 0 or (v % 2 == 1 and 3 <= v <= 15), bounds=(0, 15),
                         help="median filter size applied to the mask"),
         "close": Param(5, int, "0 (off) or an odd integer 3..15",
-                       lambda v: v == 0 or (v % 2 == 1 and 3 <= v <= 15),
+                       lambda v: v == 0 or (v % 2 == 1 and 3 <= v <= 15), bounds=(0, 15),
                        help="size of the elliptic closing applied to the mask after the median"),
         "fill_holes": boolean(True, "fill enclosed background holes of the mask, after the closing"),
         "silk": {
-            "omega": Param(20, int, "an integer 1..255", lambda v: 1 <= v <= 255,
+            "omega": ranged(20, int, 1, 255,
                            help="support-vector buffer size per pixel"),
             "tau": unit_open(0.000503, "decay: old coefficients are multiplied by (1 - tau)"),
             "C": positive(0.4, "box constraint: new coefficient <= (1 - tau) C"),
             "rho": positive(1.0, "margin of the novelty hinge loss"),
             "sigma": kernel_width(8.0, "Gaussian kernel width in 8-bit colour units"),
-            "threshold": Param(0.45, float, "a number >= 0", lambda v: v >= 0,
+            "threshold": ranged(0.45, float, 0,
                                help="foreground if score f(x) < threshold"),
             "conservative": boolean(True, "soft conservative update for foreground pixels"),
-            "kappa": Param(0.078125, float, "a number in [0, 1]", lambda v: 0 <= v <= 1,
+            "kappa": ranged(0.078125, float, 0, 1,
                            help="cap factor of the new coefficient for foreground pixels"),
-            "warmup": Param(200, int, "an integer >= 0", lambda v: v >= 0,
+            "warmup": ranged(200, int, 0,
                             help="frames learned with the milder warm-up cap warmup_kappa"),
-            "warmup_kappa": Param(0.5, float, "a number in [0, 1]", lambda v: 0 <= v <= 1,
+            "warmup_kappa": ranged(0.5, float, 0, 1,
                                   help="cap factor for foreground pixels during the warm-up; "
                                        "1 = no cap"),
-            "hold": Param(1, int, "an integer 0..100", lambda v: 0 <= v <= 100,
+            "hold": ranged(1, int, 0, 100,
                           help="the conservative cap also applies for this many frames after a "
                                "pixel was last scored foreground"),
-            "global_change": Param(0.5, float, "a number in (0, 1]", lambda v: 0 < v <= 1,
+            "global_change": ranged(0.5, float, 0, 1, lo_open=True,
                                    help="if more than this fraction of the last frame was foreground "
                                         "(e.g. a light switch), learn without the conservative cap; "
                                         "1 = never"),
         },
         "norma": {
-            "omega": Param(20, int, "an integer 1..255", lambda v: 1 <= v <= 255,
+            "omega": ranged(20, int, 1, 255,
                            help="truncation: the last omega terms are kept"),
             "eta": positive(0.1, "learning rate (coefficient of a new term)"),
             "lambda": positive(0.1, "regulariser: old terms decay by (1 - eta*lambda)"),
-            "nu": Param(0.5, float, "a number in [0, 1]", lambda v: 0 <= v <= 1,
+            "nu": ranged(0.5, float, 0, 1,
                         help="nu of NORMA's novelty detection (offset update)"),
             "sigma": kernel_width(15.0, "Gaussian kernel width in 8-bit colour units"),
-            "threshold": Param(0.36, float, "a number >= 0", lambda v: v >= 0,
+            "threshold": ranged(0.36, float, 0,
                                help="foreground if score f(x) < threshold"),
         },
         "mog2": {
-            "history": Param(500, int, "an integer >= 1", lambda v: v >= 1),
+            "history": ranged(500, int, 1),
             "var_threshold": positive(16.0),
             "detect_shadows": boolean(False, "shadows (127) are reported as background"),
         },
         "knn": {
-            "history": Param(500, int, "an integer >= 1", lambda v: v >= 1),
+            "history": ranged(500, int, 1),
             "dist2_threshold": positive(400.0),
             "detect_shadows": boolean(False, "shadows (127) are reported as background"),
         },
     },
     "capture": {
-        "camera_timeout": Param(5.0, float, "a number in (0, 86400]", lambda v: 0 < v <= 86400,
+        "camera_timeout": ranged(5.0, float, 0, 86400, lo_open=True,
                                 help="seconds to wait for a camera frame before giving up"),
-        "max_frames": Param(None, int, "null or an integer >= 1", lambda v: v >= 1, nullable=True,
+        "max_frames": ranged(None, int, 1, nullable=True,
                             help="stop after this many frames"),
         "resize": Param(None, list, f"null or [width, height] with integers in 1..{MAX_FRAME_SIDE}",
                         lambda v: len(v) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
                                                       and 0 < x <= MAX_FRAME_SIDE for x in v),
-                        nullable=True, help="resize frames before detection"),
+                        nullable=True, bounds=(1, MAX_FRAME_SIDE), help="resize frames before detection"),
     },
     "export": {
         "scores": boolean(False, "also write per-frame scores (float16, compressed .npz)"),
         "video": boolean(False, "also write a lossless mask video (FFV1 .mkv)"),
         "overwrite": boolean(False, "allow writing into a non-empty folder with other content"),
-        "checkpoint_every": Param(100, int, "an integer >= 0", lambda v: v >= 0,
+        "checkpoint_every": ranged(100, int, 0,
                                   help="save the detector state every N frames so an interrupted "
                                        "export resumes (0: only on Ctrl-C)"),
     },
     "evaluation": {
-        "bins": Param(4096, int, "an integer 16..1048576", lambda v: 16 <= v <= 1 << 20,
+        "bins": ranged(4096, int, 16, 1 << 20,
                       help="score histogram bins for the ROC"),
-        "light_switch_window": Param(100, int, "an integer >= 1", lambda v: v >= 1,
+        "light_switch_window": ranged(100, int, 1,
                                      help="frames after a light switch that are scored"),
-        "recovery_tolerance": Param(0.05, float, "a number in (0, 1)", lambda v: 0 < v < 1,
+        "recovery_tolerance": ranged(0.05, float, 0, 1, lo_open=True, hi_open=True,
                                     help="F-measure gap that counts as recovered"),
-        "recovery_smoothing": Param(10, int, "an integer >= 1", lambda v: v >= 1,
+        "recovery_smoothing": ranged(10, int, 1,
                                     help="frames whose per-frame F-measures are averaged when "
                                          "testing recovery after a light switch (1 = single frame)"),
     },
@@ -167,9 +189,9 @@ SCHEMA: dict[str, Any] = {
                                    "algorithm shown beside SILK"),
         "show_scores": boolean(True, "show the SILK score heat map"),
         "show_overlay": boolean(False, "show the mask overlaid on the input"),
-        "roc_every": Param(5, int, "an integer >= 1", lambda v: v >= 1,
+        "roc_every": ranged(5, int, 1,
                            help="redraw the ROC every N frames"),
-        "display_fps": Param(30.0, float, "a number in [0.1, 1000]", lambda v: 0.1 <= v <= 1000,
+        "display_fps": ranged(30.0, float, 0.1, 1000,
                              help="maximum display refresh rate"),
     },
 }

@@ -7,8 +7,6 @@ One row per key of ``det.get_params()``: a spin box, check box or list, with the
 
 from __future__ import annotations
 
-import re
-
 from PyQt5.QtCore import pyqtSignal
 from PyQt5.QtWidgets import (QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout,
                              QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout,
@@ -20,6 +18,7 @@ from silkvision.errors import ConfigError
 
 __all__ = ["ParamPanel"]
 
+
 def _spec(algorithm: str, key: str):
     det = SCHEMA["detector"]
     if key in SHARED_KEYS:
@@ -28,41 +27,12 @@ def _spec(algorithm: str, key: str):
     return section.get(key), {"detector": {algorithm: {key: None}}}
 
 
-_NUM = r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
-
-
 def _bounds(spec) -> tuple[float | None, float | None]:
-    """Simple bounds stated in a key's ``allowed`` text, as a spin box range.
-
-    ``"an integer 1..255"`` -> (1, 255), ``"a number in (0, 1]"`` -> (0, 1), ``"a number > 0"``
-    -> (0, None), ``"0 (off) or an odd integer 3..15"`` -> (0, 15). Open ends are returned as the
-    limit itself (the validation on Apply refuses the limit); ``None`` where nothing is stated.
-
-    Parameters
-    ----------
-    spec : Param or None
-        The key's schema entry.
-
-    Returns
-    -------
-    (float or None, float or None)
-    """
+    """A key's range as a spin box range: the schema's ``Param.bounds`` (open ends are the limit
+    itself, which the validation on Apply refuses; ``None`` where the schema states no limit)."""
     if spec is None:
         return None, None
-    text = spec.allowed
-    m = re.search(rf"({_NUM})\.\.({_NUM})", text)
-    if m:
-        lo, hi = float(m.group(1)), float(m.group(2))
-        if text.startswith("0 (off) or"):
-            lo = 0.0
-        return lo, hi
-    m = re.search(rf"in [\[(]({_NUM}), ({_NUM})[\])]", text)
-    if m:
-        return float(m.group(1)), float(m.group(2))
-    m = re.search(rf">=? ({_NUM})", text)
-    if m:
-        return float(m.group(1)), None
-    return None, None
+    return tuple(None if b is None else float(b) for b in spec.bounds)
 
 
 def _decimals(value: float, least: int = 4, most: int = 8) -> int:
