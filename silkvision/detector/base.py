@@ -24,12 +24,12 @@ def check_learning_rate(value) -> float:
     baselines also refuse values above 1); ``None``, bools, strings, other objects and NaN raise
     ``ValueError`` naming ``learningRate``.
     """
-    if value is None or isinstance(value, (str, bytes, bool, np.bool_)):
-        raise ValueError(f"learningRate: {value!r} must be a number (0 = do not learn, -1 = default)")
-    try:
-        lr = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"learningRate: {value!r} must be a number (0 = do not learn, -1 = default)") from None
+    lr = math.nan
+    if value is not None and not isinstance(value, (str, bytes, bool, np.bool_)):
+        try:
+            lr = float(value)
+        except (TypeError, ValueError):
+            pass
     if math.isnan(lr):
         raise ValueError(f"learningRate: {value!r} must be a number (0 = do not learn, -1 = default)")
     return lr

@@ -453,10 +453,7 @@ class MainWindow(QMainWindow):
 
         try:
             cfg = load_config(path, use_cwd=False)
-            second = cfg["gui"]["second_algorithm"]
-            if second == "silk":
-                raise SilkvisionError(f"gui.second_algorithm: 'silk' in {path} is already shown; "
-                                      f"expected norma, mog2, knn, gsoc or cnt")
+            second = cfg["gui"]["second_algorithm"]   # never 'silk': the schema refuses it
             choices = [a for a in available_subtractors() if a != "silk"]
             if second not in choices:
                 raise SilkvisionError(f"gui.second_algorithm: {second!r} in {path} is not available on "

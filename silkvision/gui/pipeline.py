@@ -9,6 +9,7 @@ as the command-line tools.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from dataclasses import dataclass, field
@@ -179,6 +180,18 @@ class _Roc:
         return v
 
 
+@contextlib.contextmanager
+def _as_config_error(prefix: str = ""):
+    """A detector's own range check (a ``ValueError``) is a user error: re-raise it as the
+    :class:`ConfigError` the window shows (a ConfigError passes unchanged)."""
+    try:
+        yield
+    except ConfigError:
+        raise
+    except ValueError as e:
+        raise ConfigError(f"{prefix}{e}") from None
+
+
 class Pipeline:
     """Source + SILK + a second algorithm + live ROCs + optional recording.
 
@@ -197,9 +210,7 @@ class Pipeline:
         self.config = validate(config or {}, "config")
         self.opener = opener or _default_opener
         self.factory = factory or _default_factory
-        self.second = second or self.config["gui"]["second_algorithm"]
-        if self.second == "silk":
-            raise ValueError("second: 'silk' is already shown; choose another algorithm")
+        self.second = second or self.config["gui"]["second_algorithm"]   # 'silk': _make_detectors refuses it
         self.config["gui"]["second_algorithm"] = self.second
         self.src = None
         self.info: SourceInfo | None = None
@@ -225,13 +236,9 @@ class Pipeline:
         if second == "silk":
             raise ConfigError("gui.second_algorithm: 'silk' is already shown; expected norma, mog2, "
                               "knn, gsoc or cnt")
-        try:
+        with _as_config_error():
             return {"silk": self.factory("silk", config=config),
                     second: self.factory(second, config=config)}
-        except ValueError as e:  # a detector's own range check (ConfigError is a ValueError too)
-            if isinstance(e, ConfigError):
-                raise
-            raise ConfigError(str(e)) from None
 
     def _build_detectors(self) -> None:
         self._use_detectors(self._make_detectors(self.config, self.second))
@@ -395,12 +402,8 @@ class Pipeline:
         det = self.detectors[name]
         current = det.get_params()
         restart = any(k in det.RESTART_PARAMS and current.get(k) != v for k, v in params.items())
-        try:
+        with _as_config_error(f"{name}: "):
             det.set_params(**params)  # checks every value before changing any
-        except ValueError as e:  # a detector's range check: a user error, nothing changed
-            if isinstance(e, ConfigError):
-                raise
-            raise ConfigError(f"{name}: {e}") from None
         self._store_params(name, det.get_params())
         if self.recorder is not None:
             self.recorder.write_config(name, self.config)
