@@ -91,6 +91,16 @@ def _trial(K, S, gam, ys, n, y, t, fsum):
     return k, f, yt, 1.0 - yt * f, int((1.0 if f >= 0 else -1.0) != yt)
 
 
+def _auxiliary(elig, w, last):
+    """Algorithm 1 lines 9-13: among the eligible support vectors ``elig``, the one with the
+    smallest ``w_ab``; of equal ones the last (the paper's ``<=``) or the first (MATLAB's ``min``).
+    -1 when none is eligible."""
+    if not elig.size:
+        return -1
+    ties = elig[w[elig] == w[elig].min()]
+    return ties[-1] if last else ties[0]
+
+
 def duol_exact_ties(K, y, order, last_tie, C=5.0):
     """Mistakes and #SV of one run of Algorithm 1 (rho = 0) with exact-arithmetic margin ties."""
     n, N = 0, len(order)
@@ -104,10 +114,7 @@ def duol_exact_ties(K, y, order, last_tie, C=5.0):
             continue
         w = ys[:n] * yt * k
         elig = np.flatnonzero((fh[:n] < 1) | ((fh[:n] == 1) & (fl[:n] <= 0)))
-        b = -1
-        if elig.size:
-            ties = elig[w[elig] == w[elig].min()]
-            b = ties[-1] if last_tie else ties[0]
+        b = _auxiliary(elig, w, last_tie)
         S[n], ys[n], fh[n], fl[n] = t, yt, yt * f, 0.0
         krow = np.append(k, 1.0)
         on = []
@@ -142,7 +149,7 @@ def duol_exact_test(K, y, order, fsum, C=5.0):
             continue
         w = ys[:n] * yt * k
         elig = np.flatnonzero(fs[:n] <= 1.0)
-        b = elig[np.argmin(w[elig])] if elig.size else -1
+        b = _auxiliary(elig, w, last=False)
         S[n], ys[n], fs[n] = t, yt, yt * f
         if b >= 0 and w[b] <= 0:
             ga, d, _ = solve_prop2(1.0, 1.0, w[b], lt, 1.0 - fs[b], C, gam[b])
@@ -180,7 +187,7 @@ def mduol_appr(K, y, order, n_classes, v, single_fixed, C=10.0):
             continue
         w = hh(r, s, np.arange(n)) * k
         elig = np.flatnonzero(f[:n] <= 1.0 + MARGIN_TOL)
-        b = elig[np.argmin(w[elig])] if elig.size else -1
+        b = _auxiliary(elig, w, last=False)
         S[n], R[n], Q[n], f[n] = t, r, s, sc[r] - sc[s]
         idx = np.arange(n + 1)
         inc_t = hh(r, s, idx) * np.append(k, 1.0)
@@ -216,10 +223,7 @@ def duol_reading(K, y, order, reading, C=5.0):
             gam[n] = min(C, lt)
             fs[:n + 1] += ys[:n + 1] * gam[n] * yt * krow
         elig = np.flatnonzero(fs[:n] <= 1.0 + tol)
-        b = -1
-        if elig.size:
-            ties = elig[w[elig] == w[elig].min()]
-            b = ties[0] if reading == "iter-first" else ties[-1]
+        b = _auxiliary(elig, w, last=reading != "iter-first")
         if reading == "iter-after":
             if b >= 0 and w[b] <= 0:
                 d = np.clip(1.0 - fs[b], -gam[b], C - gam[b])
