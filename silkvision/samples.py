@@ -6,20 +6,44 @@
 
 from __future__ import annotations
 
+import site
+import sys
+import sysconfig
 from pathlib import Path
 
 from silkvision.errors import SourceError
 
 __all__ = ["samples_dir", "highway"]
 
+# ``samples/`` at the top of a source tree (an editable install or a checkout on sys.path).
+_SOURCE_SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+def _candidates() -> list[Path]:
+    """Where the samples may be: the source tree (editable install), then the ``share/`` folder a
+    wheel installs its data files into (``pyproject.toml``, ``[tool.setuptools.data-files]``) for
+    the environment, the Python prefix and a ``--user`` install."""
+    out = [_SOURCE_SAMPLES]
+    bases = [sysconfig.get_path("data"), sys.prefix]
+    user = getattr(site, "USER_BASE", None)
+    if user:
+        bases.append(user)
+    for base in bases:
+        cand = Path(base) / "share" / "silkvision" / "samples"
+        if cand not in out:
+            out.append(cand)
+    return out
+
 
 def samples_dir() -> Path:
-    """Folder holding the shipped samples (``samples/`` at the top of the source tree)."""
-    here = Path(__file__).resolve().parent
-    for cand in (here.parent / "samples", here / "_samples"):
-        if cand.is_dir():
+    """Folder holding the shipped samples: ``samples/`` at the top of the source tree, or
+    ``<prefix>/share/silkvision/samples`` after a wheel install."""
+    cands = _candidates()
+    for cand in cands:
+        if (cand / "highway").is_dir():
             return cand
-    raise SourceError(f"samples folder not found next to {here}; reinstall silkvision from its source tree")
+    raise SourceError("sample clip not found (looked in " + ", ".join(map(str, cands))
+                      + "); reinstall silkvision (pip install .) or use a checkout of its source tree")
 
 
 def highway() -> Path:

@@ -1,0 +1,71 @@
+"""The shipped sample clip: found in a source tree and after a wheel install, and packaged whole."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import silkvision as sv
+import silkvision.samples as samples
+from silkvision.errors import SourceError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_highway_is_a_cdnet_folder():
+    p = sv.samples.highway()
+    assert len(list((p / "input").glob("in*.jpg"))) == 400
+    assert len(list((p / "groundtruth").glob("gt*.png"))) == 400
+    assert (p / "temporalROI.txt").read_text().split() == ["100", "400"]
+
+
+def _fake_share(tmp_path: Path) -> Path:
+    share = tmp_path / "share" / "silkvision" / "samples"
+    (share / "highway" / "input").mkdir(parents=True)
+    return share
+
+
+def test_wheel_location_used_without_a_source_tree(tmp_path, monkeypatch):
+    share = _fake_share(tmp_path)
+    monkeypatch.setattr(samples, "_SOURCE_SAMPLES", tmp_path / "no-source-tree")
+    monkeypatch.setattr(samples.sysconfig, "get_path", lambda name, *a, **k: str(tmp_path))
+    assert samples.samples_dir() == share
+    assert samples.highway() == share / "highway"
+
+
+def test_source_tree_wins_over_installed_copy(tmp_path, monkeypatch):
+    _fake_share(tmp_path)
+    monkeypatch.setattr(samples.sysconfig, "get_path", lambda name, *a, **k: str(tmp_path))
+    assert samples.samples_dir() == ROOT / "samples"
+
+
+def test_missing_everywhere_is_one_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(samples, "_SOURCE_SAMPLES", tmp_path / "a")
+    monkeypatch.setattr(samples.sysconfig, "get_path", lambda name, *a, **k: str(tmp_path / "b"))
+    monkeypatch.setattr(samples.sys, "prefix", str(tmp_path / "c"))
+    monkeypatch.setattr(samples.site, "USER_BASE", str(tmp_path / "d"))
+    with pytest.raises(SourceError, match="sample clip not found") as e:
+        samples.samples_dir()
+    assert "\n" not in str(e.value) and str(tmp_path / "a") in str(e.value)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="tomllib is Python >= 3.11")
+def test_wheel_data_files_cover_every_sample_file():
+    """Every file under samples/ is named by a [tool.setuptools.data-files] glob, at the same
+    relative place under share/silkvision/samples, so a wheel carries the whole clip."""
+    import tomllib
+
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    data_files = cfg["tool"]["setuptools"]["data-files"]
+    packaged = set()
+    for dest, globs in data_files.items():
+        assert dest.startswith("share/silkvision/samples"), dest
+        for g in globs:
+            hits = list(ROOT.glob(g))
+            assert hits, f"data-files glob {g!r} matches nothing"
+            for h in hits:
+                rel_dir = h.parent.relative_to(ROOT / "samples").as_posix()
+                assert dest == "share/silkvision/samples" + ("" if rel_dir == "." else "/" + rel_dir), (g, dest)
+                packaged.add(h.relative_to(ROOT).as_posix())
+    shipped = {p.relative_to(ROOT).as_posix() for p in (ROOT / "samples").rglob("*") if p.is_file()}
+    assert shipped == packaged
