@@ -33,6 +33,10 @@ class Param:
     bounds : (lo, hi)
         The range of a number as plain limits (``None``: unbounded on that side; an open end is given
         as the limit itself), for widgets such as the GUI's spin boxes. ``check`` decides.
+    open_ends : (bool, bool)
+        Whether ``lo`` / ``hi`` of ``bounds`` are themselves refused (``(0, 1]`` is ``(True, False)``).
+    values : tuple of int, optional
+        The whole list of allowed values, where it is a short list (the mask filter sizes).
     """
 
     default: Any
@@ -43,6 +47,8 @@ class Param:
     help: str = ""
     allow_inf: bool = False
     bounds: tuple = (None, None)
+    open_ends: tuple = (False, False)
+    values: tuple | None = None
 
 
 def ranged(default, type_, lo=None, hi=None, lo_open=False, hi_open=False, help="", nullable=False):
@@ -60,7 +66,14 @@ def ranged(default, type_, lo=None, hi=None, lo_open=False, hi_open=False, help=
                 and (hi is None or (v < hi if hi_open else v <= hi)))
 
     return Param(default, type_, ("null or " if nullable else "") + text, check, nullable=nullable,
-                 help=help, bounds=(lo, hi))
+                 help=help, bounds=(lo, hi), open_ends=(lo_open, hi_open))
+
+
+def one_of(default, values, text, help=""):
+    """An integer from a short list ``values`` (the ``allowed`` text says it in words)."""
+    values = tuple(values)
+    return Param(default, int, text, lambda v: v in values, help=help,
+                 bounds=(min(values), max(values)), values=values)
 
 
 def choice(default, values, help=""):
@@ -94,6 +107,9 @@ def kernel_width(default, help=""):
 #: :func:`silkvision.capture.open_source` share it).
 MAX_FRAME_SIDE = 16384
 
+#: Sizes of the mask's median filter and closing: 0 (off) or odd 3..15.
+FILTER_SIZES = (0,) + tuple(range(3, 16, 2))
+
 ALGORITHMS = ("silk", "norma", "mog2", "knn", "gsoc", "cnt")
 COLOUR_SPACES = ("rgb", "ycrcb", "lab", "gray")
 
@@ -101,12 +117,10 @@ SCHEMA: dict[str, Any] = {
     "detector": {
         "algorithm": choice("silk", ALGORITHMS, "background subtractor used by default"),
         "colour_space": choice("ycrcb", COLOUR_SPACES, "pixel feature for SILK/NORMA"),
-        "median": Param(5, int, "0 (off) or an odd integer 3..15",
-                        lambda v: v == 0 or (v % 2 == 1 and 3 <= v <= 15), bounds=(0, 15),
-                        help="median filter size applied to the mask"),
-        "close": Param(5, int, "0 (off) or an odd integer 3..15",
-                       lambda v: v == 0 or (v % 2 == 1 and 3 <= v <= 15), bounds=(0, 15),
-                       help="size of the elliptic closing applied to the mask after the median"),
+        "median": one_of(5, FILTER_SIZES, "0 (off) or an odd integer 3..15",
+                         help="median filter size applied to the mask"),
+        "close": one_of(5, FILTER_SIZES, "0 (off) or an odd integer 3..15",
+                        help="size of the elliptic closing applied to the mask after the median"),
         "fill_holes": boolean(True, "fill enclosed background holes of the mask, after the closing"),
         "silk": {
             "omega": ranged(20, int, 1, 255,

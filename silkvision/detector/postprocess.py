@@ -15,6 +15,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from silkvision.config.schema import FILTER_SIZES
 from silkvision.detector.mask_kernels import MedianClose5, check_mask_out, checked_mask_pair, run_into
 
 __all__ = ["median_mask", "close_mask", "fill_holes", "MaskFilter", "NO_POSTPROCESSING", "check_mask_out",
@@ -25,7 +26,7 @@ NO_POSTPROCESSING = {"median": 0, "close": 0, "fill_holes": False}
 
 
 #: largest median / closing size (the config schema's ``detector.median`` / ``detector.close`` rule)
-MAX_FILTER_SIZE = 15
+MAX_FILTER_SIZE = max(FILTER_SIZES)
 
 
 def check_filter_size(name: str, size) -> int:
@@ -37,7 +38,7 @@ def check_filter_size(name: str, size) -> int:
     SILK/NORMA parameters, :func:`median_mask` and :func:`close_mask`.
     """
     if (isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer))
-            or not (size == 0 or (size % 2 == 1 and 3 <= size <= MAX_FILTER_SIZE))):
+            or int(size) not in FILTER_SIZES):
         raise ValueError(f"{name}: {size!r} must be 0 (off) or an odd integer 3..{MAX_FILTER_SIZE}")
     return int(size)
 

@@ -256,7 +256,47 @@ def test_panel_spin_boxes_take_their_range_from_the_schema(make_window):
     assert (silk["median"].minimum(), silk["median"].maximum()) == (0, 15)
     assert (silk["hold"].minimum(), silk["hold"].maximum()) == (0, 100)
     assert (norma["nu"].minimum(), norma["nu"].maximum()) == (0.0, 1.0)
-    assert silk["threshold"].maximum() == 1e6 and silk["tau"].maximum() == 1.0
+    assert silk["threshold"].maximum() == 1e6
+
+
+def test_panel_spin_boxes_offer_no_value_the_schema_refuses(qtbot, make_window):
+    """Open ends (C > 0, tau < 1), a closed end finer than the decimals shown (sigma >= 1e-6) and the
+    filter sizes (0 or odd 3..15) are kept out of the spin boxes, not only refused on Apply."""
+    from PyQt5.QtCore import Qt
+
+    win = make_window()
+    silk, norma = win.panels["silk"].editors, win.panels["second"].editors
+    assert silk["C"].minimum() == 1e-4 and silk["rho"].minimum() == 1e-4
+    assert (silk["tau"].minimum(), silk["tau"].maximum()) == (1e-6, 0.999999)
+    assert (silk["global_change"].minimum(), silk["global_change"].maximum()) == (1e-4, 1.0)
+    assert silk["sigma"].minimum() == 1e-4 and norma["eta"].minimum() == 1e-4
+    median = silk["median"]
+    median.setValue(0)
+    seen = [median.value()]
+    for _ in range(10):
+        median.stepBy(1)
+        seen.append(median.value())
+    assert seen == [0, 3, 5, 7, 9, 11, 13, 15, 15, 15, 15]
+    median.stepBy(-7)
+    assert median.value() == 0
+    median.stepBy(1)
+    assert median.value() == 3
+    # typed: "11" is taken; "1" may still become 11/13/15 and is corrected to 0 when editing ends;
+    # "4" and "2" can become no allowed size, so the key press is refused
+    for text, shown in (("11", 11), ("1", 0), ("7", 7), ("4", 7), ("2", 7)):
+        median.selectAll()
+        qtbot.keyClicks(median, text)
+        qtbot.keyClick(median, Qt.Key_Enter)
+        median.clearFocus()
+        median.editingFinished.emit()
+        assert median.value() == shown, text
+    # every value the spin boxes can take passes the schema, so Apply has nothing to refuse
+    for key in ("median", "close"):
+        w = silk[key]
+        for v in range(w.minimum(), w.maximum() + 1):
+            w.setValue(v)
+            w.stepBy(0)
+            assert w.value() in (0, 3, 5, 7, 9, 11, 13, 15)
 
 
 def test_a_refused_value_is_not_left_in_the_panel(qtbot, make_window):

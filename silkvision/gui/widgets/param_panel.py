@@ -7,7 +7,11 @@ One row per key of ``det.get_params()``: a spin box, check box or list, with the
 
 from __future__ import annotations
 
+import bisect
+import math
+
 from PyQt5.QtCore import pyqtSignal
+from PyQt5.QtGui import QValidator
 from PyQt5.QtWidgets import (QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout,
                              QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout,
                              QWidget)
@@ -27,18 +31,61 @@ def _spec(algorithm: str, key: str):
     return section.get(key), {"detector": {algorithm: {key: None}}}
 
 
-def _bounds(spec) -> tuple[float | None, float | None]:
-    """A key's range as a spin box range: the schema's ``Param.bounds`` (open ends are the limit
-    itself, which the validation on Apply refuses; ``None`` where the schema states no limit)."""
+def _bounds(spec, decimals: int = 0) -> tuple[float | None, float | None]:
+    """A key's range as a spin box range: the schema's ``Param.bounds`` (``None`` where the schema
+    states no limit), moved inwards to the nearest value with ``decimals`` decimals that the schema
+    allows (an open end ``(0, ...`` becomes ``10**-decimals``; a closed ``1e-6`` with 4 decimals
+    becomes 0.0001), so that the spin box offers no value that Apply would refuse."""
     if spec is None:
         return None, None
-    return tuple(None if b is None else float(b) for b in spec.bounds)
+    unit = 10.0 ** -decimals
+    lo, hi = spec.bounds
+    lo_open, hi_open = spec.open_ends
+    if lo is not None:
+        lo = math.ceil(round(lo / unit, 6)) * unit
+        lo = lo + unit if lo_open and lo <= spec.bounds[0] else lo
+    if hi is not None:
+        hi = math.floor(round(hi / unit, 6)) * unit
+        hi = hi - unit if hi_open and hi >= spec.bounds[1] else hi
+    return (None if lo is None else float(lo)), (None if hi is None else float(hi))
 
 
 def _decimals(value: float, least: int = 4, most: int = 8) -> int:
     """Decimals a spin box needs to hold ``value`` without rounding it (between ``least`` and ``most``)."""
     text = f"{value:.{most}f}".rstrip("0")
     return max(least, len(text.split(".")[1]) if "." in text else 0)
+
+
+class ListSpinBox(QSpinBox):
+    """A spin box whose value is one of a fixed list of integers (the mask filter sizes 0, 3, 5,
+    ..., 15): the arrows step through the list, and typed text that cannot become one of its
+    values is refused (an unfinished one is corrected to the nearest value when editing ends)."""
+
+    def __init__(self, values, parent=None):
+        super().__init__(parent)
+        self.values = sorted(values)
+        self.setRange(self.values[0], self.values[-1])
+
+    def _nearest(self, v: int) -> int:
+        return min(self.values, key=lambda a: (abs(a - v), a))
+
+    def stepBy(self, steps: int) -> None:
+        i = self.values.index(self._nearest(self.value()))
+        self.setValue(self.values[max(0, min(len(self.values) - 1, i + steps))])
+
+    def validate(self, text: str, pos: int):
+        state, text, pos = super().validate(text, pos)
+        t = text.strip()
+        if state == QValidator.Acceptable and int(t) not in self.values:
+            state = (QValidator.Intermediate if any(str(v).startswith(t) for v in self.values)
+                     else QValidator.Invalid)
+        return state, text, pos
+
+    def fixup(self, text: str) -> str:
+        try:
+            return str(self._nearest(int(text.strip())))
+        except ValueError:
+            return str(self.value())
 
 
 class ParamPanel(QWidget):
@@ -108,15 +155,19 @@ class ParamPanel(QWidget):
             w = QComboBox()
             w.addItems(COLOUR_SPACES)
             w.setCurrentText(str(value))
+        elif isinstance(value, int) and spec is not None and spec.values:
+            w = ListSpinBox(spec.values)         # median / close: 0 or odd 3..15
+            w.setValue(value)
         elif isinstance(value, int):
             lo, hi = _bounds(spec)              # the schema's range where it states one
             w = QSpinBox()
             w.setRange(int(0 if lo is None else lo), int(max(value, 1_000_000 if hi is None else hi)))
             w.setValue(value)
         elif isinstance(value, float):
-            lo, hi = _bounds(spec)
+            decimals = _decimals(value)          # enough to show the value exactly (tau = 0.000503)
+            lo, hi = _bounds(spec, decimals)
             w = QDoubleSpinBox()
-            w.setDecimals(_decimals(value))     # enough to show the value exactly (tau = 0.000503)
+            w.setDecimals(decimals)
             w.setRange(0.0 if lo is None else lo, max(value, 1e6 if hi is None else hi))
             w.setStepType(QAbstractSpinBox.AdaptiveDecimalStepType)
             w.setValue(value)
