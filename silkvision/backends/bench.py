@@ -171,6 +171,10 @@ def _check_seed(seed) -> int:
     return int(seed)
 
 
+#: Most orderings one benchmark runs (a million passes over even a tiny data set take hours).
+MAX_RUNS = 1_000_000
+
+
 def make_orderings(dataset: Dataset, runs: int, seed: int = 0) -> tuple[Orderings, str]:
     """``runs`` orderings of the examples and a description of where they come from.
 
@@ -179,8 +183,8 @@ def make_orderings(dataset: Dataset, runs: int, seed: int = 0) -> tuple[Ordering
     run). The orderings are an :class:`Orderings` sequence, generated one at a time as they are
     used, so a large ``runs`` costs time, not memory.
     """
-    if isinstance(runs, (bool, np.bool_)) or int(runs) != runs or runs < 1:
-        raise ValueError(f"runs: {runs!r} must be an integer >= 1")
+    if isinstance(runs, (bool, np.bool_)) or int(runs) != runs or not 1 <= runs <= MAX_RUNS:
+        raise ValueError(f"runs: {runs!r} must be an integer 1..{MAX_RUNS}")
     seed = _check_seed(seed)
     orders = Orderings(dataset.orderings, dataset.n_samples, int(runs), seed)
     take, rest = orders.n_stored, orders.n_random
@@ -322,8 +326,8 @@ def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed:
     Interrupted
         On Ctrl-C. Its ``result`` is the dict above for the runs that finished, with ``"partial":
         True``, ``"runs_done"`` in each learner's entry (only learners with at least one finished
-        run are in ``"results"``) and ``"not_run"``, the learners that had not finished a run; it
-        is None when no run had finished.
+        run are in ``"results"``, which is empty when no run had finished) and ``"not_run"``, the
+        learners that had not finished a run.
     """
     algorithms = list(algorithms)
     if not dataset.n_samples:
@@ -355,6 +359,10 @@ def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed:
         if not multiclass and not issubclass(cls, (BinaryClassifier, MultiClassifier)):
             raise ConfigError(f"algorithm {a!r} is not a classifier")
         params = resolve_params(a, multiclass, overrides, dataset.n_classes)
+        k = params.get("n_classes")
+        if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and 0 < k < dataset.n_classes:
+            raise ConfigError(f"{a}: n_classes={k} is fewer than the {dataset.n_classes} classes of "
+                              f"{dataset.name}")
         try:
             est = cls(**params)
         except ValueError as e:
@@ -379,6 +387,11 @@ def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed:
             except Interrupted as e:
                 current.runs = e.runs
                 raise
+            except (ValueError, ArithmeticError) as e:
+                # an example the learner refuses with these settings (a kernel value that
+                # overflows, a label outside n_classes): the learner's own one-line message
+                msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+                raise DataError(f"{a} on {dataset.name}: {msg}") from None
             results[a] = current.summary()
             current = None
     except BaseException as e:
@@ -390,10 +403,8 @@ def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed:
                 for a in results}
         for a in results:
             results[a]["runs_done"] = done[a]
-        partial = None
-        if results:
-            partial = report(results)
-            partial["partial"] = True
-            partial["not_run"] = [a for a in algorithms if a not in results]
+        partial = report(results)
+        partial["partial"] = True
+        partial["not_run"] = [a for a in algorithms if a not in results]
         raise Interrupted(current.runs if current is not None else [], partial) from e
     return report(results)

@@ -214,13 +214,18 @@ def _detect_format(path: Path) -> str:
     return "csv"  # whitespace-separated dense table
 
 
-def _map_labels(raw: list | np.ndarray, path: Path):
-    """Original labels -> (y, classes, n_classes)."""
+def _map_labels(raw: list | np.ndarray, path: Path, label_hint: str = ""):
+    """Original labels -> (y, classes, n_classes). ``label_hint`` ends the message about
+    non-integer labels (where the label might be instead)."""
     arr = np.asarray(raw)
     if arr.dtype.kind in "fiub":
         arr = arr.astype(np.float64)
+        frac = arr[arr != np.round(arr)]
+        if frac.size:  # a real-valued column: a feature or a regression target, not a class label
+            raise DataError(f"{path}: the labels include non-integer values such as {frac[0]:g}; "
+                            f"class labels must be integers or names{label_hint}")
         classes, codes = np.unique(arr, return_inverse=True)
-        classes = [int(c) if float(c).is_integer() else float(c) for c in classes]
+        classes = [int(c) for c in classes]
     else:
         arr = arr.astype(str)
         classes, codes = np.unique(arr, return_inverse=True)
@@ -247,9 +252,15 @@ def _load_mat(path: Path, n_features: int | None):
     if "data" not in m:
         keys = [k for k in m if not k.startswith("__")]
         raise DataError(f"{path}: MATLAB file has no variable 'data' = [label, X] (it has {', '.join(keys)})")
-    data = np.asarray(m["data"])
-    if data.ndim != 2 or data.shape[1] < 1 or data.dtype.kind not in "fiub":
-        raise DataError(f"{path}: variable 'data' must be a numeric 2-D array [label, X], got {data.shape}")
+    data = m["data"]
+    if not isinstance(data, np.ndarray) or data.dtype.kind not in "fiub":
+        kind = (type(data).__name__ if not isinstance(data, np.ndarray)
+                else {"c": "complex", "U": "text", "S": "text", "O": "cell/struct"}.get(data.dtype.kind,
+                                                                                        str(data.dtype)))
+        raise DataError(f"{path}: variable 'data' must be a real numeric (full, not sparse) 2-D array "
+                        f"[label, X], got {kind} values")
+    if data.ndim != 2 or data.shape[1] < 1:
+        raise DataError(f"{path}: variable 'data' must be a numeric 2-D array [label, X], got shape {data.shape}")
     if not np.all(np.isfinite(data.astype(np.float64))):
         raise DataError(f"{path}: variable 'data' contains NaN or infinite values")
     X = np.ascontiguousarray(data[:, 1:], dtype=np.float64)
@@ -265,6 +276,8 @@ def _load_mat(path: Path, n_features: int | None):
                     ids = ids.T
                 else:
                     raise DataError(f"{path}: variable {key!r} must be runs x {n} permutations, got {ids.shape}")
+            if ids.dtype.kind not in "iuf" or (ids.dtype.kind == "f" and np.any(ids != np.round(ids))):
+                raise DataError(f"{path}: variable {key!r} must hold integer indices 1..{n}")
             o = ids.astype(np.int64) - 1
             srt = np.sort(o, axis=1)
             if not np.all(srt == np.arange(n)[None, :]):
@@ -323,7 +336,7 @@ def _load_libsvm(path: Path, n_features: int | None):
     vals: list = []
     dmax = 0
     dmax_line = 0
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for lineno, line in enumerate(fh, 1):
             line = line.split("#", 1)[0].strip()
             if not line:
@@ -396,8 +409,11 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
 
     if header == "auto":
         f0 = rows[0][1]
-        feats_bad = any(not numeric(f) for k, f in enumerate(f0) if k != lc)
+        # a header names every column; a first row with numbers among other cells is a data row
+        # with a typo (or an empty cell), which the parse below reports by line
+        feats = [f for k, f in enumerate(f0) if k != lc]
         lab = f0[lc]
+        feats_bad = bool(feats) and not any(numeric(f) for f in feats) and not numeric(lab)
         lab_header = (len(rows) > 1 and not numeric(lab)
                       and all(r[1][lc] != lab for r in rows[1:] if len(r[1]) > lc))
         header = feats_bad or lab_header
@@ -428,7 +444,7 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
 
 def _read_lines(path: Path, comment: tuple[str, ...]) -> list[tuple[int, str]]:
     out = []
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for lineno, line in enumerate(fh, 1):
             s = line.strip()
             if s and not s.startswith(comment):
@@ -578,7 +594,9 @@ def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None,
         if fmt == "libsvm":
             raise DataError(f"{path}: no features on any line (only labels)")
         raise DataError(f"{path}: no feature columns besides the label")
-    y, classes, k = _map_labels(raw, path)
+    hint = (" (is the label in another column? see label_column, --label-column)"
+            if fmt in ("csv", "arff") else "")
+    y, classes, k = _map_labels(raw, path, hint)
     name = path.name
     for suf in (".hoi.mat", ".libol.mat", ".jingcoco.mat", ".mat", ".scale", ".csv", ".tsv", ".arff", ".libsvm",
                 ".svm", ".svmlight", ".data", ".txt"):

@@ -12,19 +12,29 @@ C = 5, rho = 0 for binary data; C = 10 for multiclass data. The table goes to st
 
 Ctrl-C stops the benchmark: the table (or the JSON object, with ``"partial": true``, ``"runs_done"``
 per learner and ``"not_run"``) of the runs that finished is printed to stdout, then
-``silkvision: interrupted`` to stderr, exit status 130. Nothing is printed to stdout when no run had
-finished. The orderings are generated one per run, so a large ``--runs`` takes time, not memory.
+``silkvision: interrupted`` to stderr, exit status 130; when no run had finished, the results are
+empty and every learner is in ``"not_run"``. A Ctrl-C that numba swallows while it compiles (it
+arrives inside a compiler callback) still stops the benchmark after the run in progress. The
+orderings are generated one per run, so a large ``--runs`` takes time, not memory.
+
+``--set PARAM=VALUE`` reads VALUE as a number where Python would (``10``, ``0.5``, ``1e-3``),
+``true``/``false``, ``null``/``None``, or else as text; YAML 1.1's other number forms (``0x10``,
+``1_0``, ``1:30``) are refused rather than silently read as 16, 10 and 90, and ``010`` is 10, not
+YAML's octal 8.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
+import signal
 import sys
+import threading
 
 import yaml
 
-from silkvision.errors import ConfigError
+from silkvision.errors import ConfigError, SilkvisionError
 
 NAME = "online-bench"
 
@@ -64,6 +74,30 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
+def _scalar(key: str, text: str):
+    """One ``--set`` value: a number as Python reads it, else YAML's bool/null, else the text."""
+    t = text.strip()
+    if not t:
+        return text
+    if re.fullmatch(r"[+-]?\d+", t):
+        return int(t)
+    if "_" not in t:
+        try:
+            return float(t)             # 1e-3, 1E3, .5, inf, nan (the learners refuse the last two)
+        except ValueError:
+            pass
+    if t == "None":
+        return None
+    try:
+        v = yaml.safe_load(t)
+    except yaml.YAMLError:
+        return text
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        raise ConfigError(f"--set {key}={text}: {t!r} is not a plain decimal number (YAML would read "
+                          f"it as {v!r}); write it in decimal, e.g. 16, 0.5 or 1e-3")
+    return v
+
+
 def _parse_params(items: list[str]) -> dict:
     out = {}
     for it in items:
@@ -71,10 +105,7 @@ def _parse_params(items: list[str]) -> dict:
         key = key.strip()
         if not sep or not key:
             raise ConfigError(f"--set {it!r}: expected PARAM=VALUE, e.g. C=10 or duol.rho=0.1")
-        try:
-            out[key] = yaml.safe_load(val) if val.strip() else val
-        except yaml.YAMLError:
-            out[key] = val
+        out[key] = _scalar(key, val)
     return out
 
 
@@ -105,11 +136,26 @@ def run(args) -> int:
     from silkvision.backends import available, bench, datasets
 
     if args.list:
-        for name, text in available().items():
-            print(f"{name:<22} {text}")
+        from silkvision.backends.base import BinaryClassifier, MultiClassifier
+        from silkvision.backends.registry import get_class
+
+        learners = available()
+        kinds = {n: ("classifier" if issubclass(get_class(n), (BinaryClassifier, MultiClassifier))
+                     else "novelty") for n in learners}
         names = datasets.available_names(args.data_root)  # empty when the data root is absent
+        if args.json:
+            _write(json.dumps({"learners": {n: t for n, t in learners.items() if kinds[n] == "classifier"},
+                               "novelty_detectors": {n: t for n, t in learners.items() if kinds[n] == "novelty"},
+                               "datasets": names}) + "\n")
+            return 0
+        lines = [f"{n:<22} {t}" for n, t in learners.items() if kinds[n] == "classifier"]
+        novelty = [n for n in learners if kinds[n] == "novelty"]
+        if novelty:
+            lines.append("\nnovelty detectors (Python API only; online-bench runs classifiers): "
+                         + ", ".join(novelty))
         if names:
-            print("\ndata sets: " + ", ".join(names))
+            lines.append("\ndata sets: " + ", ".join(names))
+        _write("\n".join(lines) + "\n")
         return 0
     for opt in ("dataset", "algorithms"):
         if not getattr(args, opt):
@@ -117,39 +163,73 @@ def run(args) -> int:
     algos = [a.strip() for a in args.algorithms.split(",") if a.strip()]
     if not algos:
         raise ConfigError("--algorithms: give at least one learner name")
-    if args.runs < 1:
-        raise ConfigError(f"--runs: {args.runs} must be >= 1")
+    if not 1 <= args.runs <= bench.MAX_RUNS:
+        raise ConfigError(f"--runs: {args.runs} must be an integer 1..{bench.MAX_RUNS}")
     if args.seed < 0:
         raise ConfigError(f"--seed: {args.seed} must be an integer >= 0")
     overrides = _parse_params(args.params)
     try:
-        return _run(args, algos, overrides, bench, datasets)
+        with _CtrlC() as ctrl_c:
+            return _run(args, algos, overrides, bench, datasets, ctrl_c)
     except bench.Interrupted as e:
         # the runs that finished; then main() reports Ctrl-C (130) or SIGTERM (143), as it does
         # for a signal anywhere else, also one that surfaces from numba as a SystemError
         if e.result is not None:
             try:
                 _print_result(e.result, args.json)
-            except OSError:  # a closed pipe must not turn Ctrl-C into another exit status
+            except (OSError, SilkvisionError):  # a closed pipe must not turn Ctrl-C into another status
                 pass
         raise
 
 
+class _CtrlC:
+    """SIGINT raises KeyboardInterrupt as usual and is also remembered: numba's compiler may catch
+    the exception inside a callback and go on (it prints "Exception ignored ..."), so the benchmark
+    checks :attr:`pressed` after every run. Only installed in the main thread."""
+
+    def __init__(self):
+        self.pressed = False
+        self._old = None
+
+    def _handler(self, signum, frame):
+        self.pressed = True
+        raise KeyboardInterrupt
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+        return False
+
+
+def _write(text: str) -> None:
+    """Write to stdout; a full disk or closed file is one line (a closed pipe is main()'s)."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise SilkvisionError(f"cannot write the results to stdout: {e.strerror or e}") from None
+
+
 def _print_result(res: dict, as_json: bool) -> None:
-    if as_json:
-        sys.stdout.write(json.dumps(res) + "\n")
-    else:
-        print(format_table(res))
-    sys.stdout.flush()
+    _write(json.dumps(res) + "\n" if as_json else format_table(res) + "\n")
 
 
-def _run(args, algos, overrides, bench, datasets) -> int:
+def _run(args, algos, overrides, bench, datasets, ctrl_c) -> int:
     ds = datasets.load(args.dataset, root=args.data_root, label_column=args.label_column)
 
     def progress(algo, i, total, r):
         if not args.quiet:
             print(f"[{algo}] run {i + 1}/{total}: mistakes {r.mistake_rate:.3f}%, "
                   f"{r.n_support} SVs, {r.seconds:.3f} s", file=sys.stderr, flush=True)
+        if ctrl_c.pressed:  # a Ctrl-C that the compiler swallowed: stop after this run
+            raise KeyboardInterrupt
 
     if not args.quiet:
         print(f"{ds!r}", file=sys.stderr, flush=True)

@@ -106,6 +106,15 @@ def test_name_lookup_under_root(tmp_path, monkeypatch):
     ("g.csv", "1,2,nan\n", r"g\.csv:1: value in column 3 'nan' is not finite"),
     ("h.arff", "@relation r\n@attribute a real\n", r"h\.arff: ARFF file has no @data"),
     ("i.csv", "", r"i\.csv: file holds no data"),
+    # a first row with a typo or an empty cell is a data row, not a header that is silently dropped
+    ("j.csv", "1,0.1,abc\n-1,0.3,0.1\n1,0.5,0.5\n", r"j\.csv:1: bad value in column 3 'abc'"),
+    ("k.csv", "1,0.1,,0.2\n-1,0.3,1,0.1\n", r"k\.csv:1: bad value in column 3 ''"),
+    ("l.csv", "1,0x10\n-1,0.3\n", r"l\.csv:1: bad value in column 2 '0x10'"),
+    # real-valued labels are a feature or a regression target, not classes
+    ("m.csv", "0.5,0.1\n1,0.3\n0.5,0.5\n", r"m\.csv: the labels include non-integer values such as 0\.5; "
+                                              r"class labels must be integers or names \(is the label"),
+    ("n.libsvm", "1.5 1:0.5\n1 1:0.2\n", r"n\.libsvm: the labels include non-integer values such as 1\.5; "
+                                          r"class labels must be integers or names$"),
 ])
 def test_bad_lines_one_line_errors(tmp_path, name, text, match):
     f = tmp_path / name
@@ -321,3 +330,54 @@ def test_utf8_text_with_a_multibyte_character_cut_at_4_kib_is_still_text(tmp_pat
     assert data[4095:4097] == "é".encode()
     p.write_bytes(data)
     assert datasets.load(str(p)).n_samples == 602
+
+
+def test_csv_with_a_utf8_byte_order_mark_keeps_its_first_row(tmp_path):
+    f = tmp_path / "bom.csv"
+    f.write_bytes(b"\xef\xbb\xbf1,0.1,0.2\n-1,0.3,0.1\n1,0.5,0.5\n-1,0.2,0.9\n")
+    ds = datasets.load(f)
+    assert ds.n_samples == 4 and ds.X[0].tolist() == [0.1, 0.2]
+
+
+def test_a_header_of_names_is_still_a_header(tmp_path):
+    f = tmp_path / "h.csv"
+    f.write_text("label,f1,f2\n1,0.1,0.2\n-1,0.3,0.1\n1,0.5,0.5\n")
+    assert datasets.load(f).n_samples == 3
+    g = tmp_path / "g.csv"  # numbered feature columns after a named label column
+    g.write_text("label,1,2\n1,0.1,0.2\n-1,0.3,0.1\n1,0.5,0.5\n")
+    assert datasets.load(g).n_samples == 3
+
+
+def test_integral_float_labels_are_classes(tmp_path):
+    f = tmp_path / "f.csv"
+    f.write_text("1.0,0.1\n2.0,0.3\n3.0,0.5\n1.0,0.2\n")
+    ds = datasets.load(f)
+    assert ds.classes == [1, 2, 3] and all(type(c) is int for c in ds.classes)
+
+
+@pytest.mark.parametrize("data, match", [
+    (np.array([[1 + 1j, 2], [0, 1]]), r"must be a real numeric \(full, not sparse\) 2-D array \[label, X\], got complex"),
+    (np.array(["ab", "cd"]), r"got text values"),
+])
+def test_mat_data_of_the_wrong_kind_names_the_kind(tmp_path, data, match):
+    f = tmp_path / "w.mat"
+    sio.savemat(f, {"data": data})
+    with pytest.raises(DataError, match=match):
+        datasets.load(f)
+
+
+def test_mat_sparse_data_is_named_sparse(tmp_path):
+    import scipy.sparse as sp
+
+    f = tmp_path / "s.mat"
+    sio.savemat(f, {"data": sp.csc_matrix(np.column_stack([[1, -1, 1, -1], X3]))})
+    with pytest.raises(DataError, match=r"full, not sparse.*got csc_\w+ values"):
+        datasets.load(f)
+
+
+def test_mat_orderings_must_be_integers(tmp_path):
+    f = tmp_path / "o.mat"
+    ids = np.array([[1.5, 2.5, 3.5, 4.5]])
+    sio.savemat(f, {"data": np.column_stack([[1, -1, 1, -1], X3]), "ID_ALL": ids})
+    with pytest.raises(DataError, match=r"variable 'ID_ALL' must hold integer indices 1\.\.4"):
+        datasets.load(f)

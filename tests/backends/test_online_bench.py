@@ -133,7 +133,20 @@ def test_list_names_every_registered_learner(capsys):
     assert main(["online-bench", "--list"]) == 0
     out = capsys.readouterr().out
     for name in available():
-        assert any(line.split()[0] == name for line in out.splitlines() if line.strip())
+        if name.endswith("_novelty"):  # named apart: online-bench runs classifiers only
+            assert "novelty detectors" in out and name in out
+        else:
+            assert any(line.split()[0] == name for line in out.splitlines() if line.strip())
+
+
+def test_list_json_is_one_json_object(capsys):
+    from silkvision.backends import available
+
+    assert main(["online-bench", "--list", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert set(res) == {"learners", "novelty_detectors", "datasets"}
+    assert set(res["learners"]) | set(res["novelty_detectors"]) == set(available())
+    assert set(res["novelty_detectors"]) == {"silk_novelty", "norma_novelty"}
 
 
 def test_dataset_and_algorithms_required_without_list(capsys):
@@ -204,7 +217,7 @@ def test_lazy_orderings_match_the_eager_ones(tiny_csv, tmp_path):
 
 def test_huge_runs_cost_no_memory_up_front(tiny_csv, monkeypatch):
     """--runs 100000000 used to build every ordering first (5 GB, no output): now the orderings are
-    generated one per run, and the first runs report progress at once."""
+    generated one per run, and the first runs report progress at once (at the largest --runs)."""
     real_rng = np.random.default_rng
     drawn = []
 
@@ -220,8 +233,9 @@ def test_huge_runs_cost_no_memory_up_front(tiny_csv, monkeypatch):
 
     monkeypatch.setattr(np.random, "default_rng", CountingRng)
     ds = datasets.load(tiny_csv)
-    orders, how = bench.make_orderings(ds, 10**12)
-    assert len(orders) == 10**12 and "random permutations" in how
+    big = bench.MAX_RUNS
+    orders, how = bench.make_orderings(ds, big)
+    assert len(orders) == big and "random permutations" in how
     seen = []
 
     def progress(algo, i, total, r):
@@ -230,10 +244,10 @@ def test_huge_runs_cost_no_memory_up_front(tiny_csv, monkeypatch):
             raise KeyboardInterrupt
 
     with pytest.raises(bench.Interrupted) as ei:
-        bench.benchmark(ds, ["perceptron"], runs=10**12, progress=progress)
-    assert seen == [(i, 10**12) for i in range(5)]
+        bench.benchmark(ds, ["perceptron"], runs=big, progress=progress)
+    assert seen == [(i, big) for i in range(5)]
     res = ei.value.result
-    assert res["partial"] is True and res["runs"] == 10**12
+    assert res["partial"] is True and res["runs"] == big
     assert res["results"]["perceptron"]["runs_done"] == 5
     assert len(drawn) == 5
 
@@ -298,11 +312,14 @@ def test_ctrl_c_json_is_flagged_partial_and_matches_the_runs_done(tiny_csv, caps
     assert r["mistake_rate_mean"] == pytest.approx(runs[0].mistake_rate)
 
 
-def test_ctrl_c_before_any_run_prints_nothing_on_stdout(tiny_csv, capsys, monkeypatch):
+def test_ctrl_c_before_any_run_prints_an_empty_partial_result(tiny_csv, capsys, monkeypatch):
+    """--json promises one JSON object on stdout, also when no run had finished."""
     _InterruptAt(monkeypatch, "pa1", 1, _numba_style_interrupt)  # in the warm-up
     assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == 130
     out, err = capsys.readouterr()
-    assert out == "" and err == "silkvision: interrupted\n"
+    res = json.loads(out)
+    assert res["partial"] is True and res["results"] == {} and res["not_run"] == ["pa1"]
+    assert err == "silkvision: interrupted\n"
 
 
 def test_other_system_errors_are_not_swallowed(tiny_csv, monkeypatch, capsys):
@@ -374,3 +391,73 @@ def test_bad_data_sets_are_one_line_errors(tmp_path, capsys, name, text, msg):
     f = tmp_path / name
     f.write_text(text)
     _one_line_error(capsys, ["--dataset", str(f), "--algorithms", "pa1", "--runs", "1"], msg)
+
+
+# -- review stop 22: learner errors mid-run, --set numbers, runs bound, Ctrl-C the compiler swallows ----
+@pytest.mark.parametrize("argv, msg", [
+    (["--algorithms", "pa1", "--set", "kernel=poly", "--set", "degree=1000"], "pa1 on tiny: X[0]: k(x, x) = inf"),
+    (["--algorithms", "mpa1", "--set", "n_classes=1"], "mpa1: n_classes=1 is fewer than the 2 classes"),
+    (["--algorithms", "pa1", "--set", "C=0x10"], "'0x10' is not a plain decimal number"),
+    (["--algorithms", "pa1", "--set", "C=1_0"], "'1_0' is not a plain decimal number"),
+    (["--algorithms", "pa1", "--runs", str(2 ** 63)], "--runs: 9223372036854775808 must be an integer 1..1000000"),
+])
+def test_more_one_line_errors(argv, msg, tiny_csv, capsys):
+    assert main(["online-bench", "--dataset", str(tiny_csv), "--quiet", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and msg in err, err
+
+
+@pytest.mark.parametrize("text, value", [("1e-3", 0.001), ("1E3", 1000.0), ("5e0", 5.0), (".5", 0.5),
+                                         ("10", 10), ("010", 10), ("-2", -2), ("None", None), ("null", None),
+                                         ("true", True), ("rbf", "rbf")])
+def test_set_values_are_read_as_python_reads_numbers(text, value):
+    from silkvision.cli.online_bench import _parse_params
+
+    got = _parse_params([f"p={text}"])["p"]
+    assert got == value and type(got) is type(value)
+
+
+def test_a_ctrl_c_the_compiler_swallowed_stops_after_the_run(tiny_csv, capsys, monkeypatch):
+    """numba may catch the KeyboardInterrupt inside a compiler callback and go on; the handler's flag
+    still stops the benchmark after the run in progress, with the partial result and exit 130."""
+    import signal as _signal
+
+    from silkvision.backends import get_class
+
+    cls = get_class("pa1")
+    real = cls.progressive_predict
+    calls = []
+
+    def swallowed(self, X, y):
+        calls.append(1)
+        if len(calls) == 2:  # during the first run: the handler runs, its exception is lost
+            try:
+                _signal.raise_signal(_signal.SIGINT)
+            except KeyboardInterrupt:
+                pass
+        return real(self, X, y)
+
+    monkeypatch.setattr(cls, "progressive_predict", swallowed)
+    assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == 130
+    out, err = capsys.readouterr()
+    res = json.loads(out)
+    assert res["partial"] is True and res["results"]["pa1"]["runs_done"] == 1
+    assert err == "silkvision: interrupted\n"
+    assert _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler  # handler restored
+
+
+def test_a_full_stdout_is_a_one_line_error(tiny_csv, capsys, monkeypatch):
+    import errno
+    import sys
+
+    class Full:
+        def write(self, s):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr(sys, "stdout", Full())
+    assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--runs", "1", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err == "silkvision: error: cannot write the results to stdout: No space left on device\n"
