@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from silkvision.cli.export import add_overwrite_argument, exit_status
 from silkvision.cli.main import add_config_arguments
 
 
@@ -19,7 +20,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "demo", help="export masks for the shipped sample clip and print its F-measure",
         description="Run a detector over the shipped sample clip (samples/highway, 400 frames of "
-                    "CDnet highway), write its masks to DIR/<algorithm>/bin%%06d.png and print the "
+                    "CDnet highway), write its masks to DIR/<algorithm>/bin%06d.png and print the "
                     "CDnet metrics against the clip's ground truth (frames 100-400). As for "
                     "evaluate, capture.resize and capture.max_frames are refused (the ground "
                     "truth is scored at its size, over frames 100-400).")
@@ -27,6 +28,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="output folder (default: out/demo)")
     p.add_argument("--algorithms", "-a", default="silk", metavar="LIST",
                    help="comma-separated detectors to run, e.g. silk,mog2 (default: silk)")
+    add_overwrite_argument(p, "redo the demo exports from the first frame instead of resuming or "
+                              "reusing them")
     add_config_arguments(p)
     return p
 
@@ -55,13 +58,13 @@ def run(args: argparse.Namespace) -> int:
     for algo in algorithms:
         out = Path(args.out) / algo
         try:
-            result = export_masks(seq, out, cfg, algorithm=algo)
+            result = export_masks(seq, out, cfg, algorithm=algo, overwrite=args.overwrite)
         except ExportMismatchError as e:
             print(f"note: {str(e).split(';')[0]}; starting that demo export over", file=sys.stderr)
             result = export_masks(seq, out, cfg, algorithm=algo, overwrite=True)
         print(result.summary(), flush=True)
         if result.interrupted:
-            return 130
+            return exit_status(result)
         scored = score_results(seq, out, name=algo)
         rows.append((algo, scored.metrics))
     print()

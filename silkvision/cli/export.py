@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from silkvision.cli.main import add_config_arguments
+from silkvision.config import ALGORITHMS
 
 DESCRIPTION = """\
 Run a background subtractor over SOURCE and write one mask per frame, DIR/bin%06d.png (0/255,
@@ -18,8 +19,10 @@ index (0).
 
 Interrupted exports resume: re-run the same command. The detector state is checkpointed every
 export.checkpoint_every frames and on Ctrl-C/SIGTERM; MOG2/KNN cannot be checkpointed and replay from
-the first frame, keeping the masks already written. A folder holding other files, or an export with
-other settings, is refused unless --overwrite is given."""
+the first frame, keeping the masks already written (and re-creating missing ones). A folder holding
+other files, or an export with other settings or of a source whose files changed since (names, sizes
+or modification times), is refused unless --overwrite is given. --overwrite acts on one run only:
+DIR/config.yaml records export.overwrite as false, so it can be reused as --config safely."""
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -29,17 +32,46 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("source", metavar="SOURCE",
                    help="video file, image folder, CDnet sequence folder, or camera index")
     p.add_argument("--out", "-o", metavar="DIR", required=True, help="output folder")
-    p.add_argument("--algorithm", "-a", choices=["silk", "norma", "mog2", "knn"],
-                   help="detector (default: config detector.algorithm)")
+    p.add_argument("--algorithm", "-a", choices=ALGORITHMS,
+                   help="detector (default: config detector.algorithm; gsoc and cnt need "
+                        "opencv-contrib)")
     p.add_argument("--scores", action=argparse.BooleanOptionalAction, default=None,
                    help="also write per-frame scores as float16 .npz (config export.scores)")
     p.add_argument("--video", action=argparse.BooleanOptionalAction, default=None,
                    help="also write a lossless mask video masks.mkv (config export.video)")
-    p.add_argument("--overwrite", action="store_true", default=None,
-                   help="replace an earlier export and write into a folder with other files "
-                        "(config export.overwrite)")
+    add_overwrite_argument(p, "replace an earlier export and write into a folder with other files")
     add_config_arguments(p)
     return p
+
+
+def add_overwrite_argument(p: argparse.ArgumentParser, what: str) -> None:
+    """The ``--overwrite`` flag of the commands that export masks (``export``, ``demo``).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The sub-command's parser.
+    what : str
+        What the flag does for that command (its help, before the config key).
+    """
+    p.add_argument("--overwrite", action="store_true", default=None,
+                   help=f"{what} (config export.overwrite)")
+
+
+def exit_status(result) -> int:
+    """The exit status of a command that ran :func:`~silkvision.io.export.export_masks`.
+
+    Parameters
+    ----------
+    result : ExportResult
+
+    Returns
+    -------
+    int
+        0, or for an export stopped by a signal 128 + its number, as a shell reports a killed
+        command: 130 for Ctrl-C, 143 for SIGTERM.
+    """
+    return 128 + (result.signal or 2) if result.interrupted else 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,8 +88,7 @@ def run(args: argparse.Namespace) -> int:
     result = export_masks(args.source, args.out, cfg, algorithm=args.algorithm, scores=args.scores,
                           video=args.video, overwrite=args.overwrite)
     print(result.summary(), flush=True)
-    # Ctrl-C: 130, SIGTERM: 143 (128 + signal number, as a shell reports a killed command)
-    return 128 + (result.signal or 2) if result.interrupted else 0
+    return exit_status(result)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,23 +7,27 @@ Output folder layout (CDnet "results" naming)::
                            (lower = more novel; compressed; SILK/NORMA only)
     DIR/masks.mkv          optional: all masks as a lossless FFV1 grey video (masks.avi with
                            PNG or HuffYUV frames when this OpenCV cannot write FFV1)
-    DIR/config.yaml        the effective configuration
-    DIR/export.json        manifest: source, algorithm, the settings that shape the output, status
+    DIR/config.yaml        the effective configuration (export.overwrite written as false)
+    DIR/export.json        manifest: source and its fingerprint, algorithm, the settings that shape
+                           the output, status
     DIR/checkpoint.npz     only while unfinished: detector state after frame "index"
 
 Every file is written atomically (temporary file + rename), so a killed export leaves only complete
 files. Re-running the same export resumes: the manifest must match (otherwise a one-line
-:class:`~silkvision.errors.ExportError` names the first setting that differs), the detector is
-restored from ``checkpoint.npz`` (saved every ``export.checkpoint_every`` frames and on
-SIGINT/SIGTERM) and frames after the checkpoint are recomputed and rewritten. Detectors without
-``get_state`` (MOG2, KNN) replay from the first frame, keeping masks already written; so does a
-resume whose ``checkpoint.npz`` cannot be read or restored (a note says why). The final
+:class:`~silkvision.errors.ExportMismatchError` names the first setting that differs, or says that
+the source's files changed: see :func:`source_fingerprint`), the detector is restored from
+``checkpoint.npz`` (saved every ``export.checkpoint_every`` frames and on SIGINT/SIGTERM) and frames
+after the checkpoint are recomputed and rewritten. Detectors without ``get_state`` (MOG2, KNN)
+replay from the first frame, keeping masks already written and re-creating missing ones; so does a
+resume whose ``checkpoint.npz`` cannot be read or restored, or whose earlier masks (or scores files)
+are not all on disk (a note says why). The final
 folder is identical, byte for byte, to that of an uninterrupted run -- except ``masks.mkv``, whose
 Matroska header carries a random segment UID (its decoded frames are identical).
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -42,6 +46,7 @@ import numpy as np
 from silkvision import __version__
 from silkvision.capture import Source, open_source
 from silkvision.capture.folder import FolderSource
+from silkvision.capture.video import VideoSource
 from silkvision.config import ALGORITHMS, validate, write_config
 from silkvision.detector import create_subtractor
 from silkvision.detector.factory import SHARED_KEYS
@@ -50,7 +55,8 @@ from silkvision.io.atomic import atomic_write_bytes, atomic_write_text, make_out
 from silkvision.io.npz import load_npz, save_npz
 
 __all__ = ["export_masks", "ExportResult", "MaskVideoWriter", "write_mask_png", "write_scores_npz",
-           "mask_name", "scores_name", "MANIFEST", "CHECKPOINT", "is_export_output"]
+           "mask_name", "scores_name", "MANIFEST", "CHECKPOINT", "is_export_output",
+           "source_fingerprint"]
 
 MANIFEST = "export.json"
 CHECKPOINT = "checkpoint.npz"
@@ -261,9 +267,49 @@ def _source_id(src: Source) -> str:
     return str(Path(src.spec).resolve())
 
 
-def _manifest(src: Source, algorithm: str, settings: dict, status: str, **extra) -> dict:
+def _source_files(src: Source) -> list[Path]:
+    """The files the frames of ``src`` are read from (after ``max_frames``); [] when none are known
+    (a camera, or a custom source)."""
+    if isinstance(src, FolderSource):
+        return [src.path(i) for i in src.indices]
+    if isinstance(src, VideoSource):
+        return [src.path]
+    return []
+
+
+def source_fingerprint(src: Source) -> str | None:
+    """A cheap digest of the source's content, so that a resume notices a changed source.
+
+    Parameters
+    ----------
+    src : Source
+        An open source.
+
+    Returns
+    -------
+    str or None
+        SHA-256 (hex) of the name, size and modification time (ns) of every file its frames are read
+        from: the video file, or the frame files of an image folder / CDnet sequence. None when the
+        source has no files (a camera) or one cannot be examined (unknown: not compared).
+    """
+    files = _source_files(src)
+    if not files:
+        return None
+    digest = hashlib.sha256()
+    try:
+        for path in files:
+            st = path.stat()
+            line = f"{path.name}\0{st.st_size}\0{st.st_mtime_ns}\n"
+            digest.update(line.encode("utf-8", "surrogateescape"))
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def _manifest(src: Source, algorithm: str, settings: dict, status: str) -> dict:
     return {"format": _FORMAT, "status": status, "source": _source_id(src), "source_kind": src.kind,
-            "source_frames": src.frame_count, "algorithm": algorithm, "settings": settings, **extra}
+            "source_frames": src.frame_count, "source_fingerprint": source_fingerprint(src),
+            "algorithm": algorithm, "settings": settings}
 
 
 def _write_manifest(out: Path, manifest: dict) -> None:
@@ -283,6 +329,7 @@ _MANIFEST_FIELDS = {
     "algorithm": (lambda v: isinstance(v, str), "a string"),
     "settings": (lambda v: isinstance(v, dict), "an object"),
     "source_frames": (lambda v: v is None or (_is_int(v) and v >= 0), "null or an integer >= 0"),
+    "source_fingerprint": (lambda v: v is None or isinstance(v, str), "null or a string"),
     "frames": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
     "first_index": (lambda v: v is None or _is_int(v), "null or an integer"),
     "last_index": (lambda v: v is None or _is_int(v), "null or an integer"),
@@ -340,9 +387,18 @@ def _compare(out: Path, old: dict, new: dict) -> None:
         if a.get(key, "<unset>") != b.get(key, "<unset>"):
             raise ExportMismatchError(f"{out}: holds an export made with {key}={_fmt(a.get(key, '<unset>'))}, "
                               f"not {_fmt(b.get(key, '<unset>'))}{hint}")
+    # the same source path, but other content: resuming would mix masks of the old and new frames
+    running = old.get("status") != "complete"
+    redo = f"add --overwrite to {'start over' if running else 'export it again'}"
     if old.get("source_frames") != new["source_frames"]:
-        raise ExportMismatchError(f"{out}: holds an export of a source with {old.get('source_frames')} frames, "
-                          f"but it now has {new['source_frames']}{hint}")
+        raise ExportMismatchError(f"{out}: holds an export of a source with {old.get('source_frames')} "
+                                  f"frames, but it now has {new['source_frames']}; restore the source "
+                                  f"as it was{' to resume' if running else ''}, or {redo}")
+    before, now = old.get("source_fingerprint"), new["source_fingerprint"]
+    if before is not None and now is not None and before != now:  # None: unknown (older manifest)
+        raise ExportMismatchError(f"{out}: {new['source']} changed since the "
+                                  f"{'interrupted ' if running else ''}export in this folder (the "
+                                  f"names, sizes or modification times of its files differ); {redo}")
 
 
 class _FolderLock:
@@ -467,10 +523,12 @@ def _why(e: BaseException) -> str:
     return text or type(e).__name__
 
 
-def _load_checkpoint(out: Path, src: Source | None = None) -> tuple[dict, int, int]:
+def _load_checkpoint(out: Path, src: Source | None = None,
+                     scores: bool = False) -> tuple[dict, int, int]:
     """``(state, index, frames)`` of ``out/checkpoint.npz``: the detector state after frame
     ``index``, the ``frames``-th frame of the export. Raises :class:`_BadCheckpoint` when the file
-    cannot be read, or (given ``src``) names a frame that this source or the masks on disk lack."""
+    cannot be read, or (given ``src``) names a frame that this source lacks, or one up to it whose
+    mask (or, with ``scores``, scores file) is not on disk."""
     path = out / CHECKPOINT
     try:
         with open(path, "rb") as f:
@@ -499,16 +557,19 @@ def _load_checkpoint(out: Path, src: Source | None = None) -> tuple[dict, int, i
     if not state:
         raise _BadCheckpoint("no detector state")
     if src is not None:
-        problem = _checkpoint_mismatch(out, src, index, frames)
+        problem = _checkpoint_mismatch(out, src, index, frames, scores)
         if problem:
             raise _BadCheckpoint(problem)
     return state, index, frames
 
 
-def _checkpoint_mismatch(out: Path, src: Source, index: int, frames: int) -> str | None:
+def _checkpoint_mismatch(out: Path, src: Source, index: int, frames: int,
+                         scores: bool = False) -> str | None:
     """Why a checkpoint after frame ``index`` (the ``frames``-th) cannot be the one of this export
     of ``src`` (None when it can): every frame up to it has been exported, so ``index`` is a frame
-    of the source at position ``frames`` and its mask is on disk."""
+    of the source at position ``frames`` and the masks (with ``scores``, also the scores files) of
+    all frames up to it are on disk -- resuming after a gap would finish an export with a file
+    missing, whereas a replay from the first frame re-creates it."""
     indices = getattr(src, "indices", None)   # FolderSource / CdnetSource
     if indices is not None:
         ok = 1 <= frames <= len(indices) and indices[frames - 1] == index
@@ -517,9 +578,19 @@ def _checkpoint_mismatch(out: Path, src: Source, index: int, frames: int) -> str
         ok = frames >= 1 and index == src.first_index + frames - 1 and (n is None or frames <= n)
     if not ok:
         return f"frame {index} as export frame {frames} does not match {src.spec}"
-    if not (out / mask_name(index)).is_file():
-        return f"its frame {index} has no {mask_name(index)}"
+    names = (mask_name, scores_name) if scores else (mask_name,)
+    for i in _indices_through(src, index):
+        for name in names:
+            if not (out / name(i)).is_file():
+                return f"{name(i)}, written before it, is missing"
     return None
+
+
+def _indices_through(src: Source, last: int):
+    """Numbers of the frames of ``src`` from its first one up to ``last``, in order."""
+    if isinstance(src, FolderSource):
+        return [i for i in src.indices if i <= last]
+    return range(src.first_index, last + 1)
 
 
 def _count_outputs(out: Path, prefix: str = "bin", ext: str = ".png") -> int:
@@ -634,7 +705,8 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         bad = None  # why checkpoint.npz cannot be used: then replay, keeping the masks
         if (out / CHECKPOINT).is_file():
             try:
-                state, resume_index, frames_before = _load_checkpoint(out, src)
+                state, resume_index, frames_before = _load_checkpoint(
+                    out, src, scores=want_scores and det.has_scores)
             except _BadCheckpoint as e:
                 bad = str(e)
             else:
@@ -656,8 +728,8 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
             keep_existing = True
             res.resumed_from = 0
             n = _count_outputs(out)
-            res.notes.append(f"{out / CHECKPOINT}: unreadable ({bad}); replaying from the first "
-                             f"frame, keeping the {n} mask{'' if n == 1 else 's'} already written")
+            res.notes.append(f"{out / CHECKPOINT}: cannot be used ({bad}); replaying from the "
+                             f"first frame, keeping the {n} mask{'' if n == 1 else 's'} already written")
         else:
             keep_existing = True
             res.resumed_from = 0
@@ -682,7 +754,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
             raise SourceError(f"{src.spec}: no frames to export") from None
     _write_manifest(out, new)
     with reported_write_errors(out / "config.yaml"):
-        write_config(cfg, out / "config.yaml")
+        write_config(_effective_config(cfg), out / "config.yaml")
     if want_scores and not det.has_scores:
         log(f"{algorithm} has no per-pixel scores: no scores files are written")
         want_scores = False
@@ -781,13 +853,19 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         raise SourceError(f"{src.spec}: no frames to export")
     if writer is not None:
         res.video = writer.finish()
-    _write_manifest(out, _manifest(src, algorithm, settings, "complete", frames=frames,
-                                   first_index=first_index, last_index=last_index,
-                                   video=res.video.name if res.video else None,
-                                   scores=want_scores, silkvision=__version__))
+    _write_manifest(out, {**new, "status": "complete", "frames": frames, "first_index": first_index,
+                          "last_index": last_index, "video": res.video.name if res.video else None,
+                          "scores": want_scores, "silkvision": __version__})
     (out / CHECKPOINT).unlink(missing_ok=True)
     res.complete = True
     return res
+
+
+def _effective_config(cfg: Mapping) -> dict:
+    """``cfg`` as written to ``DIR/config.yaml``: ``export.overwrite`` is what one run does, not a
+    setting of the output, so it is written as false -- reusing the file as ``--config`` must not
+    silently replace another export."""
+    return {**cfg, "export": {**cfg["export"], "overwrite": False}}
 
 
 def _check_complete_files(out: Path, manifest: Mapping, want_scores: bool) -> None:
@@ -823,11 +901,7 @@ def _get_state_unsupported(det) -> bool:
 
 def _feed_video_from_disk(out: Path, src: Source, writer: MaskVideoWriter, last: int) -> None:
     """Write the masks ``first_index .. last`` from their PNG files into the video."""
-    if isinstance(src, FolderSource):
-        indices = [i for i in src.indices if i <= last]
-    else:
-        indices = range(src.first_index, last + 1)
-    for i in indices:
+    for i in _indices_through(src, last):
         path = out / mask_name(i)
         m = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
         if m is None:

@@ -59,3 +59,31 @@ def test_demo_refuses_capture_settings_that_cannot_be_scored(tmp_path, capsys, s
     assert err.startswith("silkvision: error: ") and err.count("\n") == 1
     assert f"{setting.split('=')[0]}: " in err and "cannot apply to demo" in err
     assert not (tmp_path / "d").exists()
+
+
+def test_demo_help_shows_the_mask_name_with_one_percent_sign(capsys):
+    with pytest.raises(SystemExit):
+        main(["demo", "--help"])
+    text = capsys.readouterr().out
+    assert "bin%06d.png" in text and "%%" not in text and "--overwrite" in text
+
+
+def test_demo_overwrite_redoes_a_complete_export(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path), "-a", "mog2"]) == 0
+    capsys.readouterr()
+    assert main(["demo", "--out", str(tmp_path), "-a", "mog2", "--overwrite"]) == 0
+    summary = capsys.readouterr().out.splitlines()[0]
+    assert summary.startswith("exported 400 frames (400 processed)"), summary
+    assert "overwrite: false" in (tmp_path / "mog2" / "config.yaml").read_text()
+
+
+@pytest.mark.parametrize("signum", [2, 15], ids=["SIGINT", "SIGTERM"])
+def test_demo_interrupted_export_exits_128_plus_signal_like_export(tmp_path, capsys, monkeypatch, signum):
+    import silkvision.io.export as engine
+
+    def stopped(source, out_dir, *a, **k):
+        return engine.ExportResult(out_dir=out_dir, interrupted=True, signal=signum, algorithm="mog2")
+
+    monkeypatch.setattr(engine, "export_masks", stopped)
+    assert main(["demo", "--out", str(tmp_path), "-a", "mog2"]) == 128 + signum
+    assert capsys.readouterr().out.startswith("interrupted after 0 frames")

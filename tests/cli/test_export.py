@@ -244,3 +244,44 @@ def test_export_masks_refuses_an_empty_output_path(tmp_path, sample_seq, monkeyp
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ExportError, match="output folder '': empty path"):
         export_masks(sample_seq, "", algorithm="mog2")
+
+
+# -- --overwrite is one run's action; every algorithm of the schema is a choice of -a ------------
+
+def test_reusing_an_overwritten_exports_config_cannot_replace_another_export(tmp_path, sample_seq, capsys,
+                                                                           monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    victim = tmp_path / "victim"
+    assert main(["export", str(sample_seq), "--out", str(victim), "-a", "mog2",
+                 "--set", "capture.max_frames=4"]) == 0
+    before = {p.name: p.read_bytes() for p in victim.iterdir()}
+    ow = tmp_path / "ow"
+    assert main(["export", str(sample_seq), "--out", str(ow), "-a", "mog2", "--overwrite",
+                 "--set", "capture.max_frames=2"]) == 0
+    assert sv.load_config(ow / "config.yaml", use_cwd=False)["export"]["overwrite"] is False
+    capsys.readouterr()
+    assert main(["export", str(sample_seq), "--out", str(victim),
+                 "--config", str(ow / "config.yaml")]) == 2
+    _one_error_line(capsys.readouterr().err, "capture.max_frames=4, not 2")
+    assert {p.name: p.read_bytes() for p in victim.iterdir()} == before
+
+
+@pytest.mark.parametrize("algorithm", ["gsoc", "cnt"])
+def test_contrib_algorithm_is_a_choice_of_a_and_one_line_without_contrib(tmp_path, sample_seq, capsys,
+                                                                        monkeypatch, algorithm):
+    import silkvision.detector.opencv as opencv
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(opencv, "opencv_available", lambda name: name in ("mog2", "knn"))
+    rc = main(["export", str(sample_seq), "--out", str(tmp_path / "o"), "-a", algorithm])
+    assert rc == 2
+    _one_error_line(capsys.readouterr().err, f"algorithm {algorithm!r} needs opencv-contrib")
+    assert not (tmp_path / "o").exists()
+
+
+def test_help_lists_every_algorithm_of_the_schema(capsys):
+    from silkvision.config import ALGORITHMS
+
+    with pytest.raises(SystemExit):
+        main(["export", "--help"])
+    assert "{" + ",".join(ALGORITHMS) + "}" in capsys.readouterr().out

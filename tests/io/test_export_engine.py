@@ -410,7 +410,7 @@ def test_corrupt_checkpoint_replays_from_first_frame_keeping_masks(tmp_path, sam
     assert "replayed from the first frame" in res.summary()
     note = notes[0]
     assert "\n" not in note
-    assert note.startswith(f"{out / CHECKPOINT}: unreadable (")
+    assert note.startswith(f"{out / CHECKPOINT}: cannot be used (")
     assert note.endswith("); replaying from the first frame, keeping the 25 masks already written")
     # the masks written before are kept as they were, and the folder is that of a clean run
     assert all((out / n).stat().st_mtime_ns == t for n, t in before.items())
@@ -474,7 +474,7 @@ def test_real_detector_with_a_garbled_checkpoint_replays_identically(tmp_path, s
     res = export_masks(sample_seq, out, cfg, algorithm="silk", scores=True, progress=False,
                        log=notes.append)
     assert res.complete and res.resumed_from == 0 and res.processed == 30
-    assert notes[0].startswith(f"{out / CHECKPOINT}: unreadable (cannot restore the silk detector: ")
+    assert notes[0].startswith(f"{out / CHECKPOINT}: cannot be used (cannot restore the silk detector: ")
     assert notes[0].endswith("keeping the 12 masks already written")
     fa, fb = _files(ref), _files(out)
     assert sorted(fa) == sorted(fb) and all(fa[n] == fb[n] for n in fa)

@@ -1,0 +1,178 @@
+"""What a resume checks before it goes on: the source's content (fingerprint), the masks written
+before the checkpoint, and that ``--overwrite`` is not recorded as a setting."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import silkvision as sv
+from silkvision.errors import ExportMismatchError
+from silkvision.io.export import CHECKPOINT, MANIFEST, export_masks
+from silkvision.io.npz import load_npz
+
+from .fake_detector import FakeDetector
+
+N = 12  # frames of the copied sample clip
+CFG = {"export": {"checkpoint_every": 4, "scores": True}}
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def _export(seq, out: Path, stop_after: int | None = None, **kw):
+    """Export ``seq`` with the fake detector; with ``stop_after``, stopped as by Ctrl-C after that
+    frame (a checkpoint is saved then)."""
+    det = FakeDetector()
+    if stop_after is not None:
+        apply = det.apply
+
+        def apply_then_interrupt(frame, *a, **k):
+            mask = apply(frame, *a, **k)
+            if det.frames_seen == stop_after:
+                os.kill(os.getpid(), signal.SIGINT)
+            return mask
+
+        det.apply = apply_then_interrupt
+    return export_masks(seq, out, CFG, detector=det, progress=False, log=lambda m: None, **kw)
+
+
+@pytest.fixture
+def seq(tmp_path, sample_seq) -> Path:
+    """A CDnet folder holding the first N frames of the sample clip (free to change)."""
+    folder = tmp_path / "seq"
+    (folder / "input").mkdir(parents=True)
+    for i in range(1, N + 1):
+        shutil.copy2(sample_seq / "input" / f"in{i:06d}.jpg", folder / "input")
+    return folder
+
+
+@pytest.fixture
+def reference(tmp_path, seq) -> Path:
+    out = tmp_path / "ref"
+    assert _export(seq, out).complete
+    return out
+
+
+def _interrupted(seq, out: Path, after: int = 8, **kw) -> None:
+    res = _export(seq, out, stop_after=after, **kw)
+    assert res.interrupted and int(load_npz(out / CHECKPOINT)["_index"]) == after
+
+
+# -- finding 1: a source whose content changed ---------------------------------------------------
+def test_manifest_records_a_fingerprint_of_the_source(reference, seq):
+    fp = json.loads((reference / MANIFEST).read_text())["source_fingerprint"]
+    assert isinstance(fp, str) and len(fp) == 64
+    assert _export(seq, reference).already_complete   # same files: same fingerprint
+
+
+@pytest.mark.parametrize("change", ["replaced", "touched"])
+def test_resume_refuses_a_folder_whose_frames_changed(tmp_path, seq, change):
+    out = tmp_path / "out"
+    _interrupted(seq, out)
+    before = _files(out)
+    frame = seq / "input" / "in000003.jpg"
+    if change == "replaced":   # another image under the same name
+        shutil.copy(seq / "input" / "in000011.jpg", frame)
+    else:
+        st = frame.stat()
+        os.utime(frame, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    with pytest.raises(ExportMismatchError) as e:
+        _export(seq, out)
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(f"{out}: {seq.resolve()} changed since the interrupted "
+                                              f"export in this folder")
+    assert msg.endswith("; add --overwrite to start over")
+    assert _files(out) == before                       # nothing was processed or written
+    assert _export(seq, out, overwrite=True).complete  # the advice works
+
+
+def _video(path: Path, seed: int, frames: int = 10) -> Path:
+    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (32, 24))
+    assert w.isOpened()
+    rng = np.random.default_rng(seed)
+    for _ in range(frames):
+        w.write(rng.integers(0, 256, (24, 32, 3), np.uint8))
+    w.release()
+    return path
+
+
+def test_resume_refuses_a_video_replaced_by_another_with_as_many_frames(tmp_path):
+    video = _video(tmp_path / "v.avi", seed=0)
+    out = tmp_path / "out"
+    _interrupted(video, out, after=5)
+    _video(tmp_path / "other.avi", seed=1).replace(video)
+    with pytest.raises(ExportMismatchError, match="v.avi changed since the interrupted export"):
+        _export(video, out)
+
+
+def test_complete_export_of_a_changed_source_is_not_nothing_to_do(reference, seq):
+    shutil.copy(seq / "input" / "in000011.jpg", seq / "input" / "in000003.jpg")
+    with pytest.raises(ExportMismatchError) as e:
+        _export(seq, reference)
+    assert "changed since the export in this folder" in str(e.value)
+    assert str(e.value).endswith("; add --overwrite to export it again")
+
+
+def test_manifest_without_fingerprint_still_resumes(tmp_path, seq, reference):
+    """An export interrupted by an older version (no "source_fingerprint") resumes as before."""
+    out = tmp_path / "out"
+    _interrupted(seq, out)
+    m = json.loads((out / MANIFEST).read_text())
+    del m["source_fingerprint"]
+    (out / MANIFEST).write_text(json.dumps(m))
+    res = _export(seq, out)
+    assert res.complete and res.resumed_from == 8
+    assert _files(out) == _files(reference)
+
+
+def test_changed_frame_count_gives_advice_that_can_work(tmp_path, seq):
+    out = tmp_path / "out"
+    _interrupted(seq, out)
+    shutil.copy(seq / "input" / "in000001.jpg", seq / "input" / f"in{N + 1:06d}.jpg")
+    with pytest.raises(ExportMismatchError) as e:
+        _export(seq, out)
+    msg = str(e.value)
+    assert f"a source with {N} frames, but it now has {N + 1}" in msg
+    assert "re-run with the same arguments" not in msg
+    assert msg.endswith("; restore the source as it was to resume, or add --overwrite to start over")
+    (seq / "input" / f"in{N + 1:06d}.jpg").unlink()    # restored: the resume works
+    assert _export(seq, out).resumed_from == 8
+
+
+# -- finding 2: --overwrite is not a setting of the output -----------------------------------------
+def test_overwrite_is_written_as_false_and_an_overwritten_export_resumes(tmp_path, seq, reference):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "bin000999.png").write_bytes(b"stale")
+    _interrupted(seq, out, overwrite=True)
+    cfg = sv.load_config(out / "config.yaml", use_cwd=False)
+    assert cfg["export"]["overwrite"] is False
+    res = _export(seq, out)                  # resumed without --overwrite: not another setting
+    assert res.complete and res.resumed_from == 8
+    assert _files(out) == _files(reference)  # config.yaml included
+
+
+# -- finding 6: masks missing before the checkpoint ------------------------------------------------
+@pytest.mark.parametrize("removed", ["bin000003.png", "scores000003.npz"])
+def test_missing_file_before_the_checkpoint_is_recreated_by_a_replay(tmp_path, seq, reference, removed):
+    out = tmp_path / "out"
+    _interrupted(seq, out)
+    (out / removed).unlink()
+    kept = {p.name: p.stat().st_mtime_ns for p in out.glob("bin*.png")}
+    res = _export(seq, out)
+    assert res.complete and res.resumed_from == 0 and res.processed == N
+    note = res.notes[0]
+    assert "\n" not in note and note.startswith(f"{out / CHECKPOINT}: cannot be used ({removed}, "
+                                                f"written before it, is missing); replaying from the "
+                                                f"first frame")
+    assert all((out / n).stat().st_mtime_ns == t for n, t in kept.items())
+    assert _files(out) == _files(reference)
