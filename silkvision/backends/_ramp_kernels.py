@@ -485,6 +485,24 @@ def _process(X, Y, start, out_f, SX, SY, A, G, QD, ACT, INV, MARK, FREE, CROW, C
 
 
 @njit(cache=True)
+def _fill_cache(CROW, S_OF, SX, QD, ACT, hw, kind, sigma, degree, coef):
+    """Recompute every cached row ``r`` (owner slot ``j = S_OF[r] >= 0``): ``k(x_j, x_k)`` for each
+    stored ``k``, ``Q_jj`` on the diagonal, the values the learning loop wrote (the kernel is
+    symmetric bit for bit). Used after unpickling, which leaves ``CROW`` out; the kernel evaluations
+    are not counted in ``n_kernel_evals_``, so a restored model's counters match the original's."""
+    for r in range(CROW.shape[0]):
+        j = S_OF[r]
+        if j < 0:
+            continue
+        xj = SX[j]
+        for k in range(hw):
+            if ACT[k] == 0:
+                continue
+            CROW[r, k] = QD[j] if k == j else kernel_eval(xj, SX[k], kind, sigma, degree, coef)
+    return CROW
+
+
+@njit(cache=True)
 def _decision_batch(Xq, SX, SY, A, ACT, hw, kind, sigma, degree, coef, out):
     """out[i] = f(Xq[i]) = sum_j y_j alpha_j k(x_j, Xq[i]) (eq. 4), same summation order as learning."""
     for i in range(Xq.shape[0]):

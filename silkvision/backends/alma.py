@@ -31,7 +31,10 @@ from silkvision.backends.kernels import kernel_eval, make_kernel
 from silkvision.backends.sparse import cols_append, decision_any, row_buffers
 from silkvision.backends.registry import register
 
-__all__ = ["ALMA", "alma_reference"]
+__all__ = ["ALMA", "alma_reference", "C_MAX"]
+
+#: Largest accepted learning-rate scale ``C`` (see :class:`ALMA`).
+C_MAX = 1e100
 
 
 @njit(cache=True)
@@ -86,9 +89,11 @@ class ALMA(BinaryKernelClassifier):
         Margin approximation factor (the DUOL paper's 0.9).
     B : float or None, default None
         Margin scale; ``None`` means Gentile's ``1 / alpha``.
-    C : float, default sqrt(2)
+    C : float in (0, 1e100], default sqrt(2)
         Learning-rate scale (Gentile's ``sqrt(2)``; not the DUOL paper's C = 5, which is a box
-        constraint of the other algorithms).
+        constraint of the other algorithms). Bounded by :data:`C_MAX` so that an update's step
+        ``eta^2 <= C^2`` and coefficient ``eta / sqrt(k(x, x)) <= C / sqrt(5e-324)`` stay finite (a
+        larger C gave inf/NaN decisions with the linear and polynomial kernels).
     """
 
     _n_state = 2
@@ -98,7 +103,7 @@ class ALMA(BinaryKernelClassifier):
         self.alpha, self.B, self.C = alpha, B, C
         self._alpha = check_range("alpha", alpha, 0.0, 1.0, lo_open=True)
         self._B = 1.0 / self._alpha if B is None else check_positive("B", B)
-        self._C = check_positive("C", C)
+        self._C = check_range("C", C, 0.0, C_MAX, lo_open=True)
         self._init_kernel(kernel, sigma, degree, coef)
 
     def _reset(self):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import sys
 from typing import Any
 
 import numpy as np
@@ -35,14 +36,23 @@ __all__ = ["Estimator", "BinaryClassifier", "MultiClassifier", "NoveltyDetector"
 
 
 def _as_float_array(x: Any, name: str) -> np.ndarray:
-    """``x`` as a float64 array; ValueError naming ``name`` when it is not numbers (e.g. a dict of
-    features, river's format, which these learners do not take)."""
+    """``x`` as a float64 array; ValueError naming ``name`` when it is not real numbers: a dict of
+    features (river's format), a ``scipy.sparse`` matrix, complex numbers (whose imaginary part a
+    conversion would drop) or anything else that does not convert."""
     if isinstance(x, dict):
         raise ValueError(f"{name}: a dict of features is not supported; pass an array of numbers")
+    sp = sys.modules.get("scipy.sparse")       # not imported: x cannot be a scipy.sparse matrix
+    if sp is not None and sp.issparse(x):
+        raise ValueError(f"{name}: scipy.sparse matrices are not supported; pass a dense array "
+                         f"({name}.toarray())")
     try:
-        return np.asarray(x, dtype=np.float64)
+        complex_ = np.iscomplexobj(x)
+        a = None if complex_ else np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as e:
         raise ValueError(f"{name}: expected an array of numbers ({e})") from None
+    if complex_:
+        raise ValueError(f"{name}: expected real numbers, got complex values")
+    return a
 
 
 def check_x(x: Any, n_features: int | None, name: str = "x") -> np.ndarray:
@@ -282,7 +292,10 @@ class MultiClassifier(_Supervised):
         return np.array(lab, dtype=object if mixed else None)
 
     def _check_y(self, y, n):
-        """Validate ``n`` labels and return their class codes (new labels get the next codes)."""
+        """Validate ``n`` labels and return their class codes (new labels get the next codes).
+
+        New labels are added to ``classes_`` only after every label has passed, so the callers run
+        this after their other checks (a refused example must not leave its label behind)."""
         if self.n_classes is not None:
             return check_multiclass_y(y, n, n_classes=int(self.n_classes))
         a = np.atleast_1d(np.asarray(y, dtype=object))
@@ -305,6 +318,13 @@ class MultiClassifier(_Supervised):
         """The label of class code ``code``."""
         return code if self.n_classes is not None else self._labels()[int(code)]
 
+    def _label_array(self, codes) -> np.ndarray:
+        """The labels of class codes ``codes`` as an array of ``classes_``' dtype (object when the
+        labels mix ints and strings, so that each keeps its type); int64 while there is no class."""
+        codes = np.asarray(codes, dtype=np.int64)
+        classes = self.classes_
+        return classes[codes] if len(classes) else codes
+
     def progressive_predict(self, X, y) -> np.ndarray:
         """Online protocol over a stream (see :meth:`_Supervised.progressive_predict`); returns labels."""
         X = check_X(X, self.n_features_)
@@ -314,19 +334,17 @@ class MultiClassifier(_Supervised):
         if self.n_features_ is None and len(X):
             self.n_features_ = X.shape[1]
         pred = self._progressive(X, codes)
-        if self.n_classes is not None:
-            return pred
-        out = self.classes_[pred] if len(pred) else np.empty(0, dtype=np.int64)
+        out = self._label_array(pred)
         if fresh and len(out):  # no class had arrived when the first example was predicted
             out = out.astype(object)
             out[0] = None
         return out
 
     def learn_one(self, x, y):
-        """Learn one example."""
+        """Learn one example (all or nothing: a refused example adds no class to ``classes_``)."""
         x = self._check_one(x)
-        codes = self._check_y(y, 1)
         self._check_kernel(x[None, :], "x")
+        codes = self._check_y(y, 1)      # registers a new label: the last check before learning
         self._learned_features(x.shape[0])
         self._progressive(x[None, :], codes)
         return self
@@ -337,12 +355,20 @@ class MultiClassifier(_Supervised):
         return self._decode(int(np.argmax(s))) if len(s) else None
 
     def predict(self, X) -> np.ndarray:
-        """Predict each row of ``X`` without learning (labels of ``classes_``)."""
+        """Predict each row of ``X`` without learning.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The labels :meth:`predict_one` gives, with the dtype of ``classes_`` (object when the
+            labels mix ints and strings), also for an empty ``X``. Before any label has arrived every
+            prediction is ``None`` (dtype object; int64 for an empty ``X``).
+        """
         X = check_X(X, self.n_features_)
         out = [self.predict_one(x) for x in X]
-        if not out:
-            return np.empty(0, dtype=np.int64)
-        return np.array(out, dtype=object if any(p is None for p in out) else None)
+        if self.n_classes is None and not self._labels():
+            return np.array(out, dtype=object) if out else np.empty(0, dtype=np.int64)
+        return np.array(out, dtype=self.classes_.dtype)
 
 
 class NoveltyDetector(Estimator):

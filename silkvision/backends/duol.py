@@ -40,7 +40,8 @@ named.
 
 Implementation: the support vectors, weights, labels and tracked scores live in preallocated arrays
 that double when full; the Gram matrix of the support vectors is cached (for the auxiliary
-example's kernel row) while it fits in ``cache_mb`` megabytes, else that row is recomputed. The whole
+example's kernel row) while it fits in ``cache_mb`` megabytes, else that row is recomputed; a pickle
+leaves the cache out, and it is recomputed, bit for bit, when the restored model next learns. The whole
 online loop (:meth:`progressive_predict`) is one numba function. When the first batch has enough
 features (:func:`silkvision.backends.sparse.use_columns`: d >= 8, e.g. w7a, german, spambase), the
 kernel row ``k(x_i, x_t)`` comes from a feature-major copy of the support vectors
@@ -379,9 +380,61 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
     return SV, gam, ysv, fsv, krow, brow, G, n, gram_on, XT, sqn
 
 
+@njit(cache=True)
+def _gram_rebuild(SV, n, cap, cols, XT, sqn, kind, sigma, degree, coef0):
+    """The ``(cap, cap)`` Gram cache of the first ``n`` support vectors, bit for bit as
+    :func:`_duol_run` (and :func:`~silkvision.backends.mduol._mduol_run`, ``cols=False``) filled it:
+    row ``m`` from the same kernel-row computation made when ``SV[m]`` was learned (the
+    feature-major path over the first ``m`` columns of ``XT`` if ``cols``), the diagonal from
+    ``k(x, x)``. Used to restore the cache after unpickling (:class:`GramCacheMixin`)."""
+    G = np.zeros((cap, cap))
+    idx = np.empty(SV.shape[1], np.int64)
+    val = np.empty(SV.shape[1])
+    krow = np.empty(max(n, 1))
+    for m in range(n):
+        x = SV[m]
+        if cols:
+            nnz = nonzeros(x, idx, val)
+            cols_kernel_row(XT, sqn, m, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0, krow)
+        else:
+            for i in range(m):
+                krow[i] = kval(SV[i], x, kind, sigma, degree, coef0)
+        for i in range(m):
+            G[m, i] = krow[i]
+            G[i, m] = krow[i]
+        G[m, m] = kval(x, x, kind, sigma, degree, coef0)
+    return G
+
+
 # ----------------------------------------------------------------------------------------------
 # estimators
 # ----------------------------------------------------------------------------------------------
+
+class GramCacheMixin:
+    """Pickling without the Gram cache of the DUOL learners (binary and multiclass).
+
+    The cache ``_G`` (up to ``cache_mb`` megabytes: 8 MB for 1000 support vectors) holds only kernel
+    values of the stored support vectors, so :meth:`__getstate__` leaves it out and :meth:`_gram`
+    recomputes it, with the same arithmetic, the first time a restored model learns again: a
+    restored model continues exactly as the original would.
+    """
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        if state.get("_G") is not None and state.get("_gram_on"):
+            state["_gram_cap"] = state["_G"].shape[0]
+            state["_G"] = None
+        return state
+
+    def _gram(self) -> np.ndarray:
+        """The Gram cache, rebuilt first if it was dropped by pickling."""
+        if self._G is None:
+            cols = bool(getattr(self, "_cols", False))
+            XT, sqn = (self._XT, self._sqn) if cols else (np.zeros((1, 1)), np.zeros(1))
+            self._G = _gram_rebuild(self._SV, self._n, self.__dict__.pop("_gram_cap"), cols, XT, sqn,
+                                    *self._kernel.args)
+        return self._G
+
 
 def _check_common(C, rho, cache_mb):
     """``(C, rho, cache_mb)`` as floats: C > 0, rho in [0, 1), cache_mb >= 0 (all finite).
@@ -395,7 +448,7 @@ def _check_common(C, rho, cache_mb):
             check_positive("cache_mb", cache_mb, allow_zero=True))
 
 
-class _DUOLBase(BinaryClassifier):
+class _DUOLBase(GramCacheMixin, BinaryClassifier):
     _variant = EXACT
 
     def _init_common(self, kernel, sigma, degree, coef, C, rho, cache_mb):
@@ -428,7 +481,7 @@ class _DUOLBase(BinaryClassifier):
         out = np.empty(X.shape[0])
         (self._SV, self._gam, self._ysv, self._fsv, self._krow, self._brow, self._G, self._n,
          self._gram_on, self._XT, self._sqn) = _duol_run(
-            X, Y, self._SV, self._gam, self._ysv, self._fsv, self._krow, self._brow, self._G, self._n,
+            X, Y, self._SV, self._gam, self._ysv, self._fsv, self._krow, self._brow, self._gram(), self._n,
             self._gram_on, self._gram_limit, *self._kernel.args, self.C, self.rho, self._variant, self._rng,
             out, self._counts, self._cols, self._XT, self._sqn)
         return out

@@ -1,11 +1,17 @@
 """Kernels for the online learners.
 
-* ``"rbf"`` (Gaussian): k(x, y) = exp(-||x - y||^2 / (2 sigma^2)). The DUOL papers (JMLR 2011
-  sections 5.1 and 5.5, NIPS 2009 section 4.1) only say "Gaussian kernel with sigma = 8" and do not
-  write the kernel out; the ``2 sigma^2`` form follows the ICDM 2009 ramp-loss SVM paper (section V.A,
-  ``exp(-||x_i - x_j||^2 / 2 delta^2)``) and the Hoi group's MATLAB code for these learners.
-* ``"poly"``: k(x, y) = (x . y + coef)^degree
+* ``"rbf"`` (alias ``"gaussian"``): k(x, y) = exp(-||x - y||^2 / (2 sigma^2)), with
+  ``sigma >= SIGMA_MIN`` = 1e-150 (below about 1e-162 ``2 sigma^2`` underflows to 0). The DUOL papers
+  (JMLR 2011 sections 5.1 and 5.5, NIPS 2009 section 4.1) only say "Gaussian kernel with sigma = 8"
+  and do not write the kernel out; the ``2 sigma^2`` form follows the ICDM 2009 ramp-loss SVM paper
+  (section V.A, ``exp(-||x_i - x_j||^2 / 2 delta^2)``) and the Hoi group's MATLAB code for these
+  learners.
+* ``"poly"`` (alias ``"polynomial"``): k(x, y) = (x . y + coef)^degree
 * ``"linear"``: k(x, y) = x . y
+
+:func:`make_kernel` validates the parameters (every learner's ``kernel``, ``sigma``, ``degree`` and
+``coef`` go through it) and stores an alias under its canonical name (``Kernel.name``); the learners'
+``kernel`` parameter, and so their ``repr``, keeps the name as given.
 
 A kernel is passed to numba code as ``(kind, sigma, degree, coef)`` with ``kind`` one of
 :data:`RBF`, :data:`POLY`, :data:`LINEAR`; :func:`kernel_row` evaluates k(SV_j, x) for the first
@@ -20,11 +26,16 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-__all__ = ["Kernel", "make_kernel", "kernel_eval", "kernel_row", "kernel_matrix_reference",
+__all__ = ["Kernel", "make_kernel", "SIGMA_MIN", "kernel_eval", "kernel_row", "kernel_matrix_reference",
            "check_kernel_finite", "RBF", "POLY", "LINEAR"]
 
 RBF, POLY, LINEAR = 0, 1, 2
 _KINDS = {"rbf": RBF, "gaussian": RBF, "poly": POLY, "polynomial": POLY, "linear": LINEAR}
+_ALIASES = {"gaussian": "rbf", "polynomial": "poly"}
+
+#: Smallest accepted Gaussian width. The kernel divides by ``2 sigma^2``, which underflows to 0 for
+#: sigma below about 1e-162; at 1e-150 it is 2e-300 and ``1 / (2 sigma^2)`` is finite.
+SIGMA_MIN = 1e-150
 
 
 @dataclass(frozen=True)
@@ -55,18 +66,23 @@ def make_kernel(kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: 
     Parameters
     ----------
     kernel : {"rbf", "gaussian", "poly", "polynomial", "linear"}
+        ``"gaussian"`` is an alias of ``"rbf"``, ``"polynomial"`` one of ``"poly"``.
     sigma : float
-        Gaussian width, a finite number > 0.
+        Gaussian width, a finite number >= :data:`SIGMA_MIN` (1e-150); checked for every kernel.
     degree : int
         Polynomial degree, an integer in ``[1, 2**62]`` (the numba loops use int64).
     coef : float
         Polynomial offset, a finite number.
     """
-    from silkvision.backends._support import as_number, check_positive
+    from silkvision.backends._support import as_number
 
     if not isinstance(kernel, str) or kernel not in _KINDS:
-        raise ValueError(f"kernel: {kernel!r} is unknown; expected 'rbf', 'poly' or 'linear'")
-    sigma = check_positive("sigma", sigma)
+        raise ValueError(f"kernel: {kernel!r} is unknown; expected 'rbf' (alias 'gaussian'), 'poly' "
+                         f"(alias 'polynomial') or 'linear'")
+    width = as_number("sigma", sigma)
+    if not (np.isfinite(width) and width >= SIGMA_MIN):
+        raise ValueError(f"sigma: {sigma!r} must be a finite number >= {SIGMA_MIN:g} (2 sigma^2 "
+                         f"underflows to 0 below about 1e-162)")
     try:
         ok = not isinstance(degree, (bool, str)) and int(degree) == degree and 1 <= degree <= 2 ** 62
     except (TypeError, ValueError, OverflowError):    # None, "x", NaN, inf
@@ -76,8 +92,7 @@ def make_kernel(kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: 
     c = as_number("coef", coef)
     if not np.isfinite(c):
         raise ValueError(f"coef: {coef!r} must be a finite number")
-    name = {"gaussian": "rbf", "polynomial": "poly"}.get(kernel, kernel)
-    return Kernel(name, sigma, int(degree), c)
+    return Kernel(_ALIASES.get(kernel, kernel), width, int(degree), c)
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"})

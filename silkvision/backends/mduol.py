@@ -45,8 +45,8 @@ from numba import njit
 
 from silkvision.backends._support import check_budget, grow_rows, grow_vec
 from silkvision.backends.base import MultiClassifier
-from silkvision.backends.duol import (APPR, EXACT, ITER, MARGIN_TOL, _check_common, _clip, kval,
-                                      solve_prop2)
+from silkvision.backends.duol import (APPR, EXACT, ITER, MARGIN_TOL, GramCacheMixin, _check_common, _clip,
+                                      kval, solve_prop2)
 from silkvision.backends.kernels import make_kernel
 from silkvision.backends.registry import register
 
@@ -195,7 +195,7 @@ def _mduol_run(X, Y, K, SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, gram_
     return SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, K
 
 
-class _MDUOLBase(MultiClassifier):
+class _MDUOLBase(GramCacheMixin, MultiClassifier):
     _variant = EXACT
 
     def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=10.0, rho=0.0, n_classes=None,
@@ -231,7 +231,7 @@ class _MDUOLBase(MultiClassifier):
         (self._SV, self._gam, self._rsv, self._ssv, self._fsv, self._krow, self._brow, self._G, self._n,
          self._gram_on, self._K) = _mduol_run(
             X, Y, self._K, self._SV, self._gam, self._rsv, self._ssv, self._fsv, self._krow, self._brow,
-            self._G, self._n, self._gram_on, self._gram_limit, *self._kernel.args, self.C, self.rho,
+            self._gram(), self._n, self._gram_on, self._gram_limit, *self._kernel.args, self.C, self.rho,
             self._variant, out, self._counts)
         return out
 

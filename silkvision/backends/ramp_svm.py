@@ -58,7 +58,8 @@ Implementation. All per-example work runs in one numba loop (:func:`_process`, i
 :mod:`silkvision.backends._ramp_kernels`) over slot arrays that double when full; removed examples
 free their slot for reuse. Rows ``k(x_j, .)`` over ``I`` are kept in an LRU cache of ``cache_mb`` MiB
 (a row stays complete: each new example fills its column in every cached row), so SMO steps on
-recently updated support vectors cost no kernel evaluations.
+recently updated support vectors cost no kernel evaluations. A pickle leaves the cache out; it is
+recomputed (same values, same rows) when the restored model next learns.
 With ``shrinking=True`` (default) an SMO step updates g only for the tracked examples (support
 vectors and examples of V near the margin) while a Cauchy-Schwarz bound proves that no other example
 can turn into a KKT violator; the others get the summed update before V is re-assigned. The steps are
@@ -75,7 +76,7 @@ import math
 import numpy as np
 
 from silkvision.backends._ramp_kernels import (_HW, _NACT, _NEVAL, _NLIMIT, _NMETA, _NQUERY, _NSEEN, _NSMO,
-                                               _decision_batch, _process, smo_step)
+                                               _decision_batch, _fill_cache, _process, smo_step)
 from silkvision.backends._support import as_number, check_positive
 from silkvision.backends.base import BinaryClassifier, check_X
 from silkvision.backends.kernels import kernel_eval, make_kernel
@@ -192,10 +193,23 @@ class _RampSVMBase(BinaryClassifier):
             c_of[j] = r_new
         st["CROW"], st["S_OF"], st["LRU"], st["C_OF"] = crow, s_of, lru, c_of
 
+    def __getstate__(self) -> dict:
+        """The pickled state, without the row cache ``CROW`` (up to ``cache_mb`` MiB: 34 MB for 710
+        support vectors); :meth:`_run` recomputes it before the restored model learns again."""
+        state = self.__dict__.copy()
+        if self._st is not None and self._st["CROW"] is not None:
+            st = state["_st"] = dict(self._st)
+            st["CROW_SHAPE"] = st["CROW"].shape
+            st["CROW"] = None
+        return state
+
     def _run(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         if self._st is None:
             self._alloc(X.shape[1])
         st = self._st
+        if st["CROW"] is None:              # unpickled: recompute the cached rows
+            st["CROW"] = _fill_cache(np.zeros(st.pop("CROW_SHAPE")), st["S_OF"], st["SX"], st["QD"], st["ACT"],
+                                     int(st["META"][_HW]), *self._kernel.args)
         out = np.zeros(X.shape[0])
         i = 0
         kind, sigma, degree, coef = self._kernel.args

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from silkvision.backends import create
-from silkvision.backends.alma import alma_reference
+from silkvision.backends.alma import C_MAX, alma_reference
 
 
 def test_first_steps_by_hand():
@@ -41,6 +41,24 @@ def test_matches_reference(kernel):
     np.testing.assert_array_equal(pred, rp)
     np.testing.assert_allclose(clf.support_vectors_, SV)
     np.testing.assert_allclose(clf.dual_coef_, a, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly"])
+def test_c_is_bounded_so_that_decisions_stay_finite(kernel):
+    """C = 1.7e308 gave inf/NaN decisions (eta^2 and eta / sqrt(k(x, x)) overflowed); C is now at
+    most C_MAX, with which even examples of tiny norm (k(x, x) ~ 1e-320) keep every value finite."""
+    with pytest.raises(ValueError, match=r"^C: 1\.7e\+308 must lie in \(0(\.0)?, 1e\+100\]"):
+        create("alma", kernel=kernel, C=1.7e308)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 5))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    if kernel == "linear":
+        X = np.vstack([X, np.full((2, 5), 1e-161), np.full((2, 5), 1e150)])
+        y = np.r_[y, 1.0, -1.0, -1.0, 1.0]
+    clf = create("alma", kernel=kernel, C=C_MAX)
+    clf.partial_fit(X, y)
+    assert np.all(np.isfinite(clf.dual_coef_))
+    assert np.all(np.isfinite([clf.decision_function_one(x) for x in X]))
 
 
 def test_parameters():

@@ -8,12 +8,13 @@ novelty) is picked from the learner's base class. Algorithm-specific maths is te
 from __future__ import annotations
 
 import inspect
+import pickle
 
 import numpy as np
 import pytest
 
 from silkvision.backends import BinaryClassifier, MultiClassifier, NoveltyDetector, available, create, get_class
-from silkvision.backends.kernels import kernel_matrix_reference
+from silkvision.backends.kernels import SIGMA_MIN, kernel_matrix_reference
 
 NAMES = sorted(available())
 
@@ -265,3 +266,68 @@ def test_budget_bounds_support_size(name):
         _stream(est, X[i:i + 30], None if y is None else y[i:i + 30])
         assert est.n_support_ <= 7
     assert est.n_support_ > 0
+
+
+def _outputs(est, X) -> np.ndarray:
+    """The real-valued outputs of ``est`` on the rows of ``X`` (scores or decision values)."""
+    if isinstance(est, NoveltyDetector):
+        return est.score(X)
+    return np.array([est.decision_function_one(x) for x in X], dtype=float)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sigma_below_the_floor_is_refused(name):
+    """A sigma whose ``2 sigma^2`` underflows to 0 (below about 1e-162) used to pass validation and
+    then raise ZeroDivisionError in the first kernel evaluation; it is refused at creation with the
+    smallest accepted value, and that value itself learns with finite outputs."""
+    for tiny in (1e-200, 5e-324, float(np.nextafter(SIGMA_MIN, 0))):
+        with pytest.raises(ValueError, match=r"^sigma: .* must be a finite number >= 1e-150"):
+            _make(name, sigma=tiny)
+    X, y = _data(_kind(name), 40)
+    est = _make(name, sigma=SIGMA_MIN)
+    _stream(est, X, y)
+    assert np.all(np.isfinite(_outputs(est, X)))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_rejects_sparse_and_complex_input(name):
+    """scipy.sparse input gets an error that says so (not "expected an array of numbers"), and
+    complex input is refused instead of losing its imaginary part; nothing is learned."""
+    sparse = pytest.importorskip("scipy.sparse")
+    kind = _kind(name)
+    X, y = _data(kind, 20)
+    est = _make(name)
+
+    def learn(x):
+        return est.learn_one(x) if kind == "novelty" else est.learn_one(x, y[0])
+
+    with pytest.raises(ValueError, match=r"^X: scipy\.sparse matrices are not supported.*X\.toarray\(\)"):
+        _stream(est, sparse.csr_matrix(X), y)
+    with pytest.raises(ValueError, match=r"^x: scipy\.sparse matrices are not supported.*x\.toarray\(\)"):
+        learn(sparse.csr_matrix(X[0]))
+    for bad in (X + 1j, X.astype(complex)):           # a zero imaginary part is complex input too
+        with pytest.raises(ValueError, match="^X: expected real numbers"):
+            _stream(est, bad, y)
+    with pytest.raises(ValueError, match="^x: expected real numbers"):
+        learn(list(X[0] + 0.5j))
+    with pytest.raises(ValueError, match="^x: expected an array of numbers"):
+        learn([[1.0, 2.0], [3.0]])                     # ragged: still the plain message
+    assert est.n_features_ is None and est.n_support_ == 0
+    _stream(est, X, y)
+    with pytest.raises(ValueError, match="^X: expected real numbers"):
+        est.score(X + 1j) if kind == "novelty" else est.predict(X + 1j)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_pickled_model_continues_as_the_original(name):
+    """A pickled-and-restored model (whose pickle leaves kernel caches out) learns the rest of the
+    stream exactly as the original: same predictions, support vectors and coefficients."""
+    X, y = _data(_kind(name), 160, seed=8)
+    orig = _make(name)
+    _stream(orig, X[:100], None if y is None else y[:100])
+    copy = pickle.loads(pickle.dumps(orig))
+    rest = None if y is None else y[100:]
+    np.testing.assert_array_equal(_stream(copy, X[100:], rest), _stream(orig, X[100:], rest))
+    np.testing.assert_array_equal(copy.support_vectors_, orig.support_vectors_)
+    np.testing.assert_array_equal(copy.dual_coef_, orig.dual_coef_)
+    np.testing.assert_array_equal(_outputs(copy, X[:20]), _outputs(orig, X[:20]))

@@ -102,6 +102,21 @@ def test_large_values_are_accepted(name):
     assert est.n_features_ == 2
 
 
+def test_kernel_aliases_are_documented_and_named_in_the_error():
+    """``gaussian`` and ``polynomial`` are accepted aliases: the error for an unknown kernel and the
+    kernels module's docstring list them; the model uses the canonical kernel while its ``kernel``
+    parameter (and so ``repr`` and ``clone``) keeps the name as given."""
+    from silkvision.backends import kernels
+
+    with pytest.raises(ValueError, match=r"^kernel: 'bogus' is unknown; expected 'rbf' \(alias 'gaussian'\), "
+                                         r"'poly' \(alias 'polynomial'\) or 'linear'$"):
+        create("pa1", kernel="bogus")
+    for alias, name in (("gaussian", "rbf"), ("polynomial", "poly")):
+        m = create("pa1", kernel=alias)
+        assert m.kernel_.name == name and m.kernel == alias and f"kernel={alias!r}" in repr(m)
+        assert f'``"{alias}"``' in kernels.__doc__
+
+
 def test_unhashable_backend_name():
     with pytest.raises(ValueError, match="backend"):
         create(["duol"])

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from silkvision.backends import create
+from silkvision.backends import MultiClassifier, available, create, get_class
 from silkvision.backends.multiclass import multiclass_reference
 
 ONE = [1.0]
+MULTI = [n for n in sorted(available()) if issubclass(get_class(n), MultiClassifier)]
 
 
 @pytest.mark.parametrize("name,second_row", [
@@ -115,6 +116,28 @@ def test_string_labels_round_trip(name):
     assert set(clf.classes_) == set(names) and clf.predict(X[:5]).dtype.kind == "U"
     with pytest.raises(ValueError, match="y"):
         clf.learn_one(X[0], 2.5)
+
+
+@pytest.mark.parametrize("name", MULTI)
+def test_predict_keeps_the_label_types(name):
+    """``predict`` returns what ``predict_one`` returns: with ints and strings mixed, an object array
+    (NumPy would turn the ints 1 and 2 into the strings '1' and '2'); for an empty ``X`` an array of
+    the labels' dtype, in ``predict`` and ``progressive_predict``."""
+    X = np.array([[0.0, 0.0], [10.0, 0.0], [0.0, 10.0], [10.0, 10.0]])
+    clf = create(name, sigma=1.0)
+    clf.partial_fit(np.tile(X, (5, 1)), np.tile(np.array([1, "1", 2, "b"], dtype=object), 5))
+    pred = clf.predict(X)
+    assert pred.dtype == object and clf.classes_.dtype == object
+    assert [(type(p), p) for p in pred] == [(type(p), p) for p in map(clf.predict_one, X)] == \
+        [(int, 1), (str, "1"), (int, 2), (str, "b")]
+    assert clf.predict(np.empty((0, 2))).dtype == object
+    for labels, kind in ((["a", "b", "a", "c"], "U"), ([3, 5, 3, 5], "i")):
+        clf = create(name, sigma=1.0).partial_fit(X, labels)
+        assert clf.predict(np.empty((0, 2))).dtype.kind == kind
+        assert clf.progressive_predict(np.empty((0, 2)), []).dtype.kind == kind
+        assert clf.predict(X).dtype.kind == kind
+    assert create(name).predict(np.empty((0, 2))).dtype == np.int64       # no class yet
+    assert create(name).predict(X).tolist() == [None] * 4
 
 
 def test_parameters():
