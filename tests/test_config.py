@@ -430,3 +430,96 @@ def test_create_subtractor_checks_eta_times_lambda_after_the_keyword_overrides()
         sv.create_subtractor("norma", config=cfg)
     with pytest.raises(ConfigError, match=r"eta \* lambda = 1"):
         sv.create_subtractor("norma", eta=10.0)
+
+
+def _laughs(levels: int) -> str:
+    """A "billion laughs" value: ``levels`` nested lists of 9 aliases of the level below."""
+    text = "&a0 [x, x, x, x, x, x, x, x, x]"
+    for k in range(1, levels):
+        text = f"&a{k} [{text}, " + ", ".join([f"*a{k - 1}"] * 8) + "]"
+    return text
+
+
+def test_a_yaml_alias_bomb_is_refused_while_reading_the_file(tmp_path):
+    p = tmp_path / "laughs.yaml"
+    p.write_text(f"detector:\n  algorithm: {_laughs(6)}\n")   # 9**6 values once expanded
+    with pytest.raises(ConfigError) as e:
+        load_config(p, use_cwd=False)
+    msg = str(e.value)
+    assert msg.startswith(f"{p}: alias *a") and "expands the file to more than 10000 values (line 2" in msg
+    assert msg.endswith("expected aliases (*name) that copy a few settings, or none") and "\n" not in msg
+
+
+def test_a_yaml_alias_bomb_in_set_is_refused():
+    with pytest.raises(ConfigError) as e:
+        load_config(overrides=[f"detector.algorithm={_laughs(6)}"], use_cwd=False)
+    msg = str(e.value)
+    assert msg.startswith("detector.algorithm: alias *a") and "in --set; expected one of" in msg
+
+
+def test_a_recursive_alias_is_refused(tmp_path):
+    p = tmp_path / "rec.yaml"
+    p.write_text("capture:\n  resize: &r [1, *r]\n")
+    with pytest.raises(ConfigError, match=r"rec.yaml: alias \*r refers to the node it is in \(a recursive "
+                                          r"structure\) \(line 2, column 18\)"):
+        load_config(p, use_cwd=False)
+
+
+def test_a_few_aliases_that_copy_settings_still_work(tmp_path):
+    p = tmp_path / "alias.yaml"
+    p.write_text("detector:\n  silk: &k {sigma: 9.0}\n  norma:\n    <<: *k\n  mog2: {history: &h 300}\n"
+                 "  knn: {history: *h}\n")
+    cfg = load_config(p, use_cwd=False)
+    assert cfg["detector"]["norma"]["sigma"] == 9.0 and cfg["detector"]["knn"]["history"] == 300
+
+
+def test_values_are_shortened_before_they_are_formatted():
+    from silkvision.config.loader import _show
+
+    class Unprintable:
+        def __repr__(self):
+            raise AssertionError("formatted a part of the value that is not shown")
+
+    assert _show([0] * 30 + [Unprintable()]).endswith("... (shortened)")
+    nested = [[[[[[Unprintable()]]]]]]
+    assert len(_show(nested)) <= 65
+    assert _show("x" * 10**6) == "'" + "x" * 49 + "... (shortened)"
+    assert _show([1, "a", 2.5]) == "[1, 'a', 2.5]"
+
+
+def test_a_huge_key_or_set_item_is_shortened_in_the_message(tmp_path):
+    p = tmp_path / "k.yaml"
+    p.write_text("detector:\n  ? " + "k" * 5000 + "\n  : 1\n")   # (an explicit key may be that long)
+    with pytest.raises(ConfigError) as e:
+        load_config(p, use_cwd=False)
+    assert len(str(e.value)) < 400 and "(shortened): unknown key" in str(e.value)
+    with pytest.raises(ConfigError) as e:
+        load_config(overrides=["x" * 5000], use_cwd=False)
+    assert len(str(e.value)) < 200
+
+
+def test_several_config_files_are_merged_in_the_order_given(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.yaml").write_text("detector:\n  median: 3\n  close: 3\n  silk: {tau: 0.01}\n")
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    a.write_text("detector:\n  median: 7\n  silk: {tau: 0.02, C: 0.5}\n")
+    b.write_text("detector:\n  silk: {tau: 0.03}\n")
+    cfg = load_config([a, b], ["detector.silk.C=0.7"])
+    det = cfg["detector"]
+    assert (det["close"], det["median"], det["silk"]["tau"], det["silk"]["C"]) == (3, 7, 0.03, 0.7)
+    assert load_config([b, a])["detector"]["silk"]["tau"] == 0.02
+
+
+def test_key_source_names_where_a_value_came_from(tmp_path, monkeypatch):
+    from silkvision.config.loader import key_source
+
+    monkeypatch.chdir(tmp_path)
+    cwd = tmp_path / "config.yaml"
+    cwd.write_text("capture:\n  resize: [8, 6]\n  max_frames: 4\n")
+    a = tmp_path / "a.yaml"
+    a.write_text("capture:\n  max_frames: 5\ndetector: null\n")
+    assert key_source("capture.resize", [a]) == str(cwd)
+    assert key_source("capture.max_frames", [a]) == str(a)
+    assert key_source("capture.max_frames", [a], ["capture.max_frames=6"]) == "--set"
+    assert key_source("detector.median", [a]) == ""
+    assert key_source("capture.resize", None, use_cwd=False) == ""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
@@ -22,8 +23,8 @@ import numpy as np
 from silkvision.config.schema import MAX_FRAME_SIDE
 from silkvision.errors import SourceError
 
-__all__ = ["Source", "GroundTruth", "IMAGE_EXTENSIONS", "read_image", "list_images",
-           "check_resize", "check_max_frames", "open_capture", "MAX_FRAME_SIDE"]
+__all__ = ["Source", "GroundTruth", "IMAGE_EXTENSIONS", "read_image", "list_images", "number_images",
+           "check_resize", "check_max_frames", "open_capture", "quiet_opencv", "MAX_FRAME_SIDE"]
 
 #: File extensions read as images (what OpenCV's imread decodes).
 IMAGE_EXTENSIONS = frozenset({
@@ -119,13 +120,28 @@ def open_capture(spec, *api) -> cv2.VideoCapture:
     messages (e.g. about a damaged frame) are printed.
     """
     os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")   # (in case it was removed since import)
+    with quiet_opencv():
+        return cv2.VideoCapture(spec, *api)
+
+
+@contextmanager
+def quiet_opencv():
+    """Hold back OpenCV's own log lines below ERROR (its ``[ WARN:0@1.048] ...`` lines) while the
+    ``with`` block runs, then restore the level it had.
+
+    A corrupt PNG or a camera that does not open is then reported once, by us, as a one-line
+    :class:`SourceError`, without OpenCV's warning before it. A quieter level already set (e.g.
+    ``OPENCV_LOG_LEVEL=SILENT``) is kept. The level is global to the process (all threads). Without
+    ``cv2.utils.logging`` (old OpenCV builds) this does nothing.
+    """
     log = getattr(getattr(cv2, "utils", None), "logging", None)
     if log is None:
-        return cv2.VideoCapture(spec, *api)
+        yield
+        return
     old = log.getLogLevel()
-    log.setLogLevel(log.LOG_LEVEL_ERROR)
+    log.setLogLevel(min(old, log.LOG_LEVEL_ERROR))
     try:
-        return cv2.VideoCapture(spec, *api)
+        yield
     finally:
         log.setLogLevel(old)
 
@@ -165,25 +181,68 @@ def list_images(folder: Path, strict: bool = True, what: str = "image folder") -
     return images
 
 
-def number_images(images: list[Path]) -> list[int]:
-    """Frame numbers of ``images``: the trailing number of each file stem (``in000123.jpg`` -> 123)
-    when every file has one and they are all different, else the 1-based position."""
-    nums = []
-    for p in images:
-        m = _TRAILING_NUMBER.search(p.stem)
-        if m is None:
-            break
-        nums.append(int(m.group(1)))
-    if len(nums) == len(images) and len(set(nums)) == len(nums):
-        return nums
-    return list(range(1, len(images) + 1))
+def _trailing_number(path: Path) -> int | None:
+    """The number at the end of a file's stem (``in000123.jpg`` -> 123), None without one."""
+    m = _TRAILING_NUMBER.search(path.stem)
+    return None if m is None else int(m.group(1))
+
+
+def number_images(images: list[Path], what: str = "image folder") -> list[int]:
+    """Frame numbers of ``images``: the trailing number of each file stem (``in000123.jpg`` -> 123).
+
+    When no file name ends in a number, the images are numbered by their 1-based position (in the
+    order given: :func:`list_images` sorts them naturally). Mixing the two, or giving two files the
+    same number (``in000001.jpg`` and ``in000001.png``), would silently renumber every frame (and
+    pair frames with the wrong ground truth), so it is an error.
+
+    Parameters
+    ----------
+    images : list of Path
+        The image files of one folder.
+    what : str
+        What the folder is, for messages (``"image folder"``, ``"ground-truth folder"``).
+
+    Raises
+    ------
+    SourceError
+        Some names end in a number and some do not (the message names a file of the smaller group),
+        or two names end in the same number (both named).
+    """
+    numbers = [_trailing_number(p) for p in images]
+    numbered = [p for p, n in zip(images, numbers) if n is not None]
+    if not numbered:
+        return list(range(1, len(images) + 1))
+    if len(numbered) < len(images):
+        raise SourceError(_mixed_numbering(images, numbers, what))
+    first: dict = {}
+    for p, n in zip(images, numbers):
+        other = first.setdefault(n, p)
+        if other is not p:
+            raise SourceError(f"{p}: frame number {n} is also that of {other.name} in the {what} "
+                              f"{p.parent}; expected one image per frame number (move one elsewhere)")
+    return numbers
+
+
+def _mixed_numbering(images: list[Path], numbers: list, what: str) -> str:
+    """The one-line message for a folder where only some names end in a frame number: it names the
+    first file of the smaller group (the unnumbered one on a tie) and an example of the other."""
+    plain = [p for p, n in zip(images, numbers) if n is None]
+    numbered = [p for p, n in zip(images, numbers) if n is not None]
+    odd, others = (plain, numbered) if len(plain) <= len(numbered) else (numbered, plain)
+    has = "has no frame number at the end of its name" if odd is plain else "ends in a frame number"
+    many = len(others) != 1
+    have = ("have" if many else "has") + (" one" if odd is plain else " none")
+    return (f"{odd[0]}: {has}, while {len(others)} other image{'s' if many else ''} of the {what} "
+            f"{odd[0].parent} {have} (e.g. {others[0].name}); expected every image numbered "
+            f"(in000123.jpg) or none, so that frames are not renumbered; move it elsewhere")
 
 
 class GroundTruth:
     """Ground-truth masks in a folder, paired with frames by frame number.
 
     Files are numbered as in :func:`number_images` (``gt000123.png`` -> frame 123, or by sorted
-    position when names carry no numbers). Labels are returned as stored (CDnet: 0 static, 50 hard
+    position when no name carries a number; some names with a number and some without, or one
+    number twice, is an error). Labels are returned as stored (CDnet: 0 static, 50 hard
     shadow, 85 outside ROI, 170 unknown, 255 moving).
     """
 
@@ -193,7 +252,7 @@ class GroundTruth:
             raise SourceError(f"{self.folder}: ground-truth folder not found; expected a folder of "
                               f"gt%06d.png masks")
         images = list_images(self.folder, strict=False, what="ground-truth folder")
-        self._paths = dict(zip(number_images(images), images))
+        self._paths = dict(zip(number_images(images, "ground-truth folder"), images))
 
     def __contains__(self, index: int) -> bool:
         return index in self._paths
@@ -307,6 +366,11 @@ class Source:
     @property
     def has_groundtruth(self) -> bool:
         return self._gt is not None
+
+    def groundtruth_path(self, index: int) -> Path | None:
+        """The ground-truth file of frame ``index`` (None when the frame has none), for messages and
+        to know whether a frame has ground truth without decoding it."""
+        return None if self._gt is None else self._gt.path(index)
 
     def groundtruth(self, index: int) -> np.ndarray | None:
         """HxW uint8 ground-truth labels of frame ``index`` as stored (resized with nearest

@@ -17,10 +17,13 @@ __all__ = ["FolderSource"]
 class FolderSource(Source):
     """Frames read from the image files of a folder, in natural name order.
 
-    Frame numbers are the trailing numbers of the file names when every file has a distinct one
-    (``in000123.jpg`` -> 123, ``frame_7.png`` -> 7), otherwise the 1-based position. Hidden files,
-    sub-folders, ``Thumbs.db`` and ``desktop.ini`` are skipped; any other non-image file is an
-    error (named). The first image is read when the source opens, so its size is known at once.
+    Frame numbers are the trailing numbers of the file names (``in000123.jpg`` -> 123,
+    ``frame_7.png`` -> 7); when no name ends in a number, the 1-based position in natural name
+    order. A folder where only some names end in a number, or where two names end in the same
+    number, is an error naming the odd file (see :func:`~silkvision.capture.base.number_images`):
+    frames are never silently renumbered. Hidden files, sub-folders, ``Thumbs.db`` and
+    ``desktop.ini`` are skipped; any other non-image file is an error (named). The first image is
+    read when the source opens, so its size is known at once.
 
     Parameters
     ----------

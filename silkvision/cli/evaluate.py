@@ -33,10 +33,19 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "label 255 positive, 0/50 negative, 85/170 ignored; counts pooled per sequence). "
                     "ROC/PR curves come from the detectors' real per-pixel scores. Writes "
                     "metrics.json, metrics.csv, PNG figures and the effective config.yaml to --out "
-                    "(checked to be writable before anything runs). The configuration keys "
-                    "capture.resize and capture.max_frames are refused: the ground truth is scored "
-                    "at its original size and the evaluated frames are the temporalROI (every frame "
-                    "with ground truth without one), so neither can apply.")
+                    "(checked to be writable, and not to hold an export, before anything runs; the "
+                    "ground truth of every evaluated frame is checked first too). F and the other "
+                    "metrics are those of the masks as exported, after the post-processing "
+                    "(detector.median, detector.close, detector.fill_holes; the median, close and "
+                    "fill_holes columns); AUC and best_f come from the raw scores before it: best_f "
+                    "is the best F-measure over all thresholds of the raw decision score < "
+                    "threshold, at best_f_threshold (metrics.json and metrics.csv), and can be "
+                    "below F. A sequence whose evaluated pixels are all ignored (85/170 or outside "
+                    "the ROI) has empty metrics and is left out of the means, with a warning "
+                    "(n_sequences says how many went in). The configuration keys capture.resize "
+                    "and capture.max_frames are refused: the ground truth is scored at its "
+                    "original size and the evaluated frames are the temporalROI (every frame with "
+                    "ground truth without one), so neither can apply.")
     p.add_argument("sequences", nargs="+", metavar="SEQUENCE",
                    help="CDnet folder (input/, groundtruth/, optional ROI.bmp, temporalROI.txt), "
                         "image folder or video file with ground truth")
@@ -50,15 +59,19 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--groundtruth", metavar="DIR", default=None,
                    help="ground-truth folder (for a video file or image folder; one SEQUENCE only)")
     p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
-                   help=f"folder for metrics.json, metrics.csv and figures (default: {DEFAULT_OUT})")
+                   help=f"folder for metrics.json, metrics.csv, config.yaml and figures (default: "
+                        f"{DEFAULT_OUT}); not a folder holding an export (export.json), whose "
+                        f"config.yaml would be replaced")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object on stdout (nothing else there)")
     p.add_argument("--light-switch", metavar="START:END:GAIN", action="append", default=[],
                    dest="light_switch",
                    help="multiply the brightness of frames START..END by GAIN before the detectors "
                         "see them (ground truth unchanged) and report how fast each recovers; "
-                        "repeatable. START must be a frame of the sequence, not after its last "
-                        "evaluated frame (an error otherwise); an END after the last frame is "
+                        "repeatable, but switches must not overlap or touch (at least one frame "
+                        "of normal light between them). START must be a frame of the sequence, not "
+                        "after its last evaluated frame (an error otherwise); an END after the last "
+                        "frame is "
                         "clipped to it, with a note. Refused with --results: those masks were "
                         "computed from the unchanged frames, so their recovery figures would be "
                         "meaningless and their F not comparable with the switched detectors'; "
@@ -82,20 +95,59 @@ _NOT_FOR_EVALUATION = {
 }
 
 
-def reject_capture_settings(cfg, overrides, command: str) -> None:
+_UNKNOWN = object()
+
+
+def reject_capture_settings(cfg, overrides, command: str, config=_UNKNOWN) -> None:
     """Raise ConfigError when ``capture.resize`` or ``capture.max_frames`` is set: ``command``
     scores masks against CDnet ground truth, where neither setting can apply (silently ignoring
-    them would report metrics of a run the user did not ask for)."""
+    them would report metrics of a run the user did not ask for).
+
+    Parameters
+    ----------
+    cfg : dict
+        The configuration :func:`~silkvision.config.load_config` built.
+    overrides : list of str
+        The ``--set`` items it was built with.
+    command : str
+        The command, for the message.
+    config : path or list of paths or None, optional
+        The ``--config`` file(s) it was built with; then the message names the file that set the
+        key (:func:`~silkvision.config.loader.key_source`). Without it, a key not set by ``--set``
+        is said to come from "the configuration (--config or ./config.yaml)".
+    """
+    from silkvision.config.loader import key_source
+
     for key, why in _NOT_FOR_EVALUATION.items():
         value = cfg["capture"][key]
         if value is None:
             continue
         name = f"capture.{key}"
-        given = any(o.partition("=")[0].strip() == name for o in overrides or ())
-        where, hint = (("--set", "") if given else
-                       ("the configuration (--config or ./config.yaml)", f" (--set {name}=null)"))
+        if config is _UNKNOWN:
+            given = any(o.partition("=")[0].strip() == name for o in overrides or ())
+            where = "--set" if given else "the configuration (--config or ./config.yaml)"
+        else:
+            where = key_source(name, config, overrides) or "the defaults"
+        hint = "" if where == "--set" else f" (--set {name}=null)"
         raise ConfigError(f"{name}: {json.dumps(value)} in {where} cannot apply to {command}: {why}; "
                           f"expected null{hint}")
+
+
+def check_not_an_export(out: Path) -> None:
+    """Refuse an ``--out`` folder that holds an export (its ``export.json``): evaluate writes its
+    own ``config.yaml`` there, which would replace the record of how the masks were made, and the
+    export could then not be resumed in that folder.
+
+    Raises
+    ------
+    DataError
+        Naming the folder.
+    """
+    from silkvision.io.export import MANIFEST
+
+    if (Path(out) / MANIFEST).is_file():
+        raise DataError(f"--out {out}: holds an export ({MANIFEST}), whose config.yaml evaluate would "
+                        f"replace; expected another output folder for the evaluation")
 
 
 def _parse_results(items: list[str]) -> list[tuple[str | None, Path]]:
@@ -125,7 +177,8 @@ def run(args) -> int:
     from tqdm import tqdm
 
     from silkvision.config import load_config, write_config
-    from silkvision.evaluation.light_switch import LightSwitch, fit_switches, recovery_report
+    from silkvision.evaluation.light_switch import (LightSwitch, check_disjoint, fit_switches,
+                                                    recovery_report)
     from silkvision.evaluation.report import build_report, format_table, write_csv, write_json
     from silkvision.evaluation.runner import (DEFAULT_ALGORITHMS, evaluate_sequence, score_results,
                                               sequence_frames)
@@ -137,7 +190,7 @@ def run(args) -> int:
     if args.out == "":
         raise ConfigError("--out '': empty path; expected an output folder")
     cfg = load_config(args.config, args.overrides)
-    reject_capture_settings(cfg, args.overrides, "evaluate")
+    reject_capture_settings(cfg, args.overrides, "evaluate", args.config)
     ev = cfg["evaluation"]
     results_dirs = _parse_results(args.results)
     if args.algorithms is None:
@@ -154,6 +207,7 @@ def run(args) -> int:
     if args.groundtruth is not None and len(args.sequences) > 1:
         raise ConfigError("--groundtruth: only with a single SEQUENCE")
     switches = tuple(LightSwitch.parse(s) for s in args.light_switch)
+    check_disjoint(switches)
     if switches and results_dirs:
         raise ConfigError(f"--light-switch {args.light_switch[0]!r} cannot be combined with --results "
                           f"{args.results[0]!r}: those masks were computed from the unchanged frames, so "
@@ -164,10 +218,13 @@ def run(args) -> int:
     for s in args.sequences:
         if not Path(s).exists():
             raise DataError(f"{s}: not found; expected a CDnet sequence folder or a video file")
+    check_not_an_export(Path(args.out))
+    # like export: a bar on a terminal, nothing in a pipe or a log file
+    progress = not args.no_progress and hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
     # every sequence's frames and ground truth, and the switches against them, before anything runs
     notes, frames, fitted = [], [], []
     for s in args.sequences:
-        sf = sequence_frames(s, args.groundtruth)
+        sf = sequence_frames(s, args.groundtruth, check_groundtruth=True, progress=progress)
         gt_note = sf.ground_truth_note()
         if gt_note:
             notes.append(gt_note)
@@ -180,8 +237,6 @@ def run(args) -> int:
     for n in notes:
         print(f"silkvision: note: {n}", file=sys.stderr)
 
-    # like export: a bar on a terminal, nothing in a pipe or a log file
-    progress = not args.no_progress and hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
     seen: set = set()
     results, light, warnings = [], {}, []
     outer = tqdm(list(zip(args.sequences, frames, fitted)), desc="sequences", unit="seq",
@@ -246,11 +301,13 @@ def _empty_sequence(seq, sf, ar):
 
 def _no_pixel_warning(sf, r) -> str:
     """One line for a sequence whose evaluated frames hold no scored pixel (all ground truth 85/170
-    or outside the ROI): its metrics are all undefined."""
+    or outside the ROI): its metrics are all undefined, and it is left out of the means (over the
+    other sequences, see :mod:`silkvision.evaluation.report`)."""
     n = len(r.evaluated)
     return (f"{sf.where}: no pixel was evaluated: every ground-truth pixel of its {n} evaluated "
             f"frame{'s' if n != 1 else ''} ({r.first}..{r.last}) is outside the ROI or labelled 85/170 "
-            f"(ignored), so its metrics are empty ('-', null in JSON)")
+            f"(ignored), so its metrics are empty ('-', null in JSON) and it is left out of the "
+            f"category and overall means (see n_sequences and left_out in metrics.json)")
 
 
 def _figures(results, out: Path, scale: str) -> list[Path]:

@@ -4,12 +4,17 @@ Every sub-command module defines ``add_parser(subparsers)`` and ``run(args) -> i
 (:class:`silkvision.errors.SilkvisionError`) are printed as one line ``silkvision: error: ...`` with
 exit status 2, never as a traceback; Ctrl-C exits with 130 after the command has saved its work, and
 SIGTERM the same way with 143 (except ``gui``, whose Qt event loop keeps the default SIGTERM).
+OpenCV's own log lines below ERROR (e.g. ``[ WARN:0@1.048] ... PNG input buffer is incomplete``
+before our one-line error about that file) are held back while a command runs, unless the user set
+``OPENCV_LOG_LEVEL``; FFmpeg's are silenced by :mod:`silkvision.capture`.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -42,13 +47,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_config_arguments(p: argparse.ArgumentParser) -> None:
     """The ``--config FILE`` and ``--set key=value`` options shared by all sub-commands."""
-    p.add_argument("--config", metavar="FILE", help="YAML configuration file (see config.yaml)")
+    p.add_argument("--config", metavar="FILE", action="append", default=None,
+                   help="YAML configuration file (see config.yaml); repeatable: the files are merged "
+                        "in the order given, a later file overriding the keys it sets")
     p.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], dest="overrides",
                    help="override one configuration key, e.g. --set detector.silk.tau=0.02 (repeatable)")
 
 
 def _terminate(signum, frame):
     raise Terminated()
+
+
+def _opencv_log():
+    """A context in which OpenCV's messages below ERROR are held back (see the module docstring);
+    a no-op when the user set ``OPENCV_LOG_LEVEL``."""
+    if "OPENCV_LOG_LEVEL" in os.environ:
+        return contextlib.nullcontext()
+    from silkvision.capture.base import quiet_opencv
+
+    return quiet_opencv()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "command", None) != "gui" and threading.current_thread() is threading.main_thread():
         old = signal.signal(signal.SIGTERM, _terminate)
     try:
-        return int(args._run(args) or 0)
+        with _opencv_log():
+            return int(args._run(args) or 0)
     except SilkvisionError as e:
         print(f"silkvision: error: {e}", file=sys.stderr)
         return e.exit_code

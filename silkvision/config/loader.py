@@ -1,7 +1,8 @@
 """Load, merge, validate and write configurations.
 
 Precedence (lowest first): built-in defaults (:mod:`silkvision.config.schema`) < ``./config.yaml``
-in the working directory (if present) < ``--config FILE`` < ``--set key=value`` overrides.
+in the working directory (if present) < ``--config FILE`` (when given several times, each file in
+the order given, a later one overriding an earlier one) < ``--set key=value`` overrides.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import copy
 import math
 import os
 import re
+import reprlib
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -20,7 +22,7 @@ from silkvision.errors import ConfigError
 from silkvision.config.schema import SCHEMA, Param
 
 __all__ = ["defaults", "load_config", "validate", "parse_set", "dump_config", "write_config",
-           "get", "DEFAULT_CONFIG_NAME", "render_commented"]
+           "get", "DEFAULT_CONFIG_NAME", "render_commented", "key_source", "MAX_EXPANDED_VALUES"]
 
 DEFAULT_CONFIG_NAME = "config.yaml"
 
@@ -33,8 +35,71 @@ class ConfigLoader(yaml.SafeLoader):
     * numbers in scientific notation without a decimal point or without an exponent sign
       (``5e-4``, ``1E3``, ``1.5e3``) are floats, as in YAML 1.2; plain PyYAML reads them as strings;
     * a key given twice in one mapping is an error (``yaml.constructor.ConstructorError`` naming the
-      key and both lines) instead of the last one silently winning.
+      key and both lines) instead of the last one silently winning;
+    * aliases (``*name``) may copy a few settings (``norma: {<<: *silk_kernel}``), but an alias to
+      the node it is in, or aliases that expand the document to more than
+      :data:`MAX_EXPANDED_VALUES` values (a "billion laughs" file: a few hundred bytes that expand
+      to billions of values), are an error (:class:`_AliasError`) raised while the file is read,
+      before anything is built from it.
     """
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._expanded = 0        # values in the document so far, aliases expanded
+        self._sizes: dict = {}    # id(node) -> its size with aliases expanded
+
+
+#: Most values (scalars, lists and mappings) a configuration document may hold once its aliases are
+#: expanded; the whole schema has fewer than 100 keys.
+MAX_EXPANDED_VALUES = 10_000
+
+
+class _AliasError(yaml.composer.ComposerError):
+    """An alias (``anchor``, at ``problem_mark``) that refers to the node it is in (``recursive``),
+    or with which the document grows beyond :data:`MAX_EXPANDED_VALUES` values."""
+
+    def __init__(self, anchor: str, recursive: bool, mark):
+        super().__init__(None, None, f"refused alias *{anchor}", mark)
+        self.anchor = anchor
+        self.recursive = recursive
+
+    def describe(self, where: str) -> str:
+        """What is wrong, for a message; ``where`` is what holds the alias (``"the file"``)."""
+        if self.recursive:
+            return f"alias *{_short(self.anchor)} refers to the node it is in (a recursive structure)"
+        return (f"alias *{_short(self.anchor)} expands {where} to more than {MAX_EXPANDED_VALUES} "
+                f"values")
+
+
+def _expanded_size(node, sizes: dict) -> int:
+    """Number of values in ``node`` with its aliases expanded (memoised in ``sizes`` by node id, so
+    this is linear in the number of distinct nodes even when the expansion is huge)."""
+    size = sizes.get(id(node))
+    if size is None:
+        if isinstance(node, yaml.SequenceNode):
+            children = node.value
+        elif isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        else:
+            children = []
+        size = 1 + sum(_expanded_size(c, sizes) for c in children)
+        sizes[id(node)] = size
+    return size
+
+
+def _compose_node(self, parent, index):
+    if not self.check_event(yaml.AliasEvent):
+        self._expanded += 1
+        return yaml.SafeLoader.compose_node(self, parent, index)
+    event = self.peek_event()
+    node = self.anchors.get(event.anchor)
+    if node is not None:   # (an undefined alias: the base class reports it)
+        if node.end_mark is None:   # still being composed: the alias is inside its own anchor
+            raise _AliasError(event.anchor, True, event.start_mark)
+        self._expanded += _expanded_size(node, self._sizes)
+        if self._expanded > MAX_EXPANDED_VALUES:
+            raise _AliasError(event.anchor, False, event.start_mark)
+    return yaml.SafeLoader.compose_node(self, parent, index)
 
 
 # YAML 1.2 floats that YAML 1.1 does not know: an exponent after a mantissa without a decimal point,
@@ -84,6 +149,7 @@ def _construct_int(self, node):
 
 
 ConfigLoader.construct_mapping = _construct_mapping
+ConfigLoader.compose_node = _compose_node
 ConfigLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
@@ -92,13 +158,28 @@ def _load_yaml(text: str) -> Any:
     return yaml.load(text, Loader=ConfigLoader)
 
 
+# repr() with bounded work and length: a value from a file or --set may be huge (a long string, a
+# long or deeply nested list); only its beginning is shown, so only that much is formatted
+_BOUNDED_REPR = reprlib.Repr()
+_BOUNDED_REPR.maxlevel = 4
+_BOUNDED_REPR.maxlist = _BOUNDED_REPR.maxtuple = _BOUNDED_REPR.maxdict = _BOUNDED_REPR.maxset = 20
+_BOUNDED_REPR.maxstring = _BOUNDED_REPR.maxother = _BOUNDED_REPR.maxlong = 200
+
+
+def _short(text: str) -> str:
+    """``text`` for a one-line message: its first 50 characters and ``"... (shortened)"`` when it
+    is longer than 60."""
+    return text if len(text) <= 60 else text[:50] + "... (shortened)"
+
+
 def _show(value: Any) -> str:
-    """``repr(value)`` for a one-line message, shortened when very long."""
+    """``repr(value)`` for a one-line message, shortened when very long (without formatting the
+    whole of a huge value first)."""
     try:
-        text = repr(value)
+        text = _BOUNDED_REPR.repr(value)
     except ValueError:  # an int too long to print
         return "a very large integer"
-    return text if len(text) <= 60 else text[:50] + "... (shortened)"
+    return _short(text)
 
 
 def _defaults(node) -> dict:
@@ -173,7 +254,7 @@ def _merge(base: dict, update: Mapping, schema: dict, prefix: str, source: str) 
         raise ConfigError(f"{prefix or 'config'}: expected a mapping{' in ' + source if source else ''}, "
                           f"got {type(update).__name__}")
     for k, v in update.items():
-        key = f"{prefix}.{k}" if prefix else str(k)
+        key = f"{prefix}.{_short(str(k))}" if prefix else _short(str(k))
         if k not in schema:
             allowed = ", ".join(sorted(map(str, schema)))
             raise ConfigError(f"{key}: unknown key{' in ' + source if source else ''}; allowed: {allowed}")
@@ -240,6 +321,11 @@ def _read_yaml(path: Path) -> dict:
         mark = e.problem_mark
         raise ConfigError(f"{path}: duplicate key {_show(e.key)} at line {mark.line + 1}, column {mark.column + 1} "
                           f"(first given at line {e.first_line})") from None
+    except _AliasError as e:
+        mark = e.problem_mark
+        raise ConfigError(f"{path}: {e.describe('the file')} (line {mark.line + 1}, column "
+                          f"{mark.column + 1}); expected aliases (*name) that copy a few settings, "
+                          f"or none") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         loc = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -253,7 +339,7 @@ def _lookup_spec(dotted: str):
     for part in dotted.split("."):
         if not isinstance(node, dict) or part not in node:
             allowed = f"; allowed: {', '.join(sorted(map(str, node)))}" if isinstance(node, dict) else ""
-            raise ConfigError(f"{dotted}: unknown key in --set{allowed}")
+            raise ConfigError(f"{_short(dotted)}: unknown key in --set{allowed}")
         node = node[part]
     return node
 
@@ -261,11 +347,11 @@ def _lookup_spec(dotted: str):
 def parse_set(item: str) -> tuple[str, Any]:
     """Parse one ``key=value`` override; the value is read as YAML (``0.5``, ``true``, ``[640, 480]``)."""
     if "=" not in item:
-        raise ConfigError(f"--set {item!r}: expected key=value, e.g. detector.silk.tau=0.02")
+        raise ConfigError(f"--set {_show(item)}: expected key=value, e.g. detector.silk.tau=0.02")
     key, raw = item.split("=", 1)
     key = key.strip()
     if not key:
-        raise ConfigError(f"--set {item!r}: empty key; expected key=value, e.g. detector.silk.tau=0.02")
+        raise ConfigError(f"--set {_show(item)}: empty key; expected key=value, e.g. detector.silk.tau=0.02")
     spec = _lookup_spec(key)
     if isinstance(spec, dict):
         raise ConfigError(f"{key}: is a section, not a key; set one of its keys, e.g. {key}.{next(iter(spec))}=...")
@@ -276,6 +362,8 @@ def parse_set(item: str) -> tuple[str, Any]:
             return key, raw.strip()
         raise ConfigError(f"{key}: an integer with {e.digits} digits in --set is out of range; "
                           f"expected {spec.allowed}") from None
+    except _AliasError as e:
+        raise ConfigError(f"{key}: {e.describe('the value')} in --set; expected {spec.allowed}") from None
     except yaml.YAMLError:
         value = raw
     if spec.type is str and not isinstance(value, str) and value is not None:
@@ -293,14 +381,31 @@ def _nest(key: str, value: Any) -> dict:
     return out
 
 
-def load_config(path: str | os.PathLike | None = None, overrides: Iterable[str] = (),
-                use_cwd: bool = True) -> dict:
+def _config_files(path, use_cwd: bool) -> list[Path]:
+    """The configuration files to read, lowest precedence first: ``./config.yaml`` (when
+    ``use_cwd``, it exists and it is not also given in ``path``), then the file(s) of ``path`` (None,
+    one path, or a sequence of paths) in the order given."""
+    if path is None:
+        given = []
+    elif isinstance(path, (str, os.PathLike)):
+        given = [Path(path)]
+    else:
+        given = [Path(p) for p in path]
+    cwd_file = Path.cwd() / DEFAULT_CONFIG_NAME
+    if use_cwd and cwd_file.is_file() and all(p.resolve() != cwd_file.resolve() for p in given):
+        return [cwd_file, *given]
+    return given
+
+
+def load_config(path: str | os.PathLike | Iterable[str | os.PathLike] | None = None,
+                overrides: Iterable[str] = (), use_cwd: bool = True) -> dict:
     """Build the effective configuration.
 
     Parameters
     ----------
-    path : path-like, optional
-        A YAML file given with ``--config``.
+    path : path-like or sequence of path-like, optional
+        The YAML file(s) given with ``--config``; several are merged in the order given, a later
+        file overriding the keys it sets.
     overrides : iterable of str
         ``key=value`` strings from ``--set``, applied last.
     use_cwd : bool
@@ -318,13 +423,10 @@ def load_config(path: str | os.PathLike | None = None, overrides: Iterable[str] 
     """
     cfg = defaults()
     sources = []
-    cwd_file = Path.cwd() / DEFAULT_CONFIG_NAME
-    if use_cwd and cwd_file.is_file() and (path is None or Path(path).resolve() != cwd_file.resolve()):
-        _merge(cfg, _read_yaml(cwd_file), SCHEMA, "", str(cwd_file))
-        sources.append(str(cwd_file))
-    if path is not None:
-        _merge(cfg, _read_yaml(Path(path)), SCHEMA, "", str(path))
-        sources.append(str(path))
+    for file in _config_files(path, use_cwd):
+        _merge(cfg, _read_yaml(file), SCHEMA, "", str(file))
+        sources.append(str(file))
+    overrides = list(overrides)
     for item in overrides:
         key, value = parse_set(item)
         _merge(cfg, _nest(key, value), SCHEMA, "", "--set")
@@ -332,6 +434,27 @@ def load_config(path: str | os.PathLike | None = None, overrides: Iterable[str] 
         sources.append("--set")
     _check_cross(cfg, " + ".join(sources))
     return cfg
+
+
+_MISSING = object()   # (a key a file does not set; None is a value)
+
+
+def key_source(dotted: str, path: str | os.PathLike | Iterable[str | os.PathLike] | None = None,
+               overrides: Iterable[str] = (), use_cwd: bool = True) -> str:
+    """Where the value of ``dotted`` (``"capture.resize"``) in :func:`load_config`'s result came
+    from: ``"--set"``, the path of the configuration file that set it last, or ``""`` (the built-in
+    default). For messages about a valid value that a command cannot use; call it with
+    :func:`load_config`'s arguments, after it succeeded (the files are read again).
+    """
+    if any(parse_set(item)[0] == dotted for item in overrides):
+        return "--set"
+    for file in reversed(_config_files(path, use_cwd)):
+        node: Any = _read_yaml(file)
+        for part in dotted.split("."):
+            node = node.get(part, _MISSING) if isinstance(node, Mapping) else _MISSING
+        if node is not _MISSING:
+            return str(file)
+    return ""
 
 
 def get(config: Mapping, dotted: str) -> Any:

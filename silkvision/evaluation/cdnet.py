@@ -41,7 +41,9 @@ the *mask rule*:
 
 Averages over several sequences follow CDnet's ``Stats.py``: a category's metrics are the means of
 its sequences' metrics (not metrics of pooled counts), the overall metrics the means over categories;
-the counts of a category / overall are sums.
+the counts of a category / overall are sums. A sequence without any scored pixel (all its ground
+truth ignored or outside the ROI: every metric undefined) is left out of the means, and
+``n_sequences`` counts only the sequences that went in (see :func:`mean_metrics`).
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ from silkvision.errors import DataError
 
 __all__ = ["Counts", "confusion_counts", "metrics", "METRIC_NAMES", "LABEL_POSITIVE",
            "LABEL_NEGATIVE", "LABEL_IGNORED", "MASK_RULES", "label_classes", "mask_foreground",
-           "mean_metrics", "CLASS_NEG", "CLASS_POS", "CLASS_IGNORE"]
+           "mean_metrics", "has_scored_pixels", "CLASS_NEG", "CLASS_POS", "CLASS_IGNORE"]
 
 LABEL_POSITIVE = (255,)
 LABEL_NEGATIVE = (0, 50)
@@ -268,23 +270,42 @@ def _nanmean(values: Sequence[float | None]) -> float | None:
     return float(arr.mean())
 
 
-def mean_metrics(rows: Iterable[Mapping]) -> dict:
-    """CDnet-style mean of per-sequence result rows.
+def has_scored_pixels(row: Mapping) -> bool:
+    """Whether a result row (``tp, fp, fn, tn``) counts at least one scored pixel; without one every
+    metric of the row is undefined (all ground truth ignored or outside the ROI)."""
+    return any(int(row[k]) for k in ("tp", "fp", "fn", "tn"))
 
-    Each row has ``tp, fp, fn, tn`` and the metric keys (and optionally ``auc``, ``best_f``,
-    ``threshold``).
-    Metrics are averaged (a ``nan``/``None`` anywhere makes the mean ``None``); counts are summed;
-    ``threshold`` is kept only if every row has the same one.
+
+def mean_metrics(rows: Iterable[Mapping]) -> dict:
+    """CDnet-style mean of per-sequence result rows (or of category means).
+
+    Parameters
+    ----------
+    rows : iterable of mapping
+        Each row has ``tp, fp, fn, tn`` and the metric keys (and optionally ``auc``, ``best_f``,
+        ``threshold``, and ``n_sequences`` for a row that is itself a mean).
+
+    Returns
+    -------
+    dict
+        Counts summed over all rows. Metrics (and ``auc``, ``best_f``) averaged over the rows with
+        at least one scored pixel (:func:`has_scored_pixels`); rows without one are left out, as
+        their metrics are all undefined. Among the rows that go in, a metric undefined
+        (``nan``/``None``) in any of them makes its mean ``None``: a mean over a subset would
+        mislead. ``threshold`` is kept only if every row has the same one. ``n_sequences`` is the
+        number of sequences that went into the means (a row counts as its own ``n_sequences``, 1
+        by default); with none, every metric is ``None``.
     """
     rows = list(rows)
+    scored = [r for r in rows if has_scored_pixels(r)]
     out: dict = {}
     for k in ("tp", "fp", "fn", "tn"):
         out[k] = int(sum(int(r[k]) for r in rows))
     for k in (*METRIC_NAMES, "auc", "best_f"):
-        vals = [r.get(k) for r in rows]
+        vals = [r.get(k) for r in scored]
         vals = [None if v is None or (isinstance(v, float) and math.isnan(v)) else v for v in vals]
         out[k] = _nanmean(vals)
     thr = {r.get("threshold") for r in rows}
     out["threshold"] = thr.pop() if len(thr) == 1 else None
-    out["n_sequences"] = len(rows)
+    out["n_sequences"] = int(sum(r.get("n_sequences", 1) for r in scored))
     return out

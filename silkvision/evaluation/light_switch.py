@@ -3,7 +3,10 @@ right) and how fast each detector recovers from them.
 
 A light switch ``START:END:GAIN`` multiplies the brightness of frames ``START..END`` (inclusive,
 frame numbers) by ``GAIN`` (``cv2.convertScaleAbs``: rounded, saturated to 0..255) before the
-detectors see them; the ground truth is unchanged. Overlapping switches multiply their gains.
+detectors see them; the ground truth is unchanged. Switches must not overlap or touch
+(:func:`check_disjoint`): the light has to come back for at least one frame before the next
+switch, otherwise the events and the "F before" of the later switch would be measured inside the
+earlier switch.
 
 Switches and the sequence
 -------------------------
@@ -55,7 +58,8 @@ import numpy as np
 from silkvision.errors import ConfigError
 from silkvision.evaluation.cdnet import Counts, metrics
 
-__all__ = ["LightSwitch", "apply_light_switches", "switch_events", "recovery_report", "fit_switches"]
+__all__ = ["LightSwitch", "apply_light_switches", "switch_events", "recovery_report", "fit_switches",
+           "check_disjoint"]
 
 _SPEC = re.compile(r"^\s*(\d+)\s*:\s*(\d+)\s*:\s*([0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?)\s*$")
 
@@ -90,6 +94,33 @@ class LightSwitch:
 
     def __str__(self) -> str:
         return f"{self.start}:{self.end}:{self.gain:g}"
+
+
+def check_disjoint(switches: Iterable[LightSwitch]) -> None:
+    """Check that no two switches overlap or touch.
+
+    Two switches that share a frame would multiply their gains, and a switch that starts right
+    after another ends (``END + 1``) would put its "switch" event on the earlier one's "restore"
+    event; either way the later switch's "F before" would be measured under the earlier switch's
+    light, which makes its figures meaningless.
+
+    Raises
+    ------
+    ConfigError
+        Naming both switches and the frames they share (or where they touch).
+    """
+    ordered = sorted(switches, key=lambda s: (s.start, s.end))
+    for a, b in zip(ordered, ordered[1:]):
+        if b.start <= a.end:
+            verb = "overlap"
+            how = "given twice" if a == b else f"frames {b.start}..{min(a.end, b.end)} are in both"
+        elif b.start == a.end + 1:
+            verb = "touch"
+            how = f"{b} starts on frame {b.start}, where the light of {a} comes back"
+        else:
+            continue
+        raise ConfigError(f"--light-switch {str(a)!r} and {str(b)!r} {verb} ({how}); expected "
+                          f"switches with at least one frame of normal light between them")
 
 
 def apply_light_switches(frame: np.ndarray, index: int, switches: Sequence[LightSwitch]) -> np.ndarray:

@@ -3,7 +3,8 @@ and no pyplot state needed).
 
 * :func:`plot_roc` -- ROC curves of every scored detector on one plot, a marker at each detector's
   configured threshold (the raw ``score < threshold`` point, on the curve) and a cross at the
-  operating point of its exported masks (after the median filter); detectors without scores (MOG2,
+  operating point of its exported masks (after the post-processing: median filter, closing, hole
+  filling, as the legend lists); detectors without scores (MOG2,
   KNN, result folders) appear as their single operating point. ``log_fpr=True`` uses a logarithmic
   FPR axis, which shows the low-FPR region the SILK paper's Figure 2 (left) zooms into.
 * :func:`plot_pr` -- precision-recall curves, same markers.
@@ -76,7 +77,7 @@ def plot_roc(seq, *, log_fpr: bool = True, ax=None, title: str | None = None) ->
                 fmin = min(fmin, float(pos.min()))
         items.append(([m["fpr"]], [m["recall"]],
                       dict(ls="", marker="x" if ar.roc is not None else "s", color=c, ms=8, mew=2,
-                           label=f"{name} masks" + (f" (median {ar.median})" if ar.median else ""))))
+                           label=f"{name} masks" + (f" ({ar.postprocessing})" if ar.postprocessing else ""))))
         if m["fpr"] > 0:
             fmin = min(fmin, m["fpr"])
     xmin = max(min(fmin, 1e-3) / 2, _MIN_FPR)

@@ -10,11 +10,18 @@ The JSON object (``silkvision evaluate --json`` and ``metrics.json``) is::
 
 ``ROW`` has ``tp, fp, fn, tn, recall, specificity, fpr, fnr, pwc, precision, f_measure, auc`` (null
 without scores), ``threshold`` (null without scores), ``best_f``, ``best_f_threshold`` (from the ROC;
-null without scores), ``median`` and ``frames`` (evaluated frames). Undefined metrics (``nan``) are
-``null``. ``MEAN_ROW`` follows CDnet's ``Stats.py``: per category, metrics (and ``auc``) are means of
-the sequences' values and counts are sums; ``mean`` is the mean of the category means (counts
-summed). A mean that would include an undefined value is ``null``; ``n_sequences`` says how many
-sequences went in.
+null without scores), ``median``, ``close`` and ``fill_holes`` (the post-processing of the masks:
+median filter size, closing size, hole filling; null when unknown, e.g. for ``--results`` masks) and
+``frames`` (evaluated frames). Undefined metrics (``nan``) are ``null``.
+
+``MEAN_ROW`` follows CDnet's ``Stats.py``: per category, metrics (and ``auc``, ``best_f``) are means
+of the sequences' values and counts are sums; ``mean`` is the mean of the category means (counts
+summed). A sequence without any scored pixel (all its ground truth ignored or outside the ROI, so
+all its metrics are ``null``) is left out of the means, which are over the other sequences:
+``n_sequences`` says how many sequences went in, ``left_out`` names those left out (``silkvision
+evaluate`` also warns), ``n_categories`` (overall mean) how many categories went in. Among the
+sequences that go in, a metric undefined in one of them (e.g. ``precision`` when nothing was
+detected) makes that mean ``null``, rather than a mean over a subset.
 """
 
 from __future__ import annotations
@@ -26,13 +33,13 @@ import math
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from silkvision.evaluation.cdnet import METRIC_NAMES, mean_metrics
+from silkvision.evaluation.cdnet import METRIC_NAMES, has_scored_pixels, mean_metrics
 
 __all__ = ["build_report", "format_table", "format_markdown", "write_json", "write_csv",
            "jsonable"]
 
 ROW_KEYS = ("tp", "fp", "fn", "tn", *METRIC_NAMES, "auc", "threshold", "best_f", "best_f_threshold",
-            "median", "frames")
+            "median", "close", "fill_holes", "frames")
 
 
 def jsonable(x):
@@ -74,16 +81,18 @@ def build_report(results: Sequence, light_switch: Mapping | None = None) -> dict
     for cat, names in by_cat.items():
         categories[cat] = {}
         for a in algos:
-            rows = [sequences[n][a] for n in names if a in sequences[n]]
-            if rows:
-                categories[cat][a] = mean_metrics(rows)
+            named = {n: sequences[n][a] for n in names if a in sequences[n]}
+            if named:
+                m = mean_metrics(named.values())
+                m["left_out"] = [n for n, row in named.items() if not has_scored_pixels(row)]
+                categories[cat][a] = m
     mean: dict = {}
     for a in algos:
         rows = [categories[c][a] for c in categories if a in categories[c]]
         if rows:
             m = mean_metrics(rows)
-            m["n_sequences"] = sum(r["n_sequences"] for r in rows)
-            m["n_categories"] = len(rows)
+            m["n_categories"] = sum(1 for r in rows if has_scored_pixels(r))
+            m["left_out"] = [n for r in rows for n in r["left_out"]]
             mean[a] = m
     out = {"sequences": sequences, "categories": categories, "mean": mean}
     if light_switch:

@@ -91,3 +91,42 @@ def test_sample_clip_is_shipped_in_cdnet_layout(sample_seq):
     assert len(list((sample_seq / "groundtruth").glob("gt*.png"))) == 400
     assert (sample_seq / "temporalROI.txt").read_text().split() == ["100", "400"]
     assert (sample_seq / "ROI.bmp").is_file()
+
+
+def _records(seen, value=0):
+    import argparse
+
+    def fake_parser():
+        p = argparse.ArgumentParser(prog="silkvision")
+        p.set_defaults(_run=lambda a: seen.append(__import__("cv2").utils.logging.getLogLevel()) or value)
+        return p
+    return fake_parser
+
+
+def test_opencv_warnings_are_held_back_while_a_command_runs(monkeypatch):
+    import cv2
+
+    log = cv2.utils.logging
+    seen = []
+    monkeypatch.setattr("silkvision.cli.main.build_parser", _records(seen))
+    monkeypatch.delenv("OPENCV_LOG_LEVEL", raising=False)
+    before = log.getLogLevel()
+    try:
+        log.setLogLevel(log.LOG_LEVEL_WARNING)
+        assert main([]) == 0
+        assert seen == [log.LOG_LEVEL_ERROR] and log.getLogLevel() == log.LOG_LEVEL_WARNING
+        # a level the user chose with OPENCV_LOG_LEVEL is left alone
+        monkeypatch.setenv("OPENCV_LOG_LEVEL", "INFO")
+        log.setLogLevel(log.LOG_LEVEL_INFO)
+        assert main([]) == 0
+        assert seen[-1] == log.LOG_LEVEL_INFO
+    finally:
+        log.setLogLevel(before)
+
+
+def test_config_may_be_given_several_times_and_is_kept_in_order():
+    from silkvision.cli.main import build_parser
+
+    args = build_parser().parse_args(["evaluate", "seq", "--config", "a.yaml", "--config", "b.yaml"])
+    assert args.config == ["a.yaml", "b.yaml"]
+    assert build_parser().parse_args(["evaluate", "seq"]).config is None

@@ -90,3 +90,15 @@ def test_mean_is_cdnet_style():
     assert (m["tp"], m["fp"], m["fn"], m["tn"]) == (20, 10, 10, 160)  # sums
     assert m["f_measure"] == pytest.approx((1.0 + 0.5) / 2)  # mean of F, not F of the sums
     assert m["auc"] is None and m["threshold"] == 0.3 and m["n_sequences"] == 2
+
+
+def test_mean_leaves_out_rows_without_any_scored_pixel():
+    good = {**Counts(10, 10, 10, 70).as_dict(), **metrics(Counts(10, 10, 10, 70)), "threshold": 0.3}
+    empty = {**Counts().as_dict(), **metrics(Counts()), "threshold": 0.3}   # every metric nan
+    m = mean_metrics([good, empty])
+    assert m["f_measure"] == pytest.approx(0.5) and m["recall"] == pytest.approx(0.5)
+    assert m["n_sequences"] == 1 and (m["tp"], m["tn"]) == (10, 70)
+    none = mean_metrics([empty])
+    assert none["n_sequences"] == 0 and none["f_measure"] is None
+    # a mean of means counts the sequences of its rows
+    assert mean_metrics([{**m, "n_sequences": 3}, none])["n_sequences"] == 3

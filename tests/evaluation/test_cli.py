@@ -205,8 +205,7 @@ def test_capture_setting_from_a_config_file_is_refused_with_a_hint(tmp_path, two
     rc = main(["evaluate", str(two_seqs[0]), "--algorithms", "mog2", "--out", str(tmp_path / "o"),
                "--config", str(cfg)])
     assert rc == 2
-    _one_error_line(capsys.readouterr().err, "capture.max_frames: 7 in the configuration (--config or "
-                                             "./config.yaml) cannot apply to evaluate")
+    _one_error_line(capsys.readouterr().err, f"capture.max_frames: 7 in {cfg} cannot apply to evaluate")
     # the hint works: null overrides the file
     monkeypatch.undo()
     rc = main(["evaluate", str(two_seqs[0]), "--algorithms", "mog2", "--out", str(tmp_path / "o"),
@@ -344,4 +343,100 @@ def test_ground_truth_all_outside_roi_warns_and_keeps_json_valid(tmp_path, capsy
     assert json.loads((out / "metrics.json").read_text()) == rep
     assert captured.err == (f"silkvision: warning: {seq}: no pixel was evaluated: every ground-truth pixel "
                             f"of its 10 evaluated frames (3..12) is outside the ROI or labelled 85/170 "
-                            f"(ignored), so its metrics are empty ('-', null in JSON)\n")
+                            f"(ignored), so its metrics are empty ('-', null in JSON) and it is left out of "
+                            f"the category and overall means (see n_sequences and left_out in "
+                            f"metrics.json)\n")
+
+
+def test_out_holding_an_export_is_refused_and_its_config_kept(tmp_path, two_seqs, capsys, monkeypatch):
+    _no_detectors(monkeypatch)
+    out = tmp_path / "exported"
+    out.mkdir()
+    (out / "export.json").write_text("{}\n")
+    (out / "config.yaml").write_text("# how the masks were made\n")
+    rc = main(["evaluate", str(two_seqs[0]), "--results", str(out), "--out", str(out)])
+    assert rc == 2
+    _one_error_line(capsys.readouterr().err, f"--out {out}: holds an export (export.json), whose config.yaml "
+                                             f"evaluate would replace; expected another output folder")
+    assert (out / "config.yaml").read_text() == "# how the masks were made\n"
+    assert sorted(p.name for p in out.iterdir()) == ["config.yaml", "export.json"]
+
+
+def test_bad_ground_truth_of_a_later_sequence_is_named_before_any_detector_runs(tmp_path, two_seqs, capsys,
+                                                                                  monkeypatch):
+    _no_detectors(monkeypatch)
+    bad = two_seqs[1] / "groundtruth" / "gt000009.png"
+    gt = cv2.imread(str(bad), cv2.IMREAD_UNCHANGED)
+    gt[gt == 255] = 128
+    cv2.imwrite(str(bad), gt)
+    rc = main(["evaluate", str(two_seqs[0]), str(two_seqs[1]), "--algorithms", "mog2", "--out",
+               str(tmp_path / "o")])
+    assert rc == 2
+    _one_error_line(capsys.readouterr().err, f"{bad}: labels 128 are not CDnet labels")
+    assert not (tmp_path / "o").exists()
+
+
+def test_corrupt_ground_truth_png_is_one_line_without_opencv_warnings(tmp_path, two_seqs, capfd, monkeypatch):
+    monkeypatch.delenv("OPENCV_LOG_LEVEL", raising=False)
+    bad = two_seqs[0] / "groundtruth" / "gt000010.png"
+    bad.write_bytes(bad.read_bytes()[:60])   # OpenCV: "[ WARN:...] PNG input buffer is incomplete"
+    rc = main(["evaluate", str(two_seqs[0]), "--algorithms", "mog2", "--out", str(tmp_path / "o")])
+    assert rc == 2
+    err = capfd.readouterr().err
+    assert err == (f"silkvision: error: {bad}: cannot decode (corrupt file or not an image); expected a "
+                   f"ground-truth mask\n")
+
+
+def test_overlapping_light_switches_are_refused_in_one_line(tmp_path, two_seqs, capsys, monkeypatch):
+    _no_detectors(monkeypatch)
+    rc = main(["evaluate", str(two_seqs[0]), "--algorithms", "mog2", "--light-switch", "10:14:0.4",
+               "--light-switch", "12:16:2", "--out", str(tmp_path / "o")])
+    assert rc == 2
+    _one_error_line(capsys.readouterr().err, "--light-switch '10:14:0.4' and '12:16:2' overlap (frames "
+                                             "12..14 are in both)")
+
+
+def test_mean_is_over_the_sequences_with_scored_pixels(tmp_path, two_seqs, capsys):
+    for p in (two_seqs[1] / "groundtruth").iterdir():
+        cv2.imwrite(str(p), np.full((H, W), 170, np.uint8))
+    rc = main(["evaluate", str(two_seqs[0]), str(two_seqs[1]), "--algorithms", "mog2", "--json",
+               "--no-figures", "--out", str(tmp_path / "o")])
+    assert rc == 0
+    captured = capsys.readouterr()
+    rep = json.loads(captured.out)
+    mean = rep["mean"]["mog2"]
+    assert mean["f_measure"] == rep["sequences"]["s1"]["mog2"]["f_measure"] is not None
+    assert mean["n_sequences"] == 1 and mean["left_out"] == ["s2"]
+    assert rep["sequences"]["s2"]["mog2"]["f_measure"] is None
+    assert captured.err.count("\n") == 1
+    assert captured.err.startswith(f"silkvision: warning: {two_seqs[1]}: no pixel was evaluated")
+    assert "left out of the category and overall means" in captured.err
+
+
+def test_help_explains_best_f_and_the_post_processing(capsys):
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "best_f is the best F-measure over all thresholds of the raw decision" in text
+    assert "(detector.median, detector.close, detector.fill_holes; the median, close and fill_holes" in text
+
+
+def test_capture_setting_in_the_working_directory_config_names_that_file(tmp_path, two_seqs, capsys,
+                                                                        monkeypatch):
+    _no_detectors(monkeypatch)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "config.yaml").write_text("capture:\n  resize: [8, 6]\n")
+    monkeypatch.chdir(work)
+    rc = main(["evaluate", str(two_seqs[0]), "--algorithms", "mog2", "--out", str(tmp_path / "o")])
+    assert rc == 2
+    _one_error_line(capsys.readouterr().err, f"capture.resize: [8, 6] in {work / 'config.yaml'} cannot "
+                                             f"apply to evaluate")
+    # the later of two --config files is the one named
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    a.write_text("capture:\n  resize: [4, 3]\n")
+    b.write_text("capture:\n  resize: [2, 2]\n")
+    rc = main(["evaluate", str(two_seqs[0]), "--algorithms", "mog2", "--out", str(tmp_path / "o"),
+               "--config", str(a), "--config", str(b)])
+    assert rc == 2
+    _one_error_line(capsys.readouterr().err, f"capture.resize: [2, 2] in {b} cannot apply to evaluate")

@@ -117,3 +117,26 @@ def test_fit_switches_against_the_sequence():
     assert fit == (LightSwitch(20, 99999, 0.5),) and "no restore event" in notes[0]
     with pytest.raises(ConfigError, match=r"\(frame count unknown, evaluated 10..25\)"):
         fit_switches((LightSwitch(26, 30, 0.5),), "seq", None, None, ev)
+
+
+@pytest.mark.parametrize("specs, message", [
+    (("150:250:0.4", "150:250:0.4"), "'150:250:0.4' and '150:250:0.4' overlap (given twice)"),
+    (("200:300:2", "150:250:0.4"), "'150:250:0.4' and '200:300:2' overlap (frames 200..250 are in both)"),
+    (("10:50:0.5", "20:30:2"), "'10:50:0.5' and '20:30:2' overlap (frames 20..30 are in both)"),
+    (("150:199:0.4", "200:300:2"), "'150:199:0.4' and '200:300:2' touch (200:300:2 starts on frame 200, "
+                                   "where the light of 150:199:0.4 comes back)"),
+])
+def test_overlapping_or_touching_switches_are_refused_naming_both(specs, message):
+    from silkvision.evaluation.light_switch import check_disjoint
+
+    with pytest.raises(ConfigError) as e:
+        check_disjoint([LightSwitch.parse(s) for s in specs])
+    assert str(e.value).startswith(f"--light-switch {message}; expected switches with at least one "
+                                   f"frame of normal light between them")
+
+
+def test_switches_with_normal_light_between_them_are_accepted():
+    from silkvision.evaluation.light_switch import check_disjoint
+
+    check_disjoint([LightSwitch.parse("201:300:2"), LightSwitch.parse("150:199:0.4")])
+    check_disjoint([])

@@ -223,3 +223,59 @@ def test_roc_point_equals_masks_written_by_silkvision_export(sample_head, tmp_pa
     ar = evaluate_sequence(sample_head, ["silk"], {"detector": RAW}).algorithms["silk"]
     assert scored.counts == ar.roc_counts == ar.counts
     assert scored.counts.tp > 0
+
+
+def _relabel(path: Path, old: int, new: int) -> None:
+    gt = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    gt[gt == old] = new
+    assert cv2.imwrite(str(path), gt)
+
+
+def test_a_non_cdnet_label_names_the_ground_truth_file(tiny_seq):
+    bad = tiny_seq / "groundtruth" / "gt000012.png"
+    _relabel(bad, 255, 128)
+    with pytest.raises(DataError) as e:
+        evaluate_sequence(tiny_seq, detectors={"fake": FakeScored()})
+    assert str(e.value).startswith(f"{bad}: labels 128 are not CDnet labels; expected only 0, 50, 85")
+    masks = tiny_seq.parent / "masks"
+    masks.mkdir()
+    for i in range(1, 31):
+        cv2.imwrite(str(masks / f"bin{i:06d}.png"), np.zeros((H, W), np.uint8))
+    with pytest.raises(DataError, match=f"^{bad}: labels 128 "):
+        score_results(tiny_seq, masks)
+
+
+def test_sequence_frames_can_check_every_ground_truth_file_up_front(tiny_seq):
+    bad = tiny_seq / "groundtruth" / "gt000020.png"
+    _relabel(bad, 255, 200)
+    assert sequence_frames(tiny_seq).evaluated == list(range(10, 26))   # listing only: not read
+    with pytest.raises(DataError, match=f"^{bad}: labels 200 are not CDnet labels"):
+        sequence_frames(tiny_seq, check_groundtruth=True)
+    bad.write_bytes(bad.read_bytes()[:40])   # truncated PNG
+    with pytest.raises(SilkvisionError, match=f"^{bad}: cannot decode"):
+        sequence_frames(tiny_seq, check_groundtruth=True)
+
+
+def test_rows_and_label_name_the_whole_mask_post_processing(tiny_seq):
+    from silkvision.evaluation.runner import AlgorithmResult
+
+    class Post(FakeScored):
+        def get_params(self):
+            return {**super().get_params(), "close": 5, "fill_holes": True}
+
+    ar = evaluate_sequence(tiny_seq, detectors={"fake": Post(median=3)}).algorithms["fake"]
+    row = ar.row()
+    assert (row["median"], row["close"], row["fill_holes"]) == (3, 5, True)
+    assert ar.postprocessing == "median 3, closing 5, hole filling"
+    empty = np.zeros((0, 4), np.int64)
+    off = AlgorithmResult("x", Counts(), np.zeros(0), empty, median=0, close=0, fill_holes=False)
+    assert off.postprocessing == "no post-processing"
+    assert AlgorithmResult("results", Counts(), np.zeros(0), empty).postprocessing is None
+
+
+def test_evaluate_sequence_refuses_overlapping_light_switches(tiny_seq):
+    from silkvision.errors import ConfigError
+
+    sw = (LightSwitch(12, 18, 0.5), LightSwitch(15, 20, 2.0))
+    with pytest.raises(ConfigError, match="'12:18:0.5' and '15:20:2' overlap"):
+        evaluate_sequence(tiny_seq, detectors={"fake": FakeScored()}, light_switches=sw)
