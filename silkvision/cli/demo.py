@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from silkvision.cli.export import add_overwrite_argument, exit_status
+from silkvision.cli.export import add_overwrite_argument, check_installed, exit_status
 from silkvision.cli.main import add_config_arguments
 
 
@@ -51,8 +51,10 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"--algorithms: {a!r} is unknown; expected one of {', '.join(ALGORITHMS)}")
     if args.out == "":
         raise ConfigError("--out '': empty path; expected an output folder")
+    for a in algorithms:
+        check_installed(a, "--algorithms")
     cfg = sv.load_config(args.config, args.overrides)
-    reject_capture_settings(cfg, args.overrides, "demo")
+    reject_capture_settings(cfg, args.overrides, "demo", args.config)
     seq = sv.samples.highway()
     rows = []
     for algo in algorithms:

@@ -58,6 +58,18 @@ def add_overwrite_argument(p: argparse.ArgumentParser, what: str) -> None:
                    help=f"{what} (config export.overwrite)")
 
 
+def check_installed(algorithm: str, given_by: str) -> None:
+    """A one-line ConfigError naming where ``algorithm`` was chosen (``given_by``: an option, or a
+    key and the file that set it) when this installation lacks it (GSOC/CNT need opencv-contrib)."""
+    from silkvision.detector.factory import available_subtractors
+    from silkvision.errors import ConfigError
+
+    have = available_subtractors()
+    if algorithm not in have:
+        raise ConfigError(f"{given_by}: {algorithm!r} needs opencv-contrib (cv2.bgsegm), which is not "
+                          f"installed; expected one of {', '.join(have)}")
+
+
 def exit_status(result) -> int:
     """The exit status of a command that ran :func:`~silkvision.io.export.export_masks`.
 
@@ -85,6 +97,13 @@ def run(args: argparse.Namespace) -> int:
     if args.out == "":
         raise ConfigError("--out '': empty path; expected an output folder")
     cfg = sv.load_config(args.config, args.overrides)
+    if args.algorithm:
+        check_installed(args.algorithm, "--algorithm")
+    else:
+        from silkvision.config.loader import key_source
+
+        where = key_source("detector.algorithm", args.config, args.overrides) or "the defaults"
+        check_installed(cfg["detector"]["algorithm"], f"detector.algorithm in {where}")
     result = export_masks(args.source, args.out, cfg, algorithm=args.algorithm, scores=args.scores,
                           video=args.video, overwrite=args.overwrite)
     print(result.summary(), flush=True)

@@ -275,8 +275,23 @@ def test_contrib_algorithm_is_a_choice_of_a_and_one_line_without_contrib(tmp_pat
     monkeypatch.setattr(opencv, "opencv_available", lambda name: name in ("mog2", "knn"))
     rc = main(["export", str(sample_seq), "--out", str(tmp_path / "o"), "-a", algorithm])
     assert rc == 2
-    _one_error_line(capsys.readouterr().err, f"algorithm {algorithm!r} needs opencv-contrib")
+    _one_error_line(capsys.readouterr().err, f"--algorithm: {algorithm!r} needs opencv-contrib")
     assert not (tmp_path / "o").exists()
+
+
+def test_contrib_algorithm_from_a_config_file_names_the_key_and_file(tmp_path, sample_seq, capsys,
+                                                                    monkeypatch):
+    import silkvision.detector.opencv as opencv
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(opencv, "opencv_available", lambda name: name in ("mog2", "knn"))
+    cfg = tmp_path / "g.yaml"
+    cfg.write_text("detector:\n  algorithm: gsoc\n")
+    assert main(["export", str(sample_seq), "--out", str(tmp_path / "o"), "--config", str(cfg)]) == 2
+    _one_error_line(capsys.readouterr().err, f"detector.algorithm in {cfg}: 'gsoc' needs opencv-contrib")
+    assert main(["demo", "-a", "silk,cnt", "--out", str(tmp_path / "d")]) == 2
+    _one_error_line(capsys.readouterr().err, "--algorithms: 'cnt' needs opencv-contrib")
+    assert not (tmp_path / "o").exists() and not (tmp_path / "d").exists()
 
 
 def test_help_lists_every_algorithm_of_the_schema(capsys):
