@@ -4,6 +4,7 @@ subprocess helper ``run_export_with_fake.py``)."""
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 import numpy as np
@@ -51,6 +52,20 @@ class FakeDetector:
             raise NotImplementedError("fake: no checkpoint")
         self.bg = np.array(state["bg"], np.float32)
         self.frames_seen = int(state["frames_seen"])
+
+
+def interrupt_after(det: FakeDetector, frames: int) -> FakeDetector:
+    """``det``, made to send this process SIGINT (as Ctrl-C does) once it has seen ``frames`` frames."""
+    apply = det.apply
+
+    def apply_then_interrupt(frame, *a, **k):
+        mask = apply(frame, *a, **k)
+        if det.frames_seen == frames:
+            os.kill(os.getpid(), signal.SIGINT)
+        return mask
+
+    det.apply = apply_then_interrupt
+    return det
 
 
 def from_env() -> FakeDetector:

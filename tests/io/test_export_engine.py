@@ -20,7 +20,7 @@ from silkvision.errors import ExportError
 from silkvision.io.export import CHECKPOINT, MANIFEST, export_masks, is_export_output
 from silkvision.io.npz import load_npz, npz_bytes
 
-from .fake_detector import FakeDetector
+from .fake_detector import FakeDetector, interrupt_after
 
 HERE = Path(__file__).resolve().parent
 N = 60  # frames of the sample clip used here
@@ -357,16 +357,7 @@ def test_real_detector_interrupted_and_resumed_gives_identical_files(tmp_path, s
 def _interrupted_fake_export(out: Path, sample_seq, after: int, det=None) -> dict[str, int]:
     """Export with the fake detector, stopped as by Ctrl-C after frame ``after`` (a checkpoint is
     saved then); returns the mtimes of the masks written."""
-    det = det or FakeDetector()
-    apply = det.apply
-
-    def apply_then_interrupt(frame, *a, **k):
-        mask = apply(frame, *a, **k)
-        if det.frames_seen == after:
-            os.kill(os.getpid(), signal.SIGINT)
-        return mask
-
-    det.apply = apply_then_interrupt
+    det = interrupt_after(det or FakeDetector(), after)
     res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=det, progress=False,
                        log=lambda m: None)
     assert res.interrupted and res.last_index == after

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 from pathlib import Path
 
 import cv2
@@ -18,7 +17,7 @@ from silkvision.errors import ExportMismatchError
 from silkvision.io.export import CHECKPOINT, MANIFEST, export_masks
 from silkvision.io.npz import load_npz
 
-from .fake_detector import FakeDetector
+from .fake_detector import FakeDetector, interrupt_after
 
 N = 12  # frames of the copied sample clip
 CFG = {"export": {"checkpoint_every": 4, "scores": True}}
@@ -31,17 +30,7 @@ def _files(folder: Path) -> dict[str, bytes]:
 def _export(seq, out: Path, stop_after: int | None = None, **kw):
     """Export ``seq`` with the fake detector; with ``stop_after``, stopped as by Ctrl-C after that
     frame (a checkpoint is saved then)."""
-    det = FakeDetector()
-    if stop_after is not None:
-        apply = det.apply
-
-        def apply_then_interrupt(frame, *a, **k):
-            mask = apply(frame, *a, **k)
-            if det.frames_seen == stop_after:
-                os.kill(os.getpid(), signal.SIGINT)
-            return mask
-
-        det.apply = apply_then_interrupt
+    det = FakeDetector() if stop_after is None else interrupt_after(FakeDetector(), stop_after)
     return export_masks(seq, out, CFG, detector=det, progress=False, log=lambda m: None, **kw)
 
 
