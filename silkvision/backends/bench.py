@@ -159,10 +159,16 @@ class Interrupted(KeyboardInterrupt):
         self.result = result
 
 
-def is_interrupt(exc: BaseException) -> bool:
+def is_interrupt(exc: BaseException, stop_requested: Callable[[], bool] | None = None) -> bool:
     """Whether ``exc`` is Ctrl-C or SIGTERM, also when it surfaces from a numba-compiled call as a
-    SystemError (:func:`silkvision.errors.signal_behind`). Other SystemErrors are not."""
-    return signal_behind(exc) is not None
+    SystemError (:func:`silkvision.errors.signal_behind`). Other SystemErrors are not.
+
+    With ``stop_requested`` (a caller's "was Ctrl-C pressed?"), any ``Exception`` raised after it
+    returns True counts too: a Ctrl-C inside numba's compiler can surface as an unrelated error
+    (``RuntimeError: no compiled object yet for <Library ...>``)."""
+    if signal_behind(exc) is not None:
+        return True
+    return stop_requested is not None and isinstance(exc, Exception) and bool(stop_requested())
 
 
 def _check_seed(seed) -> int:
@@ -237,12 +243,13 @@ def resolve_params(name: str, multiclass: bool, overrides: dict | None = None,
 
 
 def run_protocol(estimator, X: np.ndarray, y: np.ndarray, orders: Iterable[np.ndarray],
-                 progress: Callable[[int, RunResult], None] | None = None, warmup: bool = True) -> list:
+                 progress: Callable[[int, RunResult], None] | None = None, warmup: bool = True,
+                 stop_requested: Callable[[], bool] | None = None) -> list:
     """The online protocol: for each ordering a fresh clone and one ``progressive_predict`` pass.
 
     ``warmup`` first runs a throw-away clone on a few examples so that the numba compilation (or
     cache load) is not timed. ``orders`` is consumed one ordering at a time (a lazy
-    :class:`Orderings` is never materialised).
+    :class:`Orderings` is never materialised). ``stop_requested``: see :func:`is_interrupt`.
 
     Raises
     ------
@@ -275,7 +282,7 @@ def run_protocol(estimator, X: np.ndarray, y: np.ndarray, orders: Iterable[np.nd
             e.runs = list(out)
         raise
     except BaseException as e:
-        if is_interrupt(e):
+        if is_interrupt(e, stop_requested):
             raise Interrupted(out) from e
         raise
     return out
@@ -304,11 +311,12 @@ def _bool_override_error(key: str, val, algorithms: list) -> str | None:
 
 def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed: int = 0,
               overrides: dict | None = None,
-              progress: Callable[[str, int, int, RunResult], None] | None = None) -> dict:
+              progress: Callable[[str, int, int, RunResult], None] | None = None,
+              stop_requested: Callable[[], bool] | None = None) -> dict:
     """Run the online protocol for several learners on one data set.
 
     Every learner and parameter is checked before the first run. The orderings are generated
-    lazily (:class:`Orderings`), one per run.
+    lazily (:class:`Orderings`), one per run. ``stop_requested``: see :func:`is_interrupt`.
 
     Returns
     -------
@@ -383,7 +391,7 @@ def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed:
             current = AlgorithmResult(a, params)
             cb = None if progress is None else (lambda i, r, a=a: progress(a, i, len(orders), r))
             try:
-                current.runs = run_protocol(est, dataset.X, y, orders, cb)
+                current.runs = run_protocol(est, dataset.X, y, orders, cb, stop_requested=stop_requested)
             except Interrupted as e:
                 current.runs = e.runs
                 raise
@@ -395,7 +403,7 @@ def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed:
             results[a] = current.summary()
             current = None
     except BaseException as e:
-        if not is_interrupt(e):
+        if not is_interrupt(e, stop_requested):
             raise
         if current is not None and current.runs and current.algorithm not in results:
             results[current.algorithm] = current.summary()

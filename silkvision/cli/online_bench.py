@@ -86,15 +86,20 @@ def _scalar(key: str, text: str):
             return float(t)             # 1e-3, 1E3, .5, inf, nan (the learners refuse the last two)
         except ValueError:
             pass
-    if t == "None":
+    if t in ("None", "none"):
         return None
+    from silkvision.config.loader import ConfigLoader  # caps YAML aliases ("billion laughs")
+
     try:
-        v = yaml.safe_load(t)
+        v = yaml.load(t, Loader=ConfigLoader)
     except yaml.YAMLError:
         return text
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         raise ConfigError(f"--set {key}={text}: {t!r} is not a plain decimal number (YAML would read "
                           f"it as {v!r}); write it in decimal, e.g. 16, 0.5 or 1e-3")
+    if not isinstance(v, (str, bool)) and v is not None:   # a YAML list or mapping
+        raise ConfigError(f"--set {key}: expected a number, true/false, null or a name, got a YAML "
+                          f"{'list' if isinstance(v, list) else type(v).__name__}")
     return v
 
 
@@ -185,7 +190,9 @@ def run(args) -> int:
 class _CtrlC:
     """SIGINT raises KeyboardInterrupt as usual and is also remembered: numba's compiler may catch
     the exception inside a callback and go on (it prints "Exception ignored ..."), so the benchmark
-    checks :attr:`pressed` after every run. Only installed in the main thread."""
+    checks :attr:`pressed` after every run, and takes an error raised after it as the interruption
+    (the compiler may fail in its own way when interrupted). Such a swallowed KeyboardInterrupt's
+    "Exception ignored" report is not printed. Only installed in the main thread."""
 
     def __init__(self):
         self.pressed = False
@@ -195,14 +202,24 @@ class _CtrlC:
         self.pressed = True
         raise KeyboardInterrupt
 
+    def _unraisable(self, u):
+        # the "Exception ignored on calling ctypes callback function ... KeyboardInterrupt" block:
+        # this Ctrl-C is handled (it stops the benchmark), so its traceback is not printed
+        if isinstance(u.exc_value, KeyboardInterrupt):
+            self.pressed = True
+            return
+        self._old_hook(u)
+
     def __enter__(self):
         if threading.current_thread() is threading.main_thread():
             self._old = signal.signal(signal.SIGINT, self._handler)
+            self._old_hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
         return self
 
     def __exit__(self, *exc):
         if self._old is not None:
             signal.signal(signal.SIGINT, self._old)
+            sys.unraisablehook = self._old_hook
         return False
 
 
@@ -233,6 +250,7 @@ def _run(args, algos, overrides, bench, datasets, ctrl_c) -> int:
 
     if not args.quiet:
         print(f"{ds!r}", file=sys.stderr, flush=True)
-    res = bench.benchmark(ds, algos, runs=args.runs, seed=args.seed, overrides=overrides, progress=progress)
+    res = bench.benchmark(ds, algos, runs=args.runs, seed=args.seed, overrides=overrides, progress=progress,
+                          stop_requested=lambda: ctrl_c.pressed)
     _print_result(res, args.json)
     return 0

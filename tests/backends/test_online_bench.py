@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -461,3 +462,58 @@ def test_a_full_stdout_is_a_one_line_error(tiny_csv, capsys, monkeypatch):
     assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--runs", "1", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err == "silkvision: error: cannot write the results to stdout: No space left on device\n"
+
+
+def test_set_value_alias_bomb_is_refused_fast():
+    from silkvision.cli.online_bench import _parse_params
+    from silkvision.errors import ConfigError
+
+    # 8 levels of 10 aliases: 10**8 values when expanded (printed in a message, hundreds of MB)
+    bomb = "[&a ['x','x','x','x','x','x','x','x','x','x'], " + ", ".join(
+        f"&a{i} [" + ",".join([f"*a{i - 1}" if i > 1 else "*a"] * 10) + "]" for i in range(1, 8)) + "]"
+    t0 = time.perf_counter()
+    got = _parse_params([f"C={bomb}"])["C"]  # refused by the alias cap: kept as the text it was
+    assert got == bomb and time.perf_counter() - t0 < 2.0
+    with pytest.raises(ConfigError, match=r"--set C: expected a number, true/false, null or a name, got a YAML list"):
+        _parse_params(["C=[1, 2]"])
+
+
+def test_an_error_after_a_swallowed_ctrl_c_is_the_interruption(tiny_csv, capsys, monkeypatch):
+    """numba's compiler, interrupted, may fail with its own error (RuntimeError: no compiled object
+    yet ...): after a Ctrl-C that error stops the benchmark like the Ctrl-C, exit 130 and the partial
+    JSON, and the swallowed KeyboardInterrupt's "Exception ignored" report is not printed."""
+    import sys as _sys
+
+    from silkvision.backends import get_class
+
+    cls = get_class("pa1")
+    real = cls.progressive_predict
+    calls = []
+
+    def compiler_fails(self, X, y):
+        calls.append(1)
+        if len(calls) == 3:  # second run: a swallowed Ctrl-C, then the compiler's own error
+            class U:
+                exc_type, exc_value, exc_traceback = KeyboardInterrupt, KeyboardInterrupt(), None
+                err_msg, object = "Exception ignored on calling ctypes callback function", None
+            _sys.unraisablehook(U())
+            raise RuntimeError("no compiled object yet for <Library 'cols_kernel_row'>")
+        return real(self, X, y)
+
+    monkeypatch.setattr(cls, "progressive_predict", compiler_fails)
+    assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == 130
+    out, err = capsys.readouterr()
+    res = json.loads(out)
+    assert res["partial"] is True and res["results"]["pa1"]["runs_done"] == 1
+    assert err == "silkvision: interrupted\n"
+
+
+def test_the_same_error_without_ctrl_c_is_not_an_interruption(tiny_csv, monkeypatch):
+    from silkvision.backends import get_class
+
+    def fails(self, X, y):
+        raise RuntimeError("a real bug")
+
+    monkeypatch.setattr(get_class("pa1"), "progressive_predict", fails)
+    with pytest.raises(RuntimeError, match="a real bug"):
+        main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--quiet"])
