@@ -376,7 +376,9 @@ def _fmt(v: Any) -> str:
 
 def _compare(out: Path, old: dict, new: dict) -> None:
     """Raise ExportMismatchError naming the first thing that differs between two manifests."""
-    hint = "; re-run with the same arguments to resume, or add --overwrite to start over"
+    running = old.get("status") != "complete"
+    hint = ("; re-run with the arguments it was started with to resume it, or add --overwrite to "
+            "start over" if running else "; choose another --out, or add --overwrite to replace it")
     if old.get("source") != new["source"]:
         raise ExportMismatchError(f"{out}: holds an export of {old.get('source')}, not {new['source']}{hint}")
     if old.get("algorithm") != new["algorithm"]:
@@ -388,7 +390,6 @@ def _compare(out: Path, old: dict, new: dict) -> None:
             raise ExportMismatchError(f"{out}: holds an export made with {key}={_fmt(a.get(key, '<unset>'))}, "
                               f"not {_fmt(b.get(key, '<unset>'))}{hint}")
     # the same source path, but other content: resuming would mix masks of the old and new frames
-    running = old.get("status") != "complete"
     redo = f"add --overwrite to {'start over' if running else 'export it again'}"
     if old.get("source_frames") != new["source_frames"]:
         raise ExportMismatchError(f"{out}: holds an export of a source with {old.get('source_frames')} "

@@ -165,3 +165,18 @@ def test_missing_file_before_the_checkpoint_is_recreated_by_a_replay(tmp_path, s
                                                 f"first frame")
     assert all((out / n).stat().st_mtime_ns == t for n, t in kept.items())
     assert _files(out) == _files(reference)
+
+
+def test_advice_for_other_settings_fits_a_running_and_a_complete_export(tmp_path, seq):
+    """An interrupted export is resumed with the arguments it was started with; a complete one is
+    not resumed at all, so its message points to another --out instead."""
+    other = {"export": {"checkpoint_every": 4, "scores": False}}
+    out = tmp_path / "run"
+    _interrupted(seq, out)
+    with pytest.raises(ExportMismatchError, match="re-run with the arguments it was started with"):
+        export_masks(seq, out, other, detector=FakeDetector(), progress=False, log=lambda m: None)
+    done = tmp_path / "done"
+    assert _export(seq, done).complete
+    with pytest.raises(ExportMismatchError, match="choose another --out, or add --overwrite to replace it") as e:
+        export_masks(seq, done, other, detector=FakeDetector(), progress=False, log=lambda m: None)
+    assert "resume" not in str(e.value)
