@@ -523,3 +523,27 @@ def test_key_source_names_where_a_value_came_from(tmp_path, monkeypatch):
     assert key_source("capture.max_frames", [a], ["capture.max_frames=6"]) == "--set"
     assert key_source("detector.median", [a]) == ""
     assert key_source("capture.resize", None, use_cwd=False) == ""
+
+
+# -- one reading of numbers for every --set and every file: decimal only -----------------------------
+@pytest.mark.parametrize("text", ["0x10", "0b101", "1:30", "1:30.5"])
+def test_numbers_in_other_yaml_11_forms_are_refused(tmp_path, text):
+    with pytest.raises(ConfigError, match=rf"^detector\.silk\.omega: '{text}' in --set is not a plain "
+                                          r"decimal number; write it in decimal"):
+        load_config(overrides=[f"detector.silk.omega={text}"], use_cwd=False)
+    f = tmp_path / "c.yaml"
+    f.write_text(f"detector:\n  silk:\n    omega: {text}\n")
+    with pytest.raises(ConfigError, match=rf"c\.yaml: '{text}' at line 3, column 12 is not a plain decimal number"):
+        load_config(f, use_cwd=False)
+
+
+@pytest.mark.parametrize("text, value", [("010", 10), ("1_0", 10), ("+12", 12)])
+def test_decimal_integers_with_a_leading_zero_or_grouping(text, value):
+    cfg = load_config(overrides=[f"detector.silk.omega={text}"], use_cwd=False)
+    assert cfg["detector"]["silk"]["omega"] == value
+
+
+def test_a_text_key_keeps_a_number_like_value_as_text():
+    from silkvision.config.loader import parse_set
+
+    assert parse_set("detector.algorithm=0x10") == ("detector.algorithm", "0x10")

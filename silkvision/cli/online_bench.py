@@ -17,22 +17,20 @@ empty and every learner is in ``"not_run"``. A Ctrl-C that numba swallows while 
 arrives inside a compiler callback) still stops the benchmark after the run in progress. The
 orderings are generated one per run, so a large ``--runs`` takes time, not memory.
 
-``--set PARAM=VALUE`` reads VALUE as a number where Python would (``10``, ``0.5``, ``1e-3``),
-``true``/``false``, ``null``/``None``, or else as text; YAML 1.1's other number forms (``0x10``,
-``1_0``, ``1:30``) are refused rather than silently read as 16, 10 and 90, and ``010`` is 10, not
-YAML's octal 8.
+``--set PARAM=VALUE`` reads VALUE as every command's ``--set`` does
+(:func:`silkvision.config.loader.parse_value`): a decimal number (``10``, ``0.5``, ``1e-3``; ``010``
+is 10), ``true``/``false``, ``null``/``None``, or else text; YAML 1.1's other number forms
+(``0x10``, ``1_0``, ``1:30``) are refused rather than silently read as 16, 10 and 90.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import signal
 import sys
 import threading
 
-import yaml
 
 from silkvision.errors import ConfigError, SilkvisionError
 
@@ -75,31 +73,20 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def _scalar(key: str, text: str):
-    """One ``--set`` value: a number as Python reads it, else YAML's bool/null, else the text."""
+    """One ``--set`` value, read as every command's ``--set`` reads it
+    (:func:`silkvision.config.loader.parse_value`); ``None`` is null too, and a list or mapping is
+    refused (no learner parameter takes one)."""
+    from silkvision.config.loader import parse_value
+
     t = text.strip()
     if not t:
         return text
-    if re.fullmatch(r"[+-]?\d+", t):
-        return int(t)
-    if "_" not in t:
-        try:
-            return float(t)             # 1e-3, 1E3, .5, inf, nan (the learners refuse the last two)
-        except ValueError:
-            pass
     if t in ("None", "none"):
         return None
-    from silkvision.config.loader import ConfigLoader  # caps YAML aliases ("billion laughs")
-
-    try:
-        v = yaml.load(t, Loader=ConfigLoader)
-    except yaml.YAMLError:
-        return text
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        raise ConfigError(f"--set {key}={text}: {t!r} is not a plain decimal number (YAML would read "
-                          f"it as {v!r}); write it in decimal, e.g. 16, 0.5 or 1e-3")
-    if not isinstance(v, (str, bool)) and v is not None:   # a YAML list or mapping
+    v = parse_value(t, key)
+    if isinstance(v, (list, dict)):
         raise ConfigError(f"--set {key}: expected a number, true/false, null or a name, got a YAML "
-                          f"{'list' if isinstance(v, list) else type(v).__name__}")
+                          f"{'list' if isinstance(v, list) else 'mapping'}")
     return v
 
 

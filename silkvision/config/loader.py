@@ -22,7 +22,8 @@ from silkvision.errors import ConfigError
 from silkvision.config.schema import SCHEMA, Param
 
 __all__ = ["defaults", "load_config", "validate", "parse_set", "dump_config", "write_config",
-           "get", "DEFAULT_CONFIG_NAME", "render_commented", "key_source", "MAX_EXPANDED_VALUES"]
+           "get", "DEFAULT_CONFIG_NAME", "render_commented", "key_source", "MAX_EXPANDED_VALUES",
+           "parse_value"]
 
 DEFAULT_CONFIG_NAME = "config.yaml"
 
@@ -141,16 +142,41 @@ class _LongIntError(yaml.constructor.ConstructorError):
         self.digits = digits
 
 
+class _NumberFormError(yaml.constructor.ConstructorError):
+    """A number in one of YAML 1.1's other forms (``0x10``, ``0o17``, ``0b101``, ``1:30``), which
+    would silently be read as 16, 15, 5 and 90 (``1_000`` is 1000, as in Python)."""
+
+    def __init__(self, text: str, mark):
+        super().__init__(None, None, f"{_show(text)} is not a plain decimal number", mark)
+        self.text = text
+
+    advice = "write it in decimal, e.g. 16, 0.5 or 1e-3"
+
+
+_DECIMAL_INT = re.compile(r"[-+]?[0-9][0-9_]*")
+
+
 def _construct_int(self, node):
+    # decimal digits only (grouped with _ as Python allows); a leading zero does not make it octal
+    # (010 is 10, as in YAML 1.2 and Python's int())
+    if not _DECIMAL_INT.fullmatch(node.value):
+        raise _NumberFormError(node.value, node.start_mark)
     try:
-        return yaml.SafeLoader.construct_yaml_int(self, node)
+        return int(node.value.replace("_", ""), 10)
     except ValueError:
         raise _LongIntError(sum(c.isdigit() for c in node.value), node.start_mark) from None
+
+
+def _construct_float(self, node):
+    if ":" in node.value:     # 1:30.5, sexagesimal
+        raise _NumberFormError(node.value, node.start_mark)
+    return yaml.SafeLoader.construct_yaml_float(self, node)
 
 
 ConfigLoader.construct_mapping = _construct_mapping
 ConfigLoader.compose_node = _compose_node
 ConfigLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+ConfigLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 
 def _load_yaml(text: str) -> Any:
@@ -326,6 +352,10 @@ def _read_yaml(path: Path) -> dict:
         raise ConfigError(f"{path}: {e.describe('the file')} (line {mark.line + 1}, column "
                           f"{mark.column + 1}); expected aliases (*name) that copy a few settings, "
                           f"or none") from None
+    except _NumberFormError as e:
+        mark = e.problem_mark
+        raise ConfigError(f"{path}: {_show(e.text)} at line {mark.line + 1}, column {mark.column + 1} "
+                          f"is not a plain decimal number; {e.advice}") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         loc = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -355,20 +385,43 @@ def parse_set(item: str) -> tuple[str, Any]:
     spec = _lookup_spec(key)
     if isinstance(spec, dict):
         raise ConfigError(f"{key}: is a section, not a key; set one of its keys, e.g. {key}.{next(iter(spec))}=...")
-    try:
-        value = _load_yaml(raw) if raw.strip() != "" else None
-    except _LongIntError as e:
-        if spec.type is str:
-            return key, raw.strip()
-        raise ConfigError(f"{key}: an integer with {e.digits} digits in --set is out of range; "
-                          f"expected {spec.allowed}") from None
-    except _AliasError as e:
-        raise ConfigError(f"{key}: {e.describe('the value')} in --set; expected {spec.allowed}") from None
-    except yaml.YAMLError:
-        value = raw
-    if spec.type is str and not isinstance(value, str) and value is not None:
+    text = spec.type is str
+    value = parse_value(raw, key, f"expected {spec.allowed}", text_ok=text) if raw.strip() != "" else None
+    if text and not isinstance(value, str) and value is not None:
         value = raw.strip()
     return key, value
+
+
+def parse_value(raw: str, what: str, expected: str = "", text_ok: bool = False) -> Any:
+    """One command-line value read as configuration YAML (:class:`ConfigLoader`): ``0.5``, ``1e-3``,
+    ``010`` (10), ``true``, ``null``, ``[640, 480]``; text YAML cannot read stays the text.
+
+    Used by ``--set`` of every command (:func:`parse_set`, and ``online-bench``'s learner
+    parameters), so that all read a value the same way.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``what`` (and ending with ``expected``): aliases that expand too far, and unless
+        ``text_ok`` (the value may be any text: it is then returned as given) a number in another
+        form than decimal (``0x10``, ``1:30``) or an integer too long to convert.
+    """
+    end = f"; {expected}" if expected else ""
+    try:
+        return _load_yaml(raw)
+    except _AliasError as e:
+        raise ConfigError(f"{what}: {e.describe('the value')} in --set{end}") from None
+    except _NumberFormError as e:
+        if text_ok:
+            return raw.strip()
+        raise ConfigError(f"{what}: {_show(e.text)} in --set is not a plain decimal number; "
+                          f"{e.advice}") from None
+    except _LongIntError as e:
+        if text_ok:
+            return raw.strip()
+        raise ConfigError(f"{what}: an integer with {e.digits} digits in --set is out of range{end}") from None
+    except yaml.YAMLError:
+        return raw
 
 
 def _nest(key: str, value: Any) -> dict:
