@@ -190,10 +190,12 @@ def _trailing_number(path: Path) -> int | None:
 def number_images(images: list[Path], what: str = "image folder") -> list[int]:
     """Frame numbers of ``images``: the trailing number of each file stem (``in000123.jpg`` -> 123).
 
-    When no file name ends in a number, the images are numbered by their 1-based position (in the
-    order given: :func:`list_images` sorts them naturally). Mixing the two, or giving two files the
-    same number (``in000001.jpg`` and ``in000001.png``), would silently renumber every frame (and
-    pair frames with the wrong ground truth), so it is an error.
+    When no file name ends in a number, or every name does but the numbers are mostly shared (fewer
+    than half as many different numbers as files: a camera id or the seconds of a time stamp, not
+    a frame number), the images are numbered by their 1-based position (in the order given:
+    :func:`list_images` sorts them naturally). Otherwise some names without a number, or two files
+    with the same number (``in000001.jpg`` and ``in000001.png``), would silently renumber every
+    frame (and pair frames with the wrong ground truth), so they are an error.
 
     Parameters
     ----------
@@ -210,8 +212,13 @@ def number_images(images: list[Path], what: str = "image folder") -> list[int]:
     """
     numbers = [_trailing_number(p) for p in images]
     numbered = [p for p, n in zip(images, numbers) if n is not None]
+    positions = list(range(1, len(images) + 1))
     if not numbered:
-        return list(range(1, len(images) + 1))
+        return positions
+    if len(numbered) == len(images) and len(set(numbers)) * 2 < len(images):
+        # most names share their trailing number: it is not a frame number but a camera id or the
+        # end of a time stamp (frame0001_cam1.jpg, 12-00-00.jpg), so the sorted order numbers them
+        return positions
     if len(numbered) < len(images):
         raise SourceError(_mixed_numbering(images, numbers, what))
     first: dict = {}

@@ -90,3 +90,15 @@ def test_quiet_opencv_holds_back_warnings_and_restores_the_level():
             assert log.getLogLevel() == log.LOG_LEVEL_SILENT
     finally:
         log.setLogLevel(old)
+
+
+@pytest.mark.parametrize("names", [
+    [f"cam_12-{m:02d}-00.jpg" for m in range(6)],          # time stamps: every name ends in 00
+    [f"frame{k:04d}_cam1.jpg" for k in range(1, 6)],      # a constant camera id at the end
+    [f"{k:06d}_10.png" for k in range(5)],                # KITTI-style
+])
+def test_a_shared_trailing_number_is_no_frame_number(tmp_path, names):
+    folder = _images(tmp_path / "f", names)
+    with open_source(folder) as src:
+        assert src.indices == list(range(1, len(names) + 1))
+        assert [src.path(i).name for i in src.indices] == sorted(names)
