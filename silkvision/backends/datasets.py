@@ -220,6 +220,10 @@ def _map_labels(raw: list | np.ndarray, path: Path, label_hint: str = ""):
     arr = np.asarray(raw)
     if arr.dtype.kind in "fiub":
         arr = arr.astype(np.float64)
+        bad = arr[~np.isfinite(arr)]
+        if bad.size:
+            raise DataError(f"{path}: the labels include {bad[0]:g}; class labels must be finite "
+                            f"integers or names")
         frac = arr[arr != np.round(arr)]
         if frac.size:  # a real-valued column: a feature or a regression target, not a class label
             raise DataError(f"{path}: the labels include non-integer values such as {frac[0]:g}; "

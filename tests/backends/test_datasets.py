@@ -113,6 +113,8 @@ def test_name_lookup_under_root(tmp_path, monkeypatch):
     # real-valued labels are a feature or a regression target, not classes
     ("m.csv", "0.5,0.1\n1,0.3\n0.5,0.5\n", r"m\.csv: the labels include non-integer values such as 0\.5; "
                                               r"class labels must be integers or names \(is the label"),
+    ("o.libsvm", "inf 1:0.5\n1 1:0.2\n", r"o\.libsvm: the labels include inf; class labels must be finite"),
+    ("p.libsvm", "1e400 1:0.5\n1 1:0.2\n", r"p\.libsvm: the labels include inf"),
     ("n.libsvm", "1.5 1:0.5\n1 1:0.2\n", r"n\.libsvm: the labels include non-integer values such as 1\.5; "
                                           r"class labels must be integers or names$"),
 ])
