@@ -150,7 +150,8 @@ class Interrupted(KeyboardInterrupt):
     It is a :class:`KeyboardInterrupt`, so callers that do not know it still stop as usual.
     ``runs``: the :class:`RunResult` of the finished runs of the learner that was running;
     ``result`` (from :func:`benchmark`): the result dict of everything that finished, with
-    ``"partial": True`` (None when no run had finished).
+    ``"partial": True`` (with empty ``"results"`` when no run had finished; None from
+    :func:`run_protocol`).
     """
 
     def __init__(self, runs: list | None = None, result: dict | None = None):
@@ -395,9 +396,10 @@ def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed:
             except Interrupted as e:
                 current.runs = e.runs
                 raise
-            except (ValueError, ArithmeticError) as e:
+            except ValueError as e:
                 # an example the learner refuses with these settings (a kernel value that
-                # overflows, a label outside n_classes): the learner's own one-line message
+                # overflows, a label outside n_classes): the learner's own one-line message.
+                # Other exceptions are bugs and keep their traceback
                 msg = str(e).splitlines()[0] if str(e) else type(e).__name__
                 raise DataError(f"{a} on {dataset.name}: {msg}") from None
             results[a] = current.summary()

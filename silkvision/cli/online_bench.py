@@ -32,7 +32,7 @@ import sys
 import threading
 
 
-from silkvision.errors import ConfigError, SilkvisionError
+from silkvision.errors import ConfigError, SilkvisionError, Terminated
 
 NAME = "online-bench"
 
@@ -160,8 +160,9 @@ def run(args) -> int:
     if args.seed < 0:
         raise ConfigError(f"--seed: {args.seed} must be an integer >= 0")
     overrides = _parse_params(args.params)
+    ctrl_c = _CtrlC()
     try:
-        with _CtrlC() as ctrl_c:
+        with ctrl_c:
             return _run(args, algos, overrides, bench, datasets, ctrl_c)
     except bench.Interrupted as e:
         # the runs that finished; then main() reports Ctrl-C (130) or SIGTERM (143), as it does
@@ -171,41 +172,50 @@ def run(args) -> int:
                 _print_result(e.result, args.json)
             except (OSError, SilkvisionError):  # a closed pipe must not turn Ctrl-C into another status
                 pass
+        if ctrl_c.caught is Terminated:  # (a swallowed SIGTERM leaves no Terminated in the chain)
+            raise Terminated() from e
         raise
 
 
 class _CtrlC:
-    """SIGINT raises KeyboardInterrupt as usual and is also remembered: numba's compiler may catch
-    the exception inside a callback and go on (it prints "Exception ignored ..."), so the benchmark
-    checks :attr:`pressed` after every run, and takes an error raised after it as the interruption
-    (the compiler may fail in its own way when interrupted). Such a swallowed KeyboardInterrupt's
-    "Exception ignored" report is not printed. Only installed in the main thread."""
+    """Ctrl-C (SIGINT) and SIGTERM raise as usual (KeyboardInterrupt, :class:`Terminated`) and are
+    also remembered in :attr:`caught`: numba's compiler may catch the exception inside a callback
+    and go on, so the benchmark checks :attr:`pressed` after every run, and takes an error raised
+    after it as the interruption (the compiler may fail in its own way when interrupted). A
+    swallowed signal's "Exception ignored" report is not printed. Installed only in the main thread,
+    and a signal the process inherited as ignored (``cmd &`` ignores SIGINT) stays ignored."""
 
     def __init__(self):
-        self.pressed = False
-        self._old = None
+        self.caught: type | None = None
+        self._old: dict = {}
+        self._old_hook = None
+
+    @property
+    def pressed(self) -> bool:
+        return self.caught is not None
 
     def _handler(self, signum, frame):
-        self.pressed = True
-        raise KeyboardInterrupt
+        self.caught = Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+        raise self.caught()
 
     def _unraisable(self, u):
-        # the "Exception ignored on calling ctypes callback function ... KeyboardInterrupt" block:
-        # this Ctrl-C is handled (it stops the benchmark), so its traceback is not printed
-        if isinstance(u.exc_value, KeyboardInterrupt):
-            self.pressed = True
+        if isinstance(u.exc_value, KeyboardInterrupt):   # (Terminated is one)
+            self.caught = self.caught or type(u.exc_value)
             return
         self._old_hook(u)
 
     def __enter__(self):
         if threading.current_thread() is threading.main_thread():
-            self._old = signal.signal(signal.SIGINT, self._handler)
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                if signal.getsignal(sig) is not signal.SIG_IGN:
+                    self._old[sig] = signal.signal(sig, self._handler)
             self._old_hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
         return self
 
     def __exit__(self, *exc):
-        if self._old is not None:
-            signal.signal(signal.SIGINT, self._old)
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        if self._old_hook is not None:
             sys.unraisablehook = self._old_hook
         return False
 
@@ -232,8 +242,8 @@ def _run(args, algos, overrides, bench, datasets, ctrl_c) -> int:
         if not args.quiet:
             print(f"[{algo}] run {i + 1}/{total}: mistakes {r.mistake_rate:.3f}%, "
                   f"{r.n_support} SVs, {r.seconds:.3f} s", file=sys.stderr, flush=True)
-        if ctrl_c.pressed:  # a Ctrl-C that the compiler swallowed: stop after this run
-            raise KeyboardInterrupt
+        if ctrl_c.pressed:  # a signal that the compiler swallowed: stop after this run
+            raise ctrl_c.caught()
 
     if not args.quiet:
         print(f"{ds!r}", file=sys.stderr, flush=True)

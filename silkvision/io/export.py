@@ -464,7 +464,8 @@ def _prepare_folder(out: Path, overwrite: bool) -> dict | None:
 
 class _StopFlag:
     """SIGINT/SIGTERM set a flag (the loop stops after the current frame); a second signal raises
-    KeyboardInterrupt at once."""
+    KeyboardInterrupt at once. A signal the process inherited as ignored (a background ``cmd &``
+    ignores SIGINT) stays ignored."""
 
     def __init__(self, enabled: bool):
         self.signum = None
@@ -479,7 +480,8 @@ class _StopFlag:
     def __enter__(self):
         if self.enabled:
             for s in (signal.SIGINT, signal.SIGTERM):
-                self._old[s] = signal.signal(s, self._handler)
+                if signal.getsignal(s) is not signal.SIG_IGN:
+                    self._old[s] = signal.signal(s, self._handler)
         return self
 
     def __exit__(self, *exc):

@@ -518,3 +518,52 @@ def test_the_same_error_without_ctrl_c_is_not_an_interruption(tiny_csv, monkeypa
     monkeypatch.setattr(get_class("pa1"), "progressive_predict", fails)
     with pytest.raises(RuntimeError, match="a real bug"):
         main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--quiet"])
+
+
+def test_a_sigterm_the_compiler_swallowed_exits_143(tiny_csv, capsys, monkeypatch):
+    import signal as _signal
+
+    from silkvision.backends import get_class
+
+    cls = get_class("pa1")
+    real = cls.progressive_predict
+    calls = []
+
+    def swallowed(self, X, y):
+        calls.append(1)
+        if len(calls) == 2:
+            try:
+                _signal.raise_signal(_signal.SIGTERM)
+            except KeyboardInterrupt:   # Terminated is one
+                pass
+        return real(self, X, y)
+
+    monkeypatch.setattr(cls, "progressive_predict", swallowed)
+    assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == 143
+    out, err = capsys.readouterr()
+    assert json.loads(out)["results"]["pa1"]["runs_done"] == 1 and err == "silkvision: terminated\n"
+
+
+def test_an_inherited_ignored_sigint_stays_ignored(tiny_csv, capsys, monkeypatch):
+    """A background job (``cmd &``) inherits SIGINT ignored; the benchmark must not start honouring it."""
+    import signal as _signal
+
+    from silkvision.backends import get_class
+
+    cls = get_class("pa1")
+    real = cls.progressive_predict
+    seen = []
+
+    def look(self, X, y):
+        seen.append(_signal.getsignal(_signal.SIGINT))
+        return real(self, X, y)
+
+    monkeypatch.setattr(cls, "progressive_predict", look)
+    old = _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+    try:
+        assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--runs", "2",
+                     "--quiet"]) == 0
+        assert _signal.getsignal(_signal.SIGINT) is _signal.SIG_IGN
+    finally:
+        _signal.signal(_signal.SIGINT, old)
+    assert seen and all(h is _signal.SIG_IGN for h in seen)

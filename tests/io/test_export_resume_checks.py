@@ -180,3 +180,25 @@ def test_advice_for_other_settings_fits_a_running_and_a_complete_export(tmp_path
     with pytest.raises(ExportMismatchError, match="choose another --out, or add --overwrite to replace it") as e:
         export_masks(seq, done, other, detector=FakeDetector(), progress=False, log=lambda m: None)
     assert "resume" not in str(e.value)
+
+
+def test_an_inherited_ignored_sigint_stays_ignored_during_an_export(tmp_path, seq):
+    """A background job (``cmd &``) inherits SIGINT ignored; an export must not start honouring it."""
+    import signal
+
+    seen = []
+    det = FakeDetector()
+    apply = det.apply
+
+    def look(frame, *a, **k):
+        seen.append(signal.getsignal(signal.SIGINT))
+        return apply(frame, *a, **k)
+
+    det.apply = look
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        res = export_masks(seq, tmp_path / "o", CFG, detector=det, progress=False, log=lambda m: None)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert res.complete and seen and all(h is signal.SIG_IGN for h in seen)
