@@ -290,21 +290,34 @@ def test_panel_spin_boxes_offer_no_value_the_schema_refuses(qtbot, make_window):
         median.clearFocus()
         median.editingFinished.emit()
         assert median.value() == shown, text
-    # every value the spin boxes can take passes the schema, so Apply has nothing to refuse
+    # every value the filter-size boxes can be given shows as an allowed size (set_value uses setValue)
     for key in ("median", "close"):
         w = silk[key]
-        for v in range(w.minimum(), w.maximum() + 1):
+        for v in range(-2, 20):
             w.setValue(v)
-            w.stepBy(0)
-            assert w.value() in (0, 3, 5, 7, 9, 11, 13, 15)
+            assert w.value() in (0, 3, 5, 7, 9, 11, 13, 15), (key, v)
+        w.setValue(4)
+        assert w.value() == 3 and silk[key] is w
+
+
+def test_a_live_value_finer_than_four_decimals_is_kept(make_window):
+    """tau = 1e-9 is allowed; the spin box must show it as it is, not clamp it to its rounded range
+    (Apply of another key would then send the clamped value)."""
+    win = make_window()
+    panel = win.panels["silk"]
+    params = dict(win.pipeline.silk.get_params(), tau=1e-9)
+    panel.set_params("silk", params)
+    assert panel.value("tau") == 1e-9 and panel.changed() == {}
 
 
 def test_a_refused_value_is_not_left_in_the_panel(qtbot, make_window):
     win = make_window()
+    norma = win.panels["second"]
+    norma.editors["eta"].setValue(5.0)   # each value allowed, their product eta * lambda >= 1 is not
+    norma.editors["lambda"].setValue(0.5)
+    assert norma.apply() == {} and "eta * lambda" in win.errors[-1].replace("\u00b7", "*")
+    assert norma.value("eta") == 0.1 and norma.changed() == {}
     panel = win.panels["silk"]
-    panel.editors["median"].setValue(4)
-    assert panel.apply() == {} and "median" in win.errors[-1]
-    assert panel.value("median") == 5 and panel.changed() == {}
     panel.editors["sigma"].setValue(9.0)  # a later valid change goes through
     assert panel.apply() == {"sigma": 9.0}
     qtbot.waitUntil(lambda: win.pipeline.silk.get_params()["sigma"] == 9.0, timeout=5000)

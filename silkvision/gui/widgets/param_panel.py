@@ -50,7 +50,7 @@ def _bounds(spec, decimals: int = 0) -> tuple[float | None, float | None]:
     return (None if lo is None else float(lo)), (None if hi is None else float(hi))
 
 
-def _decimals(value: float, least: int = 4, most: int = 8) -> int:
+def _decimals(value: float, least: int = 4, most: int = 15) -> int:
     """Decimals a spin box needs to hold ``value`` without rounding it (between ``least`` and ``most``)."""
     text = f"{value:.{most}f}".rstrip("0")
     return max(least, len(text.split(".")[1]) if "." in text else 0)
@@ -68,6 +68,10 @@ class ListSpinBox(QSpinBox):
 
     def _nearest(self, v: int) -> int:
         return min(self.values, key=lambda a: (abs(a - v), a))
+
+    def setValue(self, value: int) -> None:
+        """Show ``value``, or the nearest allowed one."""
+        super().setValue(self._nearest(int(value)))
 
     def stepBy(self, steps: int) -> None:
         i = self.values.index(self._nearest(self.value()))
@@ -168,7 +172,8 @@ class ParamPanel(QWidget):
             lo, hi = _bounds(spec, decimals)
             w = QDoubleSpinBox()
             w.setDecimals(decimals)
-            w.setRange(0.0 if lo is None else lo, max(value, 1e6 if hi is None else hi))
+            # the live value always fits (the rounding inwards must not clamp it and so change it)
+            w.setRange(min(value, 0.0 if lo is None else lo), max(value, 1e6 if hi is None else hi))
             w.setStepType(QAbstractSpinBox.AdaptiveDecimalStepType)
             w.setValue(value)
         else:
