@@ -77,11 +77,13 @@ def test_parameter_edits_reach_the_detector(qtbot, make_window, sample_seq):
     win.panels["second"].editors["eta"].setValue(0.2)
     win.panels["second"].apply()
     qtbot.waitUntil(lambda: win.pipeline.detectors["norma"].get_params()["eta"] == 0.2, timeout=5000)
-    # an out-of-range value is refused with a message naming the key
-    before = win.pipeline.silk.get_params()["median"]
-    win.panels["silk"].editors["median"].setValue(4)
-    assert win.panels["silk"].apply() == {}
-    assert "median" in win.errors[-1] and win.pipeline.silk.get_params()["median"] == before
+    # a refused value combination gets a message naming the keys, and nothing changes
+    before = win.pipeline.detectors["norma"].get_params()
+    win.panels["second"].editors["eta"].setValue(5.0)
+    win.panels["second"].editors["lambda"].setValue(0.5)
+    assert win.panels["second"].apply() == {}
+    assert "detector.norma.eta" in win.errors[-1]
+    assert win.pipeline.detectors["norma"].get_params() == before
 
 
 def test_second_algorithm_choice(qtbot, make_window, sample_seq):
@@ -293,4 +295,5 @@ def test_spin_box_decimals_follow_the_value():
     assert _decimals(0.45) == 4
     assert _decimals(0.00075) == 5
     assert _decimals(0.078125) == 6
-    assert _decimals(1e-12) == 4          # below the most we show: rounded, at least 4
+    assert _decimals(1e-12) == 12         # a tiny live value is shown as it is
+    assert _decimals(1e-20) == 4          # below the most we show (15): rounded, at least 4
