@@ -10,9 +10,10 @@ The JSON object (``silkvision evaluate --json`` and ``metrics.json``) is::
 
 ``ROW`` has ``tp, fp, fn, tn, recall, specificity, fpr, fnr, pwc, precision, f_measure, auc`` (null
 without scores), ``threshold`` (null without scores), ``best_f``, ``best_f_threshold`` (from the ROC;
-null without scores), ``median``, ``close`` and ``fill_holes`` (the post-processing of the masks:
-median filter size, closing size, hole filling; null when unknown, e.g. for ``--results`` masks) and
-``frames`` (evaluated frames). Undefined metrics (``nan``) are ``null``.
+null without scores), ``median``, ``frames`` (evaluated frames), ``close`` and ``fill_holes`` (with
+``median``, the post-processing of the masks: median filter size, closing size, hole filling; null
+when unknown, e.g. for ``--results`` masks; the last two were added after ``frames``, so that older
+columns keep their places). Undefined metrics (``nan``) are ``null``.
 
 ``MEAN_ROW`` follows CDnet's ``Stats.py``: per category, metrics (and ``auc``, ``best_f``) are means
 of the sequences' values and counts are sums; ``mean`` is the mean of the category means (counts
@@ -39,7 +40,7 @@ __all__ = ["build_report", "format_table", "format_markdown", "write_json", "wri
            "jsonable"]
 
 ROW_KEYS = ("tp", "fp", "fn", "tn", *METRIC_NAMES, "auc", "threshold", "best_f", "best_f_threshold",
-            "median", "close", "fill_holes", "frames")
+            "median", "frames", "close", "fill_holes")
 
 
 def jsonable(x):

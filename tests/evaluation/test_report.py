@@ -32,7 +32,7 @@ def test_a_sequence_without_scored_pixels_is_left_out_of_the_means_not_the_means
     assert mean["left_out"] == ["dark"] and mean["tp"] == 20
     write_csv(rep, tmp_path / "m.csv")
     head, *rows = (tmp_path / "m.csv").read_text().splitlines()
-    assert head.endswith(",median,close,fill_holes,frames")
+    assert head.endswith(",median,frames,close,fill_holes")  # new columns last
     assert rows[-1].startswith("mean,,mog2,20,")
 
 
