@@ -20,8 +20,8 @@ index (0).
 Interrupted exports resume: re-run the same command. The detector state is checkpointed every
 export.checkpoint_every frames and on Ctrl-C/SIGTERM; MOG2/KNN cannot be checkpointed and replay from
 the first frame, keeping the masks already written (and re-creating missing ones). A folder holding
-other files, or an export with other settings or of a source whose files changed since (names, sizes
-or modification times), is refused unless --overwrite is given. --overwrite acts on one run only:
+other files, or an export with other settings or of a source whose files changed since (names, sizes,
+or the content of the first or last one), is refused unless --overwrite is given. --overwrite acts on one run only:
 DIR/config.yaml records export.overwrite as false, so it can be reused as --config safely."""
 
 

@@ -277,6 +277,23 @@ def _source_files(src: Source) -> list[Path]:
     return []
 
 
+#: Bytes read from each end of the first and last source file for :func:`source_fingerprint`.
+FINGERPRINT_BYTES = 1 << 20
+
+
+def _ends(path: Path, digest) -> None:
+    """Feed the first and last :data:`FINGERPRINT_BYTES` of ``path`` (all of a smaller file)."""
+    with open(path, "rb") as f:
+        digest.update(f.read(FINGERPRINT_BYTES))
+        size = f.seek(0, os.SEEK_END)
+        if size > 2 * FINGERPRINT_BYTES:
+            f.seek(size - FINGERPRINT_BYTES)
+            digest.update(f.read())
+        elif size > FINGERPRINT_BYTES:
+            f.seek(FINGERPRINT_BYTES)
+            digest.update(f.read())
+
+
 def source_fingerprint(src: Source) -> str | None:
     """A cheap digest of the source's content, so that a resume notices a changed source.
 
@@ -288,9 +305,11 @@ def source_fingerprint(src: Source) -> str | None:
     Returns
     -------
     str or None
-        SHA-256 (hex) of the name, size and modification time (ns) of every file its frames are read
-        from: the video file, or the frame files of an image folder / CDnet sequence. None when the
-        source has no files (a camera) or one cannot be examined (unknown: not compared).
+        SHA-256 (hex) of the name and size of every file its frames are read from (the video file,
+        or the frame files of an image folder / CDnet sequence) and of the content of the first and
+        last of them (up to 1 MiB from each end). Modification times are not used, so a copy or a
+        checkout that keeps the content keeps the fingerprint. None when the source has no files
+        (a camera) or one cannot be read (unknown: not compared).
     """
     files = _source_files(src)
     if not files:
@@ -298,9 +317,10 @@ def source_fingerprint(src: Source) -> str | None:
     digest = hashlib.sha256()
     try:
         for path in files:
-            st = path.stat()
-            line = f"{path.name}\0{st.st_size}\0{st.st_mtime_ns}\n"
+            line = f"{path.name}\0{path.stat().st_size}\n"
             digest.update(line.encode("utf-8", "surrogateescape"))
+        for path in dict.fromkeys((files[0], files[-1])):
+            _ends(path, digest)
     except OSError:
         return None
     return digest.hexdigest()
@@ -399,7 +419,8 @@ def _compare(out: Path, old: dict, new: dict) -> None:
     if before is not None and now is not None and before != now:  # None: unknown (older manifest)
         raise ExportMismatchError(f"{out}: {new['source']} changed since the "
                                   f"{'interrupted ' if running else ''}export in this folder (the "
-                                  f"names, sizes or modification times of its files differ); {redo}")
+                                  f"names or sizes of its files, or its first or last file, differ); "
+                                  f"{redo}")
 
 
 class _FolderLock:

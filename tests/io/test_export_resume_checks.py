@@ -63,17 +63,18 @@ def test_manifest_records_a_fingerprint_of_the_source(reference, seq):
     assert _export(seq, reference).already_complete   # same files: same fingerprint
 
 
-@pytest.mark.parametrize("change", ["replaced", "touched"])
+@pytest.mark.parametrize("change", ["replaced", "first_same_size"])
 def test_resume_refuses_a_folder_whose_frames_changed(tmp_path, seq, change):
     out = tmp_path / "out"
     _interrupted(seq, out)
     before = _files(out)
-    frame = seq / "input" / "in000003.jpg"
     if change == "replaced":   # another image under the same name
-        shutil.copy(seq / "input" / "in000011.jpg", frame)
-    else:
-        st = frame.stat()
-        os.utime(frame, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+        shutil.copy(seq / "input" / "in000011.jpg", seq / "input" / "in000003.jpg")
+    else:                      # the first frame's content, at the same size
+        first = seq / "input" / "in000001.jpg"
+        data = bytearray(first.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        first.write_bytes(bytes(data))
     with pytest.raises(ExportMismatchError) as e:
         _export(seq, out)
     msg = str(e.value)
@@ -82,6 +83,18 @@ def test_resume_refuses_a_folder_whose_frames_changed(tmp_path, seq, change):
     assert msg.endswith("; add --overwrite to start over")
     assert _files(out) == before                       # nothing was processed or written
     assert _export(seq, out, overwrite=True).complete  # the advice works
+
+
+def test_a_copy_or_checkout_that_keeps_the_content_resumes(tmp_path, seq, reference):
+    """Modification times are not part of the fingerprint: touching every frame (as a checkout or
+    a copy without -p does) does not stop a resume."""
+    out = tmp_path / "out"
+    _interrupted(seq, out)
+    for frame in (seq / "input").iterdir():
+        st = frame.stat()
+        os.utime(frame, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    assert _export(seq, out).complete
+    assert _files(out) == _files(reference)
 
 
 def _video(path: Path, seed: int, frames: int = 10) -> Path:
