@@ -418,27 +418,42 @@ def test_set_values_are_read_as_python_reads_numbers(text, value):
     assert got == value and type(got) is type(value)
 
 
-def test_a_ctrl_c_the_compiler_swallowed_stops_after_the_run(tiny_csv, capsys, monkeypatch):
-    """numba may catch the KeyboardInterrupt inside a compiler callback and go on; the handler's flag
-    still stops the benchmark after the run in progress, with the partial result and exit 130."""
-    import signal as _signal
-
+def _at_call(monkeypatch, k: int, action) -> None:
+    """Make pa1's ``progressive_predict`` run ``action()`` at its ``k``-th call (the warm-up is the
+    first), before learning."""
     from silkvision.backends import get_class
 
     cls = get_class("pa1")
     real = cls.progressive_predict
     calls = []
 
-    def swallowed(self, X, y):
+    def patched(self, X, y):
         calls.append(1)
-        if len(calls) == 2:  # during the first run: the handler runs, its exception is lost
-            try:
-                _signal.raise_signal(_signal.SIGINT)
-            except KeyboardInterrupt:
-                pass
+        if len(calls) == k:
+            action()
         return real(self, X, y)
 
-    monkeypatch.setattr(cls, "progressive_predict", swallowed)
+    monkeypatch.setattr(cls, "progressive_predict", patched)
+
+
+def _swallowed(signum):
+    """A signal whose handler's exception is caught and dropped, as numba's compiler callback does."""
+    import signal as _signal
+
+    def action():
+        try:
+            _signal.raise_signal(signum)
+        except KeyboardInterrupt:   # (Terminated is one)
+            pass
+    return action
+
+
+def test_a_ctrl_c_the_compiler_swallowed_stops_after_the_run(tiny_csv, capsys, monkeypatch):
+    """numba may catch the KeyboardInterrupt inside a compiler callback and go on; the handler's flag
+    still stops the benchmark after the run in progress, with the partial result and exit 130."""
+    import signal as _signal
+
+    _at_call(monkeypatch, 2, _swallowed(_signal.SIGINT))   # during the first run
     assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == 130
     out, err = capsys.readouterr()
     res = json.loads(out)
@@ -485,23 +500,14 @@ def test_an_error_after_a_swallowed_ctrl_c_is_the_interruption(tiny_csv, capsys,
     JSON, and the swallowed KeyboardInterrupt's "Exception ignored" report is not printed."""
     import sys as _sys
 
-    from silkvision.backends import get_class
+    def compiler_fails():
+        class U:
+            exc_type, exc_value, exc_traceback = KeyboardInterrupt, KeyboardInterrupt(), None
+            err_msg, object = "Exception ignored on calling ctypes callback function", None
+        _sys.unraisablehook(U())
+        raise RuntimeError("no compiled object yet for <Library 'cols_kernel_row'>")
 
-    cls = get_class("pa1")
-    real = cls.progressive_predict
-    calls = []
-
-    def compiler_fails(self, X, y):
-        calls.append(1)
-        if len(calls) == 3:  # second run: a swallowed Ctrl-C, then the compiler's own error
-            class U:
-                exc_type, exc_value, exc_traceback = KeyboardInterrupt, KeyboardInterrupt(), None
-                err_msg, object = "Exception ignored on calling ctypes callback function", None
-            _sys.unraisablehook(U())
-            raise RuntimeError("no compiled object yet for <Library 'cols_kernel_row'>")
-        return real(self, X, y)
-
-    monkeypatch.setattr(cls, "progressive_predict", compiler_fails)
+    _at_call(monkeypatch, 3, compiler_fails)   # second run: a swallowed Ctrl-C, then the error
     assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == 130
     out, err = capsys.readouterr()
     res = json.loads(out)
@@ -523,22 +529,7 @@ def test_the_same_error_without_ctrl_c_is_not_an_interruption(tiny_csv, monkeypa
 def test_a_sigterm_the_compiler_swallowed_exits_143(tiny_csv, capsys, monkeypatch):
     import signal as _signal
 
-    from silkvision.backends import get_class
-
-    cls = get_class("pa1")
-    real = cls.progressive_predict
-    calls = []
-
-    def swallowed(self, X, y):
-        calls.append(1)
-        if len(calls) == 2:
-            try:
-                _signal.raise_signal(_signal.SIGTERM)
-            except KeyboardInterrupt:   # Terminated is one
-                pass
-        return real(self, X, y)
-
-    monkeypatch.setattr(cls, "progressive_predict", swallowed)
+    _at_call(monkeypatch, 2, _swallowed(_signal.SIGTERM))
     assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == 143
     out, err = capsys.readouterr()
     assert json.loads(out)["results"]["pa1"]["runs_done"] == 1 and err == "silkvision: terminated\n"
