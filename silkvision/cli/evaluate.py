@@ -335,8 +335,8 @@ def _figures(results, out: Path, scale: str) -> list[Path]:
 
 def _format_light(light: dict, ev: dict) -> str:
     w = ev["light_switch_window"]
-    lines = [f"light switches: F before = F over the {w} frames before the switch, F after = over the "
-             f"{w} frames after the event; recovery = frames until the {ev['recovery_smoothing']}-frame "
+    lines = [f"light switches: F before = F over the (up to) {w} evaluated frames before the switch, "
+             f"F after = over the {w} frames after the event; recovery = frames until the {ev['recovery_smoothing']}-frame "
              f"mean per-frame F is within {ev['recovery_tolerance']} of its mean before the switch"]
     head = ("sequence", "algorithm", "frame", "event", "F before", "F after", "recovery")
     rows = [head]

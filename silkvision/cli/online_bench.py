@@ -135,18 +135,20 @@ def run(args) -> int:
         kinds = {n: ("classifier" if issubclass(get_class(n), (BinaryClassifier, MultiClassifier))
                      else "novelty") for n in learners}
         names = datasets.available_names(args.data_root)  # empty when the data root is absent
+        root = args.data_root if args.data_root is not None else str(datasets.default_root())
         if args.json:
             _write(json.dumps({"learners": {n: t for n, t in learners.items() if kinds[n] == "classifier"},
                                "novelty_detectors": {n: t for n, t in learners.items() if kinds[n] == "novelty"},
-                               "datasets": names}) + "\n")
+                               "datasets": names, "data_root": root}) + "\n")
             return 0
         lines = [f"{n:<22} {t}" for n, t in learners.items() if kinds[n] == "classifier"]
         novelty = [n for n in learners if kinds[n] == "novelty"]
         if novelty:
             lines.append("\nnovelty detectors (Python API only; online-bench runs classifiers): "
                          + ", ".join(novelty))
-        if names:
-            lines.append("\ndata sets: " + ", ".join(names))
+        lines.append(f"\ndata sets under {root}: " + ", ".join(names) if names else
+                     f"\nno named data sets: {root} does not exist or holds none (use --data-root DIR, "
+                     f"or $SILKVISION_ONLINE_DATA; --dataset also takes a file)")
         _write("\n".join(lines) + "\n")
         return 0
     for opt in ("dataset", "algorithms"):

@@ -145,7 +145,7 @@ def test_list_json_is_one_json_object(capsys):
 
     assert main(["online-bench", "--list", "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
-    assert set(res) == {"learners", "novelty_detectors", "datasets"}
+    assert set(res) == {"learners", "novelty_detectors", "datasets", "data_root"}
     assert set(res["learners"]) | set(res["novelty_detectors"]) == set(available())
     assert set(res["novelty_detectors"]) == {"silk_novelty", "norma_novelty"}
 
@@ -558,3 +558,14 @@ def test_an_inherited_ignored_sigint_stays_ignored(tiny_csv, capsys, monkeypatch
     finally:
         _signal.signal(_signal.SIGINT, old)
     assert seen and all(h is _signal.SIG_IGN for h in seen)
+
+
+def test_list_says_where_named_data_sets_are_looked_for(tmp_path, capsys):
+    missing = tmp_path / "nowhere"
+    assert main(["online-bench", "--list", "--data-root", str(missing)]) == 0
+    out = capsys.readouterr().out
+    assert f"no named data sets: {missing} does not exist or holds none (use --data-root DIR" in out
+    (tmp_path / "toy").mkdir()
+    (tmp_path / "toy" / "toy.csv").write_text("1,0.5\n-1,0.2\n")
+    assert main(["online-bench", "--list", "--data-root", str(tmp_path)]) == 0
+    assert f"data sets under {tmp_path}: toy" in capsys.readouterr().out
