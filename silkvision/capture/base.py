@@ -267,6 +267,11 @@ class GroundTruth:
     def path(self, index: int) -> Path | None:
         return self._paths.get(int(index))
 
+    @property
+    def first(self) -> int:
+        """The lowest frame number with a mask."""
+        return min(self._paths)
+
     def read(self, index: int, size: tuple[int, int] | None = None,
              resize: tuple[int, int] | None = None) -> np.ndarray | None:
         """HxW uint8 labels of frame ``index`` (None when there is no file for it).
@@ -385,6 +390,21 @@ class Source:
         if self._gt is None:
             return None
         return self._gt.read(index, self._native, self.resize)
+
+    def check_groundtruth(self) -> None:
+        """Read the first ground-truth mask now, so that a ground-truth folder of the wrong size
+        (or with an unreadable first mask) is refused when the source opens rather than at the
+        first frame with ground truth. Does nothing without ground truth or while the frame size is
+        unknown (a camera before its first frame).
+
+        Raises
+        ------
+        SourceError
+            The mask's size is not the frames' size, or the mask cannot be read (one line naming
+            the file).
+        """
+        if self._gt is not None and self.native_size is not None:
+            self.groundtruth(self._gt.first)
 
     @property
     def roi(self) -> np.ndarray | None:

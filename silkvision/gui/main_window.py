@@ -15,21 +15,24 @@ from pathlib import Path
 
 import numpy as np
 from PyQt5.QtCore import QEvent, QSettings, Qt, QTimer, pyqtSignal
-from PyQt5.QtWidgets import (QAction, QApplication, QComboBox, QDoubleSpinBox, QFileDialog, QGridLayout,
-                             QHBoxLayout, QLabel, QMainWindow, QMessageBox, QPushButton, QSlider,
-                             QScrollArea, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PyQt5.QtWidgets import (QAction, QApplication, QComboBox, QFileDialog, QGridLayout, QHBoxLayout,
+                             QLabel, QMainWindow, QMessageBox, QPushButton, QSlider, QScrollArea,
+                             QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
-from silkvision.config import load_config, validate, write_config
+from silkvision.config import SCHEMA, load_config, validate, write_config
 from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import SilkvisionError
 from silkvision.gui.pipeline import Pipeline, SourceInfo
-from silkvision.gui.widgets import ImageView, ParamPanel, RocPlot
+from silkvision.gui.widgets import FloatSpinBox, ImageView, ParamPanel, RocPlot
+from silkvision.gui.widgets.float_spin import float_range
 from silkvision.gui.widgets.image_view import heat_map, overlay
 from silkvision.gui.worker import DetectorInfo, Worker, detector_infos, start_worker
 
 __all__ = ["MainWindow"]
 
 SLIDER_STEPS = 1000
+#: Significant digits of a threshold chosen with the slider (0.01095, not 0.010951999999999998)
+SLIDER_DIGITS = 4
 MAX_RECENT = 10
 #: Seconds closing the window waits for the worker; a worker blocked in a camera read is left to
 #: finish after the window has gone (``app._teardown`` waits for it before the process ends).
@@ -67,6 +70,7 @@ class MainWindow(QMainWindow):
         self.detectors: dict[str, DetectorInfo] = detector_infos(self.pipeline)
         self.info: SourceInfo | None = None
         self.result = None          # last FrameResult drawn
+        self.shown_index = None     # number of the frame in the input view (None: none shown)
         self.errors: list[str] = []  # every error shown (tests read it)
         self.playing = False
         self.recording = None
@@ -84,6 +88,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._layout()
         self._on_detectors(self.detectors)
+        self._clear_roc()
 
         w = self.worker
         w.opened.connect(self._on_opened)
@@ -94,7 +99,7 @@ class MainWindow(QMainWindow):
         w.configured.connect(self._on_configured)
         w.recording_changed.connect(self._on_recording_changed)
         w.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
-        w.error.connect(self.show_error)
+        w.error.connect(self._on_worker_error)
         self.worker_thread = start_worker(self.worker, self.request, self)
 
         self.display_timer = QTimer(self)
@@ -145,9 +150,11 @@ class MainWindow(QMainWindow):
         self.threshold_slider = QSlider(Qt.Horizontal)
         self.threshold_slider.setRange(0, SLIDER_STEPS)
         self.threshold_slider.valueChanged.connect(self._on_threshold_slider)
-        self.threshold_spin = QDoubleSpinBox()
-        self.threshold_spin.setDecimals(4)
-        self.threshold_spin.setSingleStep(0.01)
+        # any threshold the schema allows, also above the score range the slider covers
+        self.threshold_spin = FloatSpinBox()
+        self.threshold_spin.setRange(*float_range(SCHEMA["detector"]["silk"]["threshold"]))
+        self.threshold_spin.setToolTip("SILK's threshold: foreground if score f(x) < threshold; the "
+                                       "slider covers the score range, the box takes any value >= 0")
         self.threshold_spin.valueChanged.connect(self._on_threshold_spin)
 
         self.stats_label = QLabel("")
@@ -404,9 +411,10 @@ class MainWindow(QMainWindow):
         self.threshold_slider.blockSignals(False)
 
     def _on_threshold_slider(self, pos: int) -> None:
-        # quadratic scale: fine steps at the low scores where useful thresholds lie
+        # quadratic scale: fine steps at the low scores where useful thresholds lie; rounded to
+        # SLIDER_DIGITS significant digits, so that the boxes show a readable value
         lo, hi = self.detectors["silk"].score_range
-        self.set_threshold(lo + (hi - lo) * (pos / SLIDER_STEPS) ** 2)
+        self.set_threshold(float(f"{lo + (hi - lo) * (pos / SLIDER_STEPS) ** 2:.{SLIDER_DIGITS}g}"))
 
     def _on_threshold_spin(self, value: float) -> None:
         self.set_threshold(value)
@@ -535,6 +543,7 @@ class MainWindow(QMainWindow):
     def _on_opened(self, info: SourceInfo) -> None:
         self.info = info
         self.result = None
+        self.shown_index = None
         self._gt_gap_noted = False
         self._remember(info.spec)
         last = info.last_index
@@ -542,8 +551,8 @@ class MainWindow(QMainWindow):
         self.frame_slider.setEnabled(info.seekable and last is not None)
         if last is not None:
             self.frame_slider.setRange(info.first_index, last)
-            self.frame_slider.setValue(info.first_index)
         self.frame_slider.blockSignals(False)
+        self._show_slider(None)
         # nothing of the previous source stays on screen under the new title
         for view in self.views.values():
             view.set_image(None, NO_FRAME_YET)
@@ -557,7 +566,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"silkvision - {info.name}")
         self.statusBar().showMessage(f"opened {info.kind} {info.name}{total}, {gt}", 8000)
         self._layout_views()
-        self.roc_plot.clear_views()
+        self._clear_roc()
 
     def _on_restarted(self) -> None:
         """The detectors and ROCs restarted (another second algorithm, loaded parameters, a restart
@@ -567,7 +576,23 @@ class MainWindow(QMainWindow):
         for key, view in self.views.items():
             if key != "input" and key != "gt":
                 view.set_image(None, NO_FRAME_YET)
-        self.roc_plot.clear_views({role: info.name for role, info in (self.detectors or {}).items()})
+        self._clear_roc()
+
+    def _clear_roc(self) -> None:
+        """Empty ROC plot, its legend naming the detectors (SILK, NORMA...) and saying so when the
+        source has no ground truth."""
+        note = "" if self._has_groundtruth() else "no ground truth"
+        self.roc_plot.clear_views({role: info.name for role, info in self.detectors.items()}, note)
+        self.roc_plot.set_title(self._roc_title(None))
+
+    def _has_groundtruth(self) -> bool:
+        """False only when the open source has no ground truth (before any source: True)."""
+        return self.info is None or self.info.has_groundtruth
+
+    def _roc_title(self, frames: int | None) -> str:
+        if not self._has_groundtruth():
+            return "ROC: this source has no ground truth"
+        return "ROC against the ground truth" + ("" if frames is None else f" ({frames} frames)")
 
     def _on_playing(self, playing: bool) -> None:
         self.playing = playing
@@ -586,10 +611,6 @@ class MainWindow(QMainWindow):
         self.second_combo.setCurrentText(second.name)
         self.second_combo.blockSignals(False)
         if silk.has_scores:
-            lo, hi = silk.score_range
-            self.threshold_spin.blockSignals(True)
-            self.threshold_spin.setRange(lo, hi)
-            self.threshold_spin.blockSignals(False)
             self._show_threshold(silk.threshold)
         self.threshold_slider.setEnabled(silk.has_scores)
         self.threshold_spin.setEnabled(silk.has_scores)
@@ -616,6 +637,7 @@ class MainWindow(QMainWindow):
     def _draw(self, r, roc: bool | None = None) -> None:
         fresh = r is not self.result and not r.rethreshold
         self.result = r
+        self.shown_index = r.index
         second = next((k for k in r.masks if k != "silk"), None)
         self.views["input"].set_image(r.frame)
         self.views["silk"].set_image(r.masks["silk"])
@@ -654,19 +676,24 @@ class MainWindow(QMainWindow):
     def _draw_roc(self, r) -> None:
         second = next((k for k in r.roc if k != "silk"), None)
         self.roc_plot.set_views(r.roc["silk"], r.roc.get(second))
-        frames = r.roc["silk"].frames
-        self.roc_plot.set_title(f"ROC against the ground truth ({frames} frames)")
+        self.roc_plot.set_title(self._roc_title(r.roc["silk"].frames))
 
     def _show_position(self, r) -> None:
         last = self.info.last_index if self.info is not None else None
         self.frame_label.setText(f"frame {r.index} / {last if last is not None else '?'}")
-        if self.frame_slider.isEnabled() and not self.frame_slider.isSliderDown():
-            self.frame_slider.blockSignals(True)
-            self.frame_slider.setValue(r.index)
-            self.frame_slider.blockSignals(False)
+        self._show_slider(r.index)
         fps = "  ".join(f"{k.upper()} {v:.1f} fps" for k, v in r.fps.items())
         self.stats_label.setText(f"{fps}  |  display {self._display_fps:.1f} fps  |  "
                                  f"display skipped {self.worker.slot.skipped}  |  processed {r.processed}")
+
+    def _show_slider(self, index: int | None) -> None:
+        """Put the frame slider on frame ``index`` (None: no frame shown, the first) without seeking;
+        left alone while the user drags it."""
+        if self.frame_slider.isSliderDown():
+            return
+        self.frame_slider.blockSignals(True)
+        self.frame_slider.setValue(self.frame_slider.minimum() if index is None else index)
+        self.frame_slider.blockSignals(False)
 
     def _on_status_message(self, message: str) -> None:
         """An error, or a message too long to share the status bar with the rates, needs the whole
@@ -678,6 +705,12 @@ class MainWindow(QMainWindow):
             self.stats_label.setHidden(hide)
 
     # -- errors and closing -------------------------------------------------------------------------
+    def _on_worker_error(self, message: str) -> None:
+        """A request or a frame failed (e.g. a seek to a frame that cannot be read): the slider goes
+        back to the frame on screen, then the error is shown."""
+        self._show_slider(self.shown_index)
+        self.show_error(message)
+
     def show_error(self, message: str) -> None:
         """Show an error without blocking: status bar, plus a non-modal message box when interactive."""
         self.errors.append(message)

@@ -22,7 +22,10 @@ from silkvision.config import validate
 from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import ConfigError, SourceError
 
-__all__ = ["Pipeline", "FrameResult", "RocView", "SourceInfo", "MaskRecorder"]
+__all__ = ["Pipeline", "FrameResult", "RocView", "SourceInfo", "MaskRecorder", "CAPTURE_AT_OPEN"]
+
+#: Capture settings a source is opened with: a change applies to the next source opened.
+CAPTURE_AT_OPEN = ("resize", "camera_timeout")
 
 
 @dataclass
@@ -150,12 +153,13 @@ class _Roc:
         self.counts = self.counts + confusion_counts(mask, gt, roi)
         self.frames += 1
 
-    def view(self) -> RocView:
+    def view(self, has_groundtruth: bool = True) -> RocView:
+        """The accumulated ROC; ``has_groundtruth`` False: the source has none (said in the note)."""
         from silkvision.evaluation import metrics
 
         v = RocView(self.det.name, frames=self.frames)
         if self.frames == 0:
-            v.note = "no frame with ground truth yet"
+            v.note = "no frame with ground truth yet" if has_groundtruth else "no ground truth"
             return v
         shown = metrics(self.counts)
         if np.isfinite(shown["f_measure"]):
@@ -214,6 +218,10 @@ class Pipeline:
         self.config["gui"]["second_algorithm"] = self.second
         self.src = None
         self.info: SourceInfo | None = None
+        self.capture_used: dict = {}   # the capture settings the open source was opened with
+        self.at_end = False            # the source ended (a step returned None)
+        self.unreadable: str | None = None  # why the next frame cannot be read (a read failed)
+        self._next_index: int | None = None  # number of the frame the next read should give
         self.recorder: MaskRecorder | None = None
         self.processed = 0
         self.last: FrameResult | None = None
@@ -265,13 +273,28 @@ class Pipeline:
         return self.detectors["silk"]
 
     def open(self, spec, groundtruth=None) -> SourceInfo:
-        """Open a source (closing the previous one) and reset the detectors and ROCs."""
+        """Open a source (closing the previous one) and reset the detectors and ROCs.
+
+        Raises
+        ------
+        SourceError
+            The source cannot be opened, or its ground truth is not the size of its frames (the
+            first ground-truth mask is checked now); the previous source stays open.
+        """
         cap = self.config["capture"]
         resize = tuple(cap["resize"]) if cap["resize"] else None
         src = self.opener(spec, camera_timeout=cap["camera_timeout"], resize=resize,
                           groundtruth=groundtruth)
+        if src.has_groundtruth:
+            try:
+                src.check_groundtruth()
+            except Exception:
+                src.close()
+                raise
         self.close()
         self.src = src
+        self.capture_used = {k: cap[k] for k in CAPTURE_AT_OPEN}
+        self.at_end, self.unreadable, self._next_index = False, None, src.first_index
         self._it = iter(src)
         self.info = SourceInfo(spec=str(spec), kind=src.kind, name=src.name,
                                frame_count=src.frame_count, first_index=src.first_index,
@@ -300,19 +323,29 @@ class Pipeline:
         return troi is None or troi[0] <= index <= troi[1]
 
     def step(self) -> FrameResult | None:
-        """Process the next frame; ``None`` at the end of the source.
+        """Process the next frame; ``None`` at the end of the source (then :attr:`at_end`).
 
         Raises
         ------
         SourceError
-            The source is closed, or reading failed (corrupt file, camera lost).
+            The source is closed, or reading failed (corrupt file, truncated video, camera lost);
+            the message ends with the way forward (seek past the frame, before it in a video, or
+            Restart). A video cannot be read after a failed frame: each later step says so
+            (``cannot go on: ...``) until a seek or Restart.
         """
         if self.src is None:
             raise SourceError("no source is open")
         try:
             index, frame = next(self._it)
         except StopIteration:
+            if self.unreadable is not None:   # a video stops for good after a failed read
+                raise SourceError(f"cannot go on: {self.unreadable}") from None
+            self.at_end = True
             return None
+        except SourceError as e:
+            self.unreadable = f"{e}; {self._way_forward()}"
+            raise SourceError(self.unreadable) from None
+        self.unreadable, self._next_index = None, index + 1
         frame = np.array(frame, copy=True)
         masks, times = {}, {}
         for name, det in self.detectors.items():
@@ -341,6 +374,21 @@ class Pipeline:
         self._record(masks, index)
         return self.last
 
+    def _way_forward(self) -> str:
+        """What the user can do after the next frame of the open source could not be read."""
+        if not self.src.seekable:
+            return f"open the {self.info.kind} again"
+        if self.info.kind == "video":   # decoding does not go on after a failed frame
+            return f"seek before frame {self._next_index} or press Restart"
+        return "seek past this frame to go on, or press Restart"
+
+    def end_message(self) -> str:
+        """The status line at the end of the source: where it ended and what Play does now."""
+        where = "" if self.last is None else f" after frame {self.last.index}"
+        again = ("Play starts again from the first frame" if self.src is not None and self.src.seekable
+                 else f"open the {self.info.kind} again to go on")
+        return f"end of {self.info.name}{where} ({self.processed} frames processed); {again}"
+
     def _record(self, masks: dict[str, np.ndarray], index: int) -> None:
         """Write ``masks`` when recording; a failed write (disk full, folder gone) stops the
         recording before the error is raised, so that it is not retried every frame."""
@@ -354,7 +402,8 @@ class Pipeline:
             raise
 
     def roc_views(self) -> dict[str, RocView]:
-        return {name: roc.view() for name, roc in self.rocs.items()}
+        has_gt = self.src is None or self.src.has_groundtruth
+        return {name: roc.view(has_gt) for name, roc in self.rocs.items()}
 
     def rethreshold(self, threshold: float) -> FrameResult | None:
         """Set SILK's threshold and redo the last frame's SILK mask from its stored scores (no
@@ -384,6 +433,7 @@ class Pipeline:
             raise SourceError(f"{getattr(self.src, 'spec', self.info.spec)}: there is no frame {int(index)}; "
                               f"expected a frame number in {first}..{last}")
         self.src.seek(int(index))
+        self.at_end, self.unreadable, self._next_index = False, None, int(index)
         self._reset_state()
 
     def restart(self) -> None:
@@ -435,17 +485,26 @@ class Pipeline:
         self.config["gui"]["second_algorithm"] = name
         self._use_detectors(detectors)
 
-    def configure(self, config: dict) -> None:
+    def configure(self, config: dict) -> list[str]:
         """Use a new configuration (e.g. loaded from YAML): new detectors, fresh ROCs.
 
         All or nothing: the new detectors are built before anything is replaced, so a
         :class:`ConfigError` (bad value, unavailable second algorithm) leaves the pipeline as it was.
+
+        Returns
+        -------
+        list of str
+            The capture keys (``capture.resize``...) that differ from those the open source was
+            opened with: they apply to the next source opened.
         """
         new = validate(config, "config")
         second = new["gui"]["second_algorithm"]
         detectors = self._make_detectors(new, second)
         self.config, self.second = new, second
         self._use_detectors(detectors)
+        if self.src is None:
+            return []
+        return [f"capture.{k}" for k in CAPTURE_AT_OPEN if new["capture"][k] != self.capture_used[k]]
 
     def reset_roc(self) -> FrameResult | None:
         """Forget the accumulated ROC counts (the detectors keep learning).

@@ -141,16 +141,26 @@ class Worker(QObject):
             self.recording_changed.emit(folder)
 
     def _do_open(self, arg) -> None:
+        """Open a source; a recording stops (its masks would be numbered like the new source's
+        and overwrite the ones written)."""
         spec, groundtruth = arg
         self._set_playing(False)
         info = self.pipeline.open(spec, groundtruth=groundtruth)
         self.slot.reset()
         self.opened.emit(info)
         self.detectors_changed.emit(detector_infos(self.pipeline))
+        rec = self.pipeline.stop_recording()
+        if rec is not None:
+            self._report_recording()
+            self.message.emit(f"opened {info.name}; recording stopped: {rec.written} masks in "
+                              f"{rec.folder} (Record again to record this source)")
 
     def _do_play(self, _=None) -> None:
+        """Play; at the end of a file or folder, Play starts again from the first frame."""
         if self.pipeline.src is None:
             raise SilkvisionError("no source is open: open a video, a folder or a camera first")
+        if self.pipeline.at_end and self.pipeline.src.seekable:
+            self._do_restart()
         self._set_playing(True)
 
     def _do_pause(self, _=None) -> None:
@@ -162,15 +172,23 @@ class Worker(QObject):
 
     def _do_seek(self, index) -> None:
         self.pipeline.seek(int(index))
-        self.slot.reset()
-        self.message.emit(f"detectors and ROC restarted at frame {int(index)}")
-        self._process_one()
+        self._first_frame(f"detectors and ROC restarted at frame {int(index)}")
 
     def _do_restart(self, _=None) -> None:
         self.pipeline.restart()
+        self._first_frame("restarted from the first frame")
+
+    def _first_frame(self, message: str) -> None:
+        """Process the first frame after a seek or restart, then say ``message``. When that frame
+        cannot be read, the window is told to clear what the old detectors drew (``restarted``)
+        before the error is shown."""
         self.slot.reset()
-        self.message.emit("restarted from the first frame")
-        self._process_one()
+        try:
+            self._process_one()
+        except SilkvisionError:
+            self.restarted.emit()
+            raise
+        self.message.emit(message)
 
     def _do_set_params(self, arg) -> None:
         role, params = arg
@@ -200,13 +218,25 @@ class Worker(QObject):
         self.message.emit(f"second algorithm: {name}; detectors and ROC restarted")
 
     def _do_configure(self, arg) -> None:
+        """Use a loaded configuration. Capture settings that a source is opened with apply to the
+        next source opened (said in the message); ``capture.max_frames`` pauses playing after that
+        many frames, as ``--frames`` does."""
         config, source = arg
-        self.pipeline.configure(config)  # all or nothing
+        later = self.pipeline.configure(config)  # all or nothing
         self.slot.reset()   # no result of the old detectors may be drawn after this
+        max_frames = self.pipeline.config["capture"]["max_frames"]
+        if max_frames is not None:
+            self.max_frames = max_frames
         self.detectors_changed.emit(detector_infos(self.pipeline))
         self.restarted.emit()
         self.configured.emit(copy.deepcopy(self.pipeline.config))
-        self.message.emit(f"parameters loaded from {source}; detectors restarted")
+        notes = [f"parameters loaded from {source}; detectors restarted"]
+        if max_frames is not None:
+            notes.append(f"playing pauses after {max_frames} frames (capture.max_frames)")
+        if later:
+            notes.append(f"{' and '.join(later)} appl{'ies' if len(later) == 1 else 'y'} to the next "
+                         f"source opened")
+        self.message.emit("; ".join(notes))
 
     def _do_reset_roc(self, _=None) -> None:
         self.pipeline.reset_roc()
@@ -261,6 +291,7 @@ class Worker(QObject):
         result = self.pipeline.step()
         if result is None:
             self._set_playing(False)
+            self.message.emit(self.pipeline.end_message())
             self.ended.emit(self.pipeline.processed)
             return
         self.slot.put(result)
@@ -268,6 +299,8 @@ class Worker(QObject):
         if self.max_frames is not None and self.pipeline.processed >= self.max_frames:
             self.max_frames = None  # pause once; Play continues from there
             self._set_playing(False)
+            self.message.emit(f"paused after {self.pipeline.processed} frames (--frames or "
+                              f"capture.max_frames); Play goes on")
             self.ended.emit(self.pipeline.processed)
 
     def _publish_last(self) -> None:

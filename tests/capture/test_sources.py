@@ -282,6 +282,26 @@ def test_groundtruth_folder_must_exist_and_match_size(tmp_path):
     assert "gt000001.png" in _one_line(e) and "10x10" in str(e.value) and "32x24" in str(e.value)
 
 
+def test_check_groundtruth_refuses_the_wrong_size_before_any_frame_is_read(tmp_path):
+    """The first mask (here gt000003: the folder starts at frame 3) is checked at once, for a
+    video (header size) and for a folder (first image); a right-sized folder passes."""
+    video = _write_video(tmp_path / "v.avi", _frames(4))
+    folder = _write_folder(tmp_path / "f", _frames(4))
+    small = tmp_path / "small"
+    small.mkdir()
+    for n in (3, 4):
+        cv2.imwrite(str(small / f"gt{n:06d}.png"), np.zeros((10, 12), np.uint8))
+    right = _write_folder(tmp_path / "gt", [np.zeros((24, 32), np.uint8)] * 4, "gt{:06d}.png")
+    for spec in (video, folder):
+        src = open_source(spec, groundtruth=small)
+        with pytest.raises(SourceError) as e:
+            src.check_groundtruth()
+        assert "gt000003.png: ground truth is 12x10 but the frames are 32x24" in _one_line(e)
+        assert src.native_size == (32, 24)
+        open_source(spec, groundtruth=right).check_groundtruth()
+        open_source(spec).check_groundtruth()   # no ground truth: nothing to check
+
+
 def test_closed_source_refuses_reads(tmp_path):
     src = FolderSource(_write_folder(tmp_path / "c", _frames(2)))
     src.close()

@@ -72,3 +72,44 @@ def fpr_tpr(c: Counts) -> tuple[float, float]:
 
 def binary(mask) -> bool:
     return set(np.unique(mask)) <= {0, 255}
+
+
+def type_into(qtbot, box, text: str) -> str:
+    """Type ``text`` key by key over a spin box's whole text, then press Enter (keys the box refuses
+    are dropped, as for a user); returns the text shown before Enter."""
+    from PyQt5.QtCore import Qt
+
+    edit = box.lineEdit()
+    edit.selectAll()
+    qtbot.keyClicks(edit, text)
+    shown = edit.text()
+    qtbot.keyClick(edit, Qt.Key_Return)
+    return shown
+
+
+def write_frames(folder, n: int, size=(32, 24), seed: int = 0, pattern: str = "in{:06d}.png"):
+    """``n`` noise frames of ``size`` (width, height) in ``folder``, numbered from 1."""
+    import cv2
+
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    for i in range(1, n + 1):
+        assert cv2.imwrite(str(folder / pattern.format(i)),
+                           rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8))
+    return folder
+
+
+def write_video(path, n: int, size=(32, 24), keep: float = 1.0):
+    """An MJPG video of ``n`` noise frames; ``keep`` < 1 cuts the file to that fraction of its bytes,
+    so that the container still reports ``n`` frames but the later ones cannot be decoded."""
+    import cv2
+
+    rng = np.random.default_rng(1)
+    vw = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, size)
+    assert vw.isOpened()
+    for _ in range(n):
+        vw.write(rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8))
+    vw.release()
+    data = path.read_bytes()
+    path.write_bytes(data[: int(len(data) * keep)])
+    return path

@@ -48,6 +48,9 @@ class FakeSource:
         frame[8:16, 8 + self.i:16 + self.i] = 200
         return self.i, frame
 
+    def check_groundtruth(self):  # as Source.check_groundtruth: the masks are the frames' size
+        pass
+
     def groundtruth(self, index):
         if index > self.gt_frames:
             return None
@@ -249,6 +252,9 @@ def test_closing_does_not_wait_for_a_stalled_read(qtbot, make_window):
 
 # -- 9. the parameter panel: schema ranges, live values after a refusal ------------------------------
 def test_panel_spin_boxes_take_their_range_from_the_schema(make_window):
+    """The schema's range, without a cap where the schema has none (threshold, sigma, warmup)."""
+    from silkvision.gui.widgets.float_spin import HUGE
+
     win = make_window()
     silk, norma = win.panels["silk"].editors, win.panels["second"].editors
     assert (silk["omega"].minimum(), silk["omega"].maximum()) == (1, 255)
@@ -256,20 +262,21 @@ def test_panel_spin_boxes_take_their_range_from_the_schema(make_window):
     assert (silk["median"].minimum(), silk["median"].maximum()) == (0, 15)
     assert (silk["hold"].minimum(), silk["hold"].maximum()) == (0, 100)
     assert (norma["nu"].minimum(), norma["nu"].maximum()) == (0.0, 1.0)
-    assert silk["threshold"].maximum() == 1e6
+    assert (silk["threshold"].minimum(), silk["threshold"].maximum()) == (0.0, HUGE)
+    assert silk["sigma"].maximum() == HUGE and silk["warmup"].maximum() == 2**31 - 1
 
 
 def test_panel_spin_boxes_offer_no_value_the_schema_refuses(qtbot, make_window):
-    """Open ends (C > 0, tau < 1), a closed end finer than the decimals shown (sigma >= 1e-6) and the
+    """Open ends (C > 0, tau < 1: the next value inside), a closed end (sigma >= 1e-6) and the
     filter sizes (0 or odd 3..15) are kept out of the spin boxes, not only refused on Apply."""
     from PyQt5.QtCore import Qt
 
     win = make_window()
     silk, norma = win.panels["silk"].editors, win.panels["second"].editors
-    assert silk["C"].minimum() == 1e-4 and silk["rho"].minimum() == 1e-4
-    assert (silk["tau"].minimum(), silk["tau"].maximum()) == (1e-6, 0.999999)
-    assert (silk["global_change"].minimum(), silk["global_change"].maximum()) == (1e-4, 1.0)
-    assert silk["sigma"].minimum() == 1e-4 and norma["eta"].minimum() == 1e-4
+    assert silk["C"].minimum() == 1e-300 and silk["rho"].minimum() == 1e-300
+    assert (silk["tau"].minimum(), silk["tau"].maximum()) == (1e-300, 0.9999999999999999)
+    assert (silk["global_change"].minimum(), silk["global_change"].maximum()) == (1e-300, 1.0)
+    assert silk["sigma"].minimum() == 1e-6 and norma["eta"].minimum() == 1e-300
     median = silk["median"]
     median.setValue(0)
     seen = [median.value()]

@@ -289,11 +289,10 @@ def test_parameter_editors_hold_the_defaults_exactly(qtbot, make_window, sample_
     assert panel.changed() == {}
 
 
-def test_spin_box_decimals_follow_the_value():
-    from silkvision.gui.widgets.param_panel import _decimals
+def test_float_text_is_the_shortest_exact_text():
+    from silkvision.gui.widgets.float_spin import float_text
 
-    assert _decimals(0.45) == 4
-    assert _decimals(0.00075) == 5
-    assert _decimals(0.078125) == 6
-    assert _decimals(1e-12) == 12         # a tiny live value is shown as it is
-    assert _decimals(1e-20) == 4          # below the most we show (15): rounded, at least 4
+    cases = {0.45: "0.45", 0.000503: "0.000503", 8.0: "8", 2e6: "2000000", 5e-5: "5e-5",
+             1e-16: "1e-16", 1e300: "1e300", 0.010951999999999998: "0.010951999999999998", 0.0: "0"}
+    for value, text in cases.items():
+        assert float_text(value) == text and float(text) == value

@@ -1,26 +1,28 @@
 """Parameter editor of one detector, built from the configuration schema.
 
 One row per key of ``det.get_params()``: a spin box, check box or list, with the key's help from
-:mod:`silkvision.config.schema` as tooltip. Keys in ``det.RESTART_PARAMS`` are marked "(restarts)".
-"Apply" validates the changed values with the config rules and emits ``apply_requested``.
+:mod:`silkvision.config.schema` as tooltip. The spin boxes offer the schema's range; a float key's
+box (:class:`.FloatSpinBox`) shows and takes any float the schema allows (``5e-4``, ``1e-16``).
+Keys in ``det.RESTART_PARAMS`` are marked "(restarts)". "Apply" validates the changed values with
+the config rules and emits ``apply_requested`` with only the keys the user changed.
 """
 
 from __future__ import annotations
 
-import bisect
-import math
-
 from PyQt5.QtCore import pyqtSignal
 from PyQt5.QtGui import QValidator
-from PyQt5.QtWidgets import (QAbstractSpinBox, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout,
-                             QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout,
-                             QWidget)
+from PyQt5.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
+                             QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from silkvision.config import COLOUR_SPACES, SCHEMA, validate
 from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import ConfigError
+from silkvision.gui.widgets.float_spin import FloatSpinBox, float_range
 
 __all__ = ["ParamPanel"]
+
+#: Upper end of an integer box whose key the schema leaves unbounded (the largest a QSpinBox holds).
+INT_MAX = 2**31 - 1
 
 
 def _spec(algorithm: str, key: str):
@@ -29,31 +31,6 @@ def _spec(algorithm: str, key: str):
         return det[key], {"detector": {key: None}}
     section = det.get(algorithm, {})
     return section.get(key), {"detector": {algorithm: {key: None}}}
-
-
-def _bounds(spec, decimals: int = 0) -> tuple[float | None, float | None]:
-    """A key's range as a spin box range: the schema's ``Param.bounds`` (``None`` where the schema
-    states no limit), moved inwards to the nearest value with ``decimals`` decimals that the schema
-    allows (an open end ``(0, ...`` becomes ``10**-decimals``; a closed ``1e-6`` with 4 decimals
-    becomes 0.0001), so that the spin box offers no value that Apply would refuse."""
-    if spec is None:
-        return None, None
-    unit = 10.0 ** -decimals
-    lo, hi = spec.bounds
-    lo_open, hi_open = spec.open_ends
-    if lo is not None:
-        lo = math.ceil(round(lo / unit, 6)) * unit
-        lo = lo + unit if lo_open and lo <= spec.bounds[0] else lo
-    if hi is not None:
-        hi = math.floor(round(hi / unit, 6)) * unit
-        hi = hi - unit if hi_open and hi >= spec.bounds[1] else hi
-    return (None if lo is None else float(lo)), (None if hi is None else float(hi))
-
-
-def _decimals(value: float, least: int = 4, most: int = 15) -> int:
-    """Decimals a spin box needs to hold ``value`` without rounding it (between ``least`` and ``most``)."""
-    text = f"{value:.{most}f}".rstrip("0")
-    return max(least, len(text.split(".")[1]) if "." in text else 0)
 
 
 class ListSpinBox(QSpinBox):
@@ -163,30 +140,30 @@ class ParamPanel(QWidget):
             w = ListSpinBox(spec.values)         # median / close: 0 or odd 3..15
             w.setValue(value)
         elif isinstance(value, int):
-            lo, hi = _bounds(spec)              # the schema's range where it states one
+            lo, hi = (None, None) if spec is None else spec.bounds   # integer keys have closed ends
             w = QSpinBox()
-            w.setRange(int(0 if lo is None else lo), int(max(value, 1_000_000 if hi is None else hi)))
+            w.setRange(int(0 if lo is None else lo), int(INT_MAX if hi is None else hi))
             w.setValue(value)
         elif isinstance(value, float):
-            decimals = _decimals(value)          # enough to show the value exactly (tau = 0.000503)
-            lo, hi = _bounds(spec, decimals)
-            w = QDoubleSpinBox()
-            w.setDecimals(decimals)
-            # the live value always fits (the rounding inwards must not clamp it and so change it)
-            w.setRange(min(value, 0.0 if lo is None else lo), max(value, 1e6 if hi is None else hi))
-            w.setStepType(QAbstractSpinBox.AdaptiveDecimalStepType)
+            lo, hi = float_range(spec)
+            w = FloatSpinBox()
+            # a live value always fits (a valid value below the smallest one offered: 1e-310)
+            w.setRange(min(value, lo), max(value, hi))
             w.setValue(value)
         else:
             w = QLineEdit(str(value))
         return w
 
     def value(self, key: str):
+        """The value ``key``'s editor shows. Text still being typed in a spin box counts (as after
+        Enter): Apply takes it even where clicking the button leaves the focus in the box."""
         w = self.editors[key]
         if isinstance(w, QCheckBox):
             return w.isChecked()
         if isinstance(w, QComboBox):
             return w.currentText()
         if isinstance(w, (QSpinBox, QDoubleSpinBox)):
+            w.interpretText()
             return w.value()
         return w.text()
 

@@ -74,18 +74,17 @@ class RocPlot(pg.PlotWidget):
     def set_title(self, text: str) -> None:
         self.getPlotItem().setTitle(text, color="k", size="11pt")
 
-    def clear_views(self, names: dict[str, str] | None = None) -> None:
-        """Empty plot for a new source or restarted detectors: no curves, no points, legend without
-        values (named by ``names[role]`` if given, else as before), plain title."""
+    def clear_views(self, names: dict[str, str] | None = None, note: str = "") -> None:
+        """Empty plot for a new source or restarted detectors: no curves, no points, plain title, a
+        legend without values naming each detector by ``names[role]`` (else as before), with
+        ``note`` after the name (e.g. "no ground truth")."""
         self.set_views(None, None)
         for role, curve in self.curves.items():
             label = self.legend.getLabel(curve)
             old = self.views.get(role)
+            name = (names or {}).get(role) or (old.name if old is not None else role)
             if label is not None:
-                if names and role in names:
-                    label.setText(names[role].upper())
-                else:
-                    label.setText(old.name.upper() if old is not None else role)
+                label.setText(_label(RocView(name, note=note)))
         self.views = {}
         self.set_title("ROC against the ground truth")
 

@@ -1,0 +1,162 @@
+"""What the window says and does around the source: another source opened while recording, frames
+that cannot be read, ground truth of the wrong size, the end of the source, capture settings
+loaded from a file, and the ROC legend's names."""
+
+from __future__ import annotations
+
+from .gui_helpers import write_frames, write_video
+
+
+def opened(qtbot, win, spec, groundtruth=None):
+    with qtbot.waitSignal(win.worker.opened, timeout=10_000):
+        win.open_source(spec, groundtruth)
+
+
+def shown(qtbot, win, index):
+    """Wait until frame ``index`` is drawn."""
+    qtbot.waitUntil(lambda: win.result is not None and win.result.index == index, timeout=10_000)
+
+
+def status(win) -> str:
+    return win.statusBar().currentMessage()
+
+
+def legend(win) -> list[str]:
+    return [win.roc_plot.legend.getLabel(c).text for c in win.roc_plot.curves.values()]
+
+
+# -- finding 3: another source stops the recording ----------------------------------------------------
+def test_opening_another_source_stops_the_recording(qtbot, make_window, tmp_path):
+    first = write_frames(tmp_path / "a", 4, seed=1)
+    second = write_frames(tmp_path / "b", 4, seed=2)
+    win = make_window()
+    opened(qtbot, win, first)
+    win.start_recording(tmp_path / "rec")
+    for i in (1, 2, 3):
+        win.step()
+        shown(qtbot, win, i)
+    mask = tmp_path / "rec" / "silk" / "bin000001.png"
+    written = mask.read_bytes()
+    opened(qtbot, win, second)
+    qtbot.waitUntil(lambda: "recording stopped" in status(win), timeout=5000)
+    assert f"6 masks in {tmp_path / 'rec'}" in status(win) and "opened b" in status(win)
+    assert win.recording is None and not win.record_action.isChecked() and win.pipeline.recorder is None
+    win.step()
+    shown(qtbot, win, 1)
+    assert mask.read_bytes() == written   # the first source's masks are kept
+
+
+# -- finding 4: a seek to a frame that cannot be read ------------------------------------------------
+def test_a_seek_to_an_unreadable_frame_clears_the_views_and_says_what_to_do(qtbot, make_window, tmp_path):
+    video = write_video(tmp_path / "cut.avi", 60, keep=1 / 3)   # reports 60 frames, about 10 readable
+    win = make_window()
+    opened(qtbot, win, video)
+    for i in (1, 2, 3):
+        win.step()
+        shown(qtbot, win, i)
+    win.frame_slider.setValue(45)   # a click on the slider's groove seeks
+    qtbot.waitUntil(lambda: len(win.errors) == 1, timeout=5000)
+    assert "could not decode frame 45" in win.errors[0]
+    assert "seek before frame 45 or press Restart" in win.errors[0]
+    # no mask, score map or ROC of the discarded detectors; the slider is back on the frame shown
+    assert all(win.views[k].array is None for k in ("silk", "second", "scores"))
+    assert "AUC" not in legend(win)[0]
+    assert win.frame_slider.value() == 3 and win.frame_label.text() == "frame 3 / 60"
+    # Play and Step say why nothing happens
+    win.play()
+    qtbot.waitUntil(lambda: len(win.errors) == 2, timeout=5000)
+    assert win.errors[1].startswith("cannot go on: ") and "seek before frame 45" in win.errors[1]
+    assert not win.playing
+    win.step()
+    qtbot.waitUntil(lambda: len(win.errors) == 3, timeout=5000)
+    win.restart()
+    shown(qtbot, win, 1)
+
+
+# -- finding 6: a corrupt image in a folder ----------------------------------------------------------
+def test_a_corrupt_image_says_to_seek_past_it(qtbot, make_window, tmp_path):
+    folder = write_frames(tmp_path / "seq", 8)
+    (folder / "in000005.png").write_bytes(b"not an image at all")
+    win = make_window()
+    opened(qtbot, win, folder)
+    win.seek(4)
+    shown(qtbot, win, 4)
+    win.step()
+    qtbot.waitUntil(lambda: len(win.errors) == 1, timeout=5000)
+    assert "in000005.png: cannot decode" in win.errors[0]
+    assert win.errors[0].endswith("seek past this frame to go on, or press Restart")
+    win.seek(6)
+    shown(qtbot, win, 6)
+
+
+# -- finding 5: ground truth of the wrong size -------------------------------------------------------
+def test_ground_truth_of_the_wrong_size_is_refused_when_the_source_opens(qtbot, make_window, tmp_path):
+    video = write_video(tmp_path / "clip.avi", 6)
+    small = write_frames(tmp_path / "gt_small", 6, size=(16, 12), pattern="gt{:06d}.png")
+    right = write_frames(tmp_path / "gt", 6, pattern="gt{:06d}.png")
+    win = make_window()
+    win.open_source(video, small)
+    qtbot.waitUntil(lambda: len(win.errors) == 1, timeout=5000)
+    assert "gt000001.png: ground truth is 16x12 but the frames are 32x24" in win.errors[0]
+    assert win.info is None and win.pipeline.src is None   # nothing was opened, no frame used up
+    opened(qtbot, win, video, right)
+    assert win.info.has_groundtruth and "with ground truth" in status(win)
+
+
+# -- finding 11: the end of the source ---------------------------------------------------------------
+def test_the_end_of_the_source_is_said_and_play_starts_again(qtbot, make_window, tmp_path):
+    folder = write_frames(tmp_path / "short", 4)
+    win = make_window()
+    opened(qtbot, win, folder)
+    with qtbot.waitSignal(win.worker.ended, timeout=10_000):
+        win.play()
+    qtbot.waitUntil(lambda: status(win).startswith("end of short"), timeout=5000)
+    assert status(win) == ("end of short after frame 4 (4 frames processed); Play starts again from "
+                           "the first frame")
+    drawn = win.drawn
+    with qtbot.waitSignal(win.worker.ended, timeout=10_000):
+        win.play()
+    qtbot.waitUntil(lambda: not win.playing, timeout=5000)
+    win.draw_now()
+    assert win.drawn > drawn and win.result.index == 4 and win.pipeline.processed == 4
+    assert win.errors == []
+
+
+# -- finding 8: capture settings loaded from a file --------------------------------------------------
+def test_loaded_capture_settings_say_when_they_apply(qtbot, make_window, tmp_path):
+    folder = write_frames(tmp_path / "seq", 8)
+    path = tmp_path / "capture.yaml"
+    path.write_text("capture:\n  resize: [16, 12]\n  max_frames: 2\n")
+    win = make_window()
+    opened(qtbot, win, folder)
+    assert win.load_params(path)
+    qtbot.waitUntil(lambda: "parameters loaded from" in status(win), timeout=5000)
+    assert "capture.resize applies to the next source opened" in status(win)
+    assert "playing pauses after 2 frames (capture.max_frames)" in status(win)
+    with qtbot.waitSignal(win.worker.ended, timeout=10_000):
+        win.play()
+    qtbot.waitUntil(lambda: not win.playing, timeout=5000)
+    assert win.pipeline.processed == 2 and win.result.frame.shape == (24, 32, 3)
+    assert status(win).startswith("paused after 2 frames")
+    opened(qtbot, win, folder)
+    win.step()
+    shown(qtbot, win, 1)
+    assert win.result.frame.shape == (12, 16, 3)
+
+
+# -- finding 10: the ROC legend ----------------------------------------------------------------------
+def test_the_roc_legend_names_the_algorithms_and_says_when_there_is_no_ground_truth(qtbot, make_window,
+                                                                                  tmp_path, sample_seq):
+    win = make_window()
+    assert legend(win) == ["SILK", "NORMA"]
+    opened(qtbot, win, write_frames(tmp_path / "seq", 3))
+    assert legend(win) == ["SILK  (no ground truth)", "NORMA  (no ground truth)"]
+    assert "no ground truth" in win.roc_plot.getPlotItem().titleLabel.text
+    win.step()
+    shown(qtbot, win, 1)
+    assert legend(win) == ["SILK  (no ground truth)", "NORMA  (no ground truth)"]
+    with qtbot.waitSignal(win.worker.detectors_changed, timeout=5000):
+        win.second_combo.setCurrentText("mog2")
+    assert legend(win) == ["SILK  (no ground truth)", "MOG2  (no ground truth)"]
+    opened(qtbot, win, sample_seq)
+    assert legend(win) == ["SILK", "MOG2"]
