@@ -299,8 +299,7 @@ class Worker(QObject):
         if self.max_frames is not None and self.pipeline.processed >= self.max_frames:
             self.max_frames = None  # pause once; Play continues from there
             self._set_playing(False)
-            self.message.emit(f"paused after {self.pipeline.processed} frames (--frames or "
-                              f"capture.max_frames); Play goes on")
+            self.message.emit(f"paused after {self.pipeline.processed} frames; Play goes on")
             self.ended.emit(self.pipeline.processed)
 
     def _publish_last(self) -> None:
