@@ -688,8 +688,8 @@ class MainWindow(QMainWindow):
 
     def _show_slider(self, index: int | None) -> None:
         """Put the frame slider on frame ``index`` (None: no frame shown, the first) without seeking;
-        left alone while the user drags it."""
-        if self.frame_slider.isSliderDown():
+        left alone while the user drags it, or while it is disabled (a camera)."""
+        if self.frame_slider.isSliderDown() or not self.frame_slider.isEnabled():
             return
         self.frame_slider.blockSignals(True)
         self.frame_slider.setValue(self.frame_slider.minimum() if index is None else index)

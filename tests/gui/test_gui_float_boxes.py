@@ -18,7 +18,7 @@ def test_typed_scientific_notation_is_taken_and_a_decimal_comma_is_refused(qtbot
     win = make_window()
     silk = win.panels["silk"].editors
     for key, text, value in (("tau", "5e-4", 5e-4), ("rho", "1e-3", 1e-3), ("C", "0.00005", 5e-5),
-                             ("sigma", "0.000001", 1e-6), ("sigma", "2000000", 2e6),
+                             ("sigma", "0.000001", 1e-6), ("sigma", "200000", 2e5),
                              ("warmup", "2000000", 2_000_000), ("threshold", ".5", 0.5),
                              ("tau", "1E-7", 1e-7)):
         type_into(qtbot, silk[key], text)
@@ -31,10 +31,10 @@ def test_typed_scientific_notation_is_taken_and_a_decimal_comma_is_refused(qtbot
         assert win.panels["silk"].value(key) == before and float(silk[key].text()) == before, (key, text)
     # letters are refused key by key: the text stays as it was
     assert type_into(qtbot, silk["rho"], "abc") == "0.001"
-    assert win.panels["silk"].apply() == {"tau": 1e-7, "rho": 1e-3, "C": 5e-5, "sigma": 2e6,
+    assert win.panels["silk"].apply() == {"tau": 1e-7, "rho": 1e-3, "C": 5e-5, "sigma": 2e5,
                                           "warmup": 2_000_000, "threshold": 0.5}
     qtbot.waitUntil(lambda: win.detectors["silk"].params["tau"] == 1e-7, timeout=5000)
-    assert live(win, "silk")["sigma"] == 2e6 and live(win, "silk")["warmup"] == 2_000_000
+    assert live(win, "silk")["sigma"] == 2e5 and live(win, "silk")["warmup"] == 2_000_000
     # text typed without Enter counts on Apply (clicking a button may leave the focus in the box)
     silk = win.panels["silk"].editors   # rebuilt with the applied values
     silk["rho"].lineEdit().selectAll()
@@ -96,3 +96,22 @@ def test_the_bottom_threshold_box_shows_a_threshold_outside_the_slider_range(qtb
     type_into(qtbot, win.threshold_spin, "50")   # beyond the score range: taken as typed
     qtbot.waitUntil(lambda: win.pipeline.silk.threshold == 50.0, timeout=5000)
     assert win.panels["silk"].value("threshold") == 50.0 and win.panels["silk"].changed() == {}
+
+
+def test_arrows_step_from_typed_text_and_reach_zero(qtbot, make_window):
+    """An arrow after typing steps from the typed value (as Qt's own boxes do), and stepping down
+    reaches 0 where the range starts there; an unbounded end stops at 1e6 (C = 1e308 would overflow
+    the score range)."""
+    from PyQt5.QtCore import Qt
+
+    win = make_window()
+    box = win.threshold_spin
+    box.lineEdit().selectAll()
+    qtbot.keyClicks(box.lineEdit(), "0.2")
+    qtbot.keyClick(box, Qt.Key_Up)
+    assert box.value() == pytest.approx(0.21)
+    box.setValue(0.02)
+    for _ in range(200):   # a tenth of the leading decade per step: 0.02, 0.019, ..., then 0
+        box.stepBy(-1)
+    assert box.value() == 0.0
+    assert win.panels["silk"].editors["C"].maximum() == 1e6

@@ -35,15 +35,17 @@ def test_opening_another_source_stops_the_recording(qtbot, make_window, tmp_path
     for i in (1, 2, 3):
         win.step()
         shown(qtbot, win, i)
-    mask = tmp_path / "rec" / "silk" / "bin000001.png"
-    written = mask.read_bytes()
+    rec = tmp_path / "rec"
+    written = {p: p.stat().st_mtime_ns for p in rec.rglob("*.png")}
     opened(qtbot, win, second)
     qtbot.waitUntil(lambda: "recording stopped" in status(win), timeout=5000)
     assert f"6 masks in {tmp_path / 'rec'}" in status(win) and "opened b" in status(win)
     assert win.recording is None and not win.record_action.isChecked() and win.pipeline.recorder is None
-    win.step()
-    shown(qtbot, win, 1)
-    assert mask.read_bytes() == written   # the first source's masks are kept
+    for i in (1, 2, 3):
+        win.step()
+        shown(qtbot, win, i)
+    # the first source's masks are kept: none rewritten, none added
+    assert {p: p.stat().st_mtime_ns for p in rec.rglob("*.png")} == written
 
 
 # -- finding 4: a seek to a frame that cannot be read ------------------------------------------------
@@ -60,7 +62,6 @@ def test_a_seek_to_an_unreadable_frame_clears_the_views_and_says_what_to_do(qtbo
     assert "seek before frame 45 or press Restart" in win.errors[0]
     # no mask, score map or ROC of the discarded detectors; the slider is back on the frame shown
     assert all(win.views[k].array is None for k in ("silk", "second", "scores"))
-    assert "AUC" not in legend(win)[0]
     assert win.frame_slider.value() == 3 and win.frame_label.text() == "frame 3 / 60"
     # Play and Step say why nothing happens
     win.play()

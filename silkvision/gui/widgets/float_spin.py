@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 
 from PyQt5.QtCore import QSize
 from PyQt5.QtGui import QValidator
@@ -14,8 +13,9 @@ from PyQt5.QtWidgets import QDoubleSpinBox
 
 __all__ = ["FloatSpinBox", "float_text", "float_range", "step_value", "HUGE", "SMALLEST_POSITIVE"]
 
-#: Upper end of a box whose key the schema leaves unbounded (any finite float is allowed).
-HUGE = sys.float_info.max
+#: Ends of a box whose key the schema leaves unbounded: 1e6 is more than any setting needs, and far
+#: larger values (C = 1e308) would overflow the detectors' score range (SILK's is 0..omega*C).
+HUGE = 1e6
 #: Lower end of a box whose key must be > 0. A QDoubleSpinBox keeps at most 323 decimals, so the
 #: float right after 0 (5e-324) would read back as 0; 1e-300 is held exactly.
 SMALLEST_POSITIVE = 1e-300
@@ -96,6 +96,8 @@ def step_value(value: float, steps: int, zero_step: float) -> float:
         return steps * zero_step
     size = abs(value)
     if (value < 0) != (steps < 0):  # moving towards 0: from 1 the step down is 0.01, not 0.1
+        if size <= zero_step:       # ... and from the first step above 0, to 0 (not 1e-25 ever)
+            return 0.0
         size /= 1.01
     exponent = math.floor(math.log10(size)) - 1
     moved = value + steps * 10.0 ** exponent
@@ -167,6 +169,7 @@ class FloatSpinBox(QDoubleSpinBox):
         return QSize(hint.width() - max(ends - fm.horizontalAdvance(SIZE_TEXT), 0), hint.height())
 
     def stepBy(self, steps: int) -> None:
+        self.interpretText()   # step from what was typed (as Qt's own boxes do), not the old value
         moved = step_value(self.value(), steps, self.zero_step)
         self.setValue(min(max(moved, self.minimum()), self.maximum()))
         self.selectAll()
