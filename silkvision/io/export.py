@@ -286,11 +286,8 @@ def _ends(path: Path, digest) -> None:
     with open(path, "rb") as f:
         digest.update(f.read(FINGERPRINT_BYTES))
         size = f.seek(0, os.SEEK_END)
-        if size > 2 * FINGERPRINT_BYTES:
-            f.seek(size - FINGERPRINT_BYTES)
-            digest.update(f.read())
-        elif size > FINGERPRINT_BYTES:
-            f.seek(FINGERPRINT_BYTES)
+        if size > FINGERPRINT_BYTES:
+            f.seek(max(FINGERPRINT_BYTES, size - FINGERPRINT_BYTES))
             digest.update(f.read())
 
 
@@ -706,7 +703,8 @@ def _export(src: Source, out: Path, cfg: dict, det, progress, log, handle_signal
 
 
 def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_signals) -> ExportResult:
-    want_scores = bool(cfg["export"]["scores"])
+    asked_scores = bool(cfg["export"]["scores"])
+    want_scores = asked_scores and det.has_scores   # scores files written (MOG2/KNN have none)
     want_video = bool(cfg["export"]["video"])
     every = int(cfg["export"]["checkpoint_every"])
     settings = output_settings(cfg, algorithm)
@@ -718,7 +716,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
     if old is not None:
         _compare(out, old, new)
         if old.get("status") == "complete":
-            _check_complete_files(out, old, want_scores)
+            _check_complete_files(out, old, asked_scores)
             (out / CHECKPOINT).unlink(missing_ok=True)
             res.frames, res.complete, res.already_complete = old["frames"], True, True
             res.first_index, res.last_index = old.get("first_index"), old.get("last_index")
@@ -730,7 +728,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         if (out / CHECKPOINT).is_file():
             try:
                 state, resume_index, frames_before = _load_checkpoint(
-                    out, src, scores=want_scores and det.has_scores)
+                    out, src, scores=want_scores)
             except _BadCheckpoint as e:
                 bad = str(e)
             else:
@@ -779,9 +777,8 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
     _write_manifest(out, new)
     with reported_write_errors(out / "config.yaml"):
         write_config(_effective_config(cfg), out / "config.yaml")
-    if want_scores and not det.has_scores:
+    if asked_scores and not want_scores:
         log(f"{algorithm} has no per-pixel scores: no scores files are written")
-        want_scores = False
 
     # the video is opened at the first decoded frame (its real size; a header may disagree)
     writer = None
