@@ -716,7 +716,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
     if old is not None:
         _compare(out, old, new)
         if old.get("status") == "complete":
-            _check_complete_files(out, old, asked_scores)
+            _check_complete_files(out, old, want_scores)
             (out / CHECKPOINT).unlink(missing_ok=True)
             res.frames, res.complete, res.already_complete = old["frames"], True, True
             res.first_index, res.last_index = old.get("first_index"), old.get("last_index")

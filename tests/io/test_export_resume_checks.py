@@ -215,3 +215,19 @@ def test_an_inherited_ignored_sigint_stays_ignored_during_an_export(tmp_path, se
     finally:
         signal.signal(signal.SIGINT, old)
     assert res.complete and seen and all(h is signal.SIG_IGN for h in seen)
+
+
+def test_a_complete_export_with_scores_of_a_detector_without_them_is_complete(tmp_path, seq):
+    """MOG2/KNN write no scores files even when scores are asked for; re-running such a complete
+    export is "nothing to do", not "scores files were removed"."""
+    def no_scores():
+        det = FakeDetector()
+        det.has_scores = False
+        return det
+
+    cfg = {"export": {"scores": True}}
+    out = tmp_path / "o"
+    assert export_masks(seq, out, cfg, detector=no_scores(), progress=False, log=lambda m: None).complete
+    assert not list(out.glob("scores*.npz"))
+    again = export_masks(seq, out, cfg, detector=no_scores(), progress=False, log=lambda m: None)
+    assert again.already_complete
