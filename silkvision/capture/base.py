@@ -211,22 +211,19 @@ def number_images(images: list[Path], what: str = "image folder") -> list[int]:
         or two names end in the same number (both named).
     """
     numbers = [_trailing_number(p) for p in images]
-    numbered = [p for p, n in zip(images, numbers) if n is not None]
-    positions = list(range(1, len(images) + 1))
-    if not numbered:
-        return positions
-    if len(numbered) == len(images) and len(set(numbers)) * 2 < len(images):
-        # most names share their trailing number: it is not a frame number but a camera id or the
-        # end of a time stamp (frame0001_cam1.jpg, 12-00-00.jpg), so the sorted order numbers them
-        return positions
-    if len(numbered) < len(images):
+    missing = numbers.count(None)
+    # no numbers, or most names share theirs: not a frame number but a camera id or the end of a
+    # time stamp (frame0001_cam1.jpg, 12-00-00.jpg), so the sorted order numbers them
+    if missing == len(images) or (not missing and len(set(numbers)) * 2 < len(images)):
+        return list(range(1, len(images) + 1))
+    if missing:
         raise SourceError(_mixed_numbering(images, numbers, what))
-    first: dict = {}
+    seen: dict = {}
     for p, n in zip(images, numbers):
-        other = first.setdefault(n, p)
-        if other is not p:
-            raise SourceError(f"{p}: frame number {n} is also that of {other.name} in the {what} "
+        if n in seen:
+            raise SourceError(f"{p}: frame number {n} is also that of {seen[n].name} in the {what} "
                               f"{p.parent}; expected one image per frame number (move one elsewhere)")
+        seen[n] = p
     return numbers
 
 

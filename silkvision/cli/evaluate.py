@@ -95,10 +95,7 @@ _NOT_FOR_EVALUATION = {
 }
 
 
-_UNKNOWN = object()
-
-
-def reject_capture_settings(cfg, overrides, command: str, config=_UNKNOWN) -> None:
+def reject_capture_settings(cfg, overrides, command: str, config) -> None:
     """Raise ConfigError when ``capture.resize`` or ``capture.max_frames`` is set: ``command``
     scores masks against CDnet ground truth, where neither setting can apply (silently ignoring
     them would report metrics of a run the user did not ask for).
@@ -111,10 +108,9 @@ def reject_capture_settings(cfg, overrides, command: str, config=_UNKNOWN) -> No
         The ``--set`` items it was built with.
     command : str
         The command, for the message.
-    config : path or list of paths or None, optional
-        The ``--config`` file(s) it was built with; then the message names the file that set the
-        key (:func:`~silkvision.config.loader.key_source`). Without it, a key not set by ``--set``
-        is said to come from "the configuration (--config or ./config.yaml)".
+    config : path or list of paths or None
+        The ``--config`` file(s) it was built with: the message names the file that set the key
+        (:func:`~silkvision.config.loader.key_source`).
     """
     from silkvision.config.loader import key_source
 
@@ -123,11 +119,7 @@ def reject_capture_settings(cfg, overrides, command: str, config=_UNKNOWN) -> No
         if value is None:
             continue
         name = f"capture.{key}"
-        if config is _UNKNOWN:
-            given = any(o.partition("=")[0].strip() == name for o in overrides or ())
-            where = "--set" if given else "the configuration (--config or ./config.yaml)"
-        else:
-            where = key_source(name, config, overrides) or "the defaults"
+        where = key_source(name, config, overrides) or "the defaults"
         hint = "" if where == "--set" else f" (--set {name}=null)"
         raise ConfigError(f"{name}: {json.dumps(value)} in {where} cannot apply to {command}: {why}; "
                           f"expected null{hint}")

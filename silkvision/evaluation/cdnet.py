@@ -158,7 +158,7 @@ def label_classes(gt: np.ndarray, roi: np.ndarray | None = None, *, name: str = 
             raise DataError(f"ROI: shape {roi.shape}; expected an HxW array the size of {name} "
                             f"({gt.shape[1]}x{gt.shape[0]})")
         if roi.shape != gt.shape:
-            raise DataError(f"ROI is {roi.shape[1] if roi.ndim > 1 else '?'}x{roi.shape[0]} but {name} is "
+            raise DataError(f"ROI is {roi.shape[1]}x{roi.shape[0]} but {name} is "
                             f"{gt.shape[1]}x{gt.shape[0]}; expected the same size")
         cls[~roi.astype(bool, copy=False)] = CLASS_IGNORE
     if (cls == CLASS_BAD).any():
