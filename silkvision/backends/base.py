@@ -46,13 +46,14 @@ def _as_float_array(x: Any, name: str) -> np.ndarray:
         raise ValueError(f"{name}: scipy.sparse matrices are not supported; pass a dense array "
                          f"({name}.toarray())")
     try:
-        complex_ = np.iscomplexobj(x)
-        a = None if complex_ else np.asarray(x, dtype=np.float64)
+        a = np.asarray(x)                      # converted once on the per-example path
+        if a.dtype.kind in "biuf":
+            return a.astype(np.float64, copy=False)
+        if a.dtype.kind != "c":                # text, objects: NumPy's own message below
+            return np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as e:
         raise ValueError(f"{name}: expected an array of numbers ({e})") from None
-    if complex_:
-        raise ValueError(f"{name}: expected real numbers, got complex values")
-    return a
+    raise ValueError(f"{name}: expected real numbers, got complex values")
 
 
 def check_x(x: Any, n_features: int | None, name: str = "x") -> np.ndarray:

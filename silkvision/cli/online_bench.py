@@ -132,17 +132,16 @@ def run(args) -> int:
         from silkvision.backends.registry import get_class
 
         learners = available()
-        kinds = {n: ("classifier" if issubclass(get_class(n), (BinaryClassifier, MultiClassifier))
-                     else "novelty") for n in learners}
+        classifiers = {n: t for n, t in learners.items()
+                       if issubclass(get_class(n), (BinaryClassifier, MultiClassifier))}
+        novelty = {n: t for n, t in learners.items() if n not in classifiers}
         names = datasets.available_names(args.data_root)  # empty when the data root is absent
         root = args.data_root if args.data_root is not None else str(datasets.default_root())
         if args.json:
-            _write(json.dumps({"learners": {n: t for n, t in learners.items() if kinds[n] == "classifier"},
-                               "novelty_detectors": {n: t for n, t in learners.items() if kinds[n] == "novelty"},
+            _write(json.dumps({"learners": classifiers, "novelty_detectors": novelty,
                                "datasets": names, "data_root": root}) + "\n")
             return 0
-        lines = [f"{n:<22} {t}" for n, t in learners.items() if kinds[n] == "classifier"]
-        novelty = [n for n in learners if kinds[n] == "novelty"]
+        lines = [f"{n:<22} {t}" for n, t in classifiers.items()]
         if novelty:
             lines.append("\nnovelty detectors (Python API only; online-bench runs classifiers): "
                          + ", ".join(novelty))
