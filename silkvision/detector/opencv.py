@@ -17,7 +17,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from silkvision.config import validate
+from silkvision.config import SCHEMA, validate
 from silkvision.detector.base import BackgroundSubtractor, check_learning_rate
 from silkvision.detector.colour import check_frame
 from silkvision.detector.postprocess import MaskFilter, check_mask_out
@@ -25,9 +25,8 @@ from silkvision.detector.postprocess import MaskFilter, check_mask_out
 __all__ = ["OpenCVSubtractor", "opencv_available"]
 
 _CONTRIB = {"gsoc": "createBackgroundSubtractorGSOC", "cnt": "createBackgroundSubtractorCNT"}
-#: the algorithm keys each baseline takes (the config schema's section; the contrib ones take none)
-_KEYS = {"mog2": ("history", "var_threshold", "detect_shadows"),
-         "knn": ("history", "dist2_threshold", "detect_shadows"), "gsoc": (), "cnt": ()}
+#: the algorithm keys each baseline takes: its config schema section (the contrib ones have none)
+_KEYS = {n: tuple(SCHEMA["detector"].get(n, ())) for n in ("mog2", "knn", *_CONTRIB)}
 
 
 def opencv_available(name: str) -> bool:
@@ -59,7 +58,7 @@ class OpenCVSubtractor(BackgroundSubtractor):
     """
 
     has_scores = False
-    RESTART_PARAMS = frozenset({"history", "var_threshold", "dist2_threshold", "detect_shadows"})
+    RESTART_PARAMS = frozenset(k for keys in _KEYS.values() for k in keys)
 
     POST_PARAMS = ("median", "close", "fill_holes")
 

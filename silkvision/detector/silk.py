@@ -86,7 +86,7 @@ from silkvision.detector import kernels as _k
 from silkvision.detector.base import BackgroundSubtractor, check_learning_rate
 from silkvision.detector.colour import (FeatureConverter, channels, check_colour_space, check_frame,
                                         features_to_bgr)
-from silkvision.detector.postprocess import MaskFilter, check_filter_size, check_mask_out
+from silkvision.detector.postprocess import MaskFilter, check_mask_out
 
 __all__ = ["SilkSubtractor", "KernelPixelSubtractor"]
 
@@ -190,10 +190,8 @@ class KernelPixelSubtractor(BackgroundSubtractor):
                              + ", ".join(self._PARAM_NAMES))
         merged = {**self._p, **params}
         merged["colour_space"] = check_colour_space(merged["colour_space"])
-        merged["median"] = check_filter_size("median", merged["median"])
-        merged["close"] = check_filter_size("close", merged["close"])
-        post = MaskFilter(merged["median"], merged["close"], merged["fill_holes"])   # checks fill_holes
-        merged["fill_holes"] = post.fill_holes
+        post = MaskFilter(merged["median"], merged["close"], merged["fill_holes"])   # checks all three
+        merged["median"], merged["close"], merged["fill_holes"] = post.median, post.close, post.fill_holes
         merged["omega"] = _check_int("omega", merged["omega"], 1, 255)
         merged = self._check(merged)
         restart = not initial and any(merged[k] != self._p[k] for k in self.RESTART_PARAMS)
@@ -400,9 +398,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         scores = np.asarray(scores)
         if scores.ndim != 2:
             raise ValueError(f"scores: expected an (H, W) array, got shape {scores.shape}")
-        if out is not None:
-            check_mask_out(out, scores.shape)
-        raw = self._thr_raw
+        raw = self._thr_raw   # (a wrong ``out`` is refused by the mask chain, checked_mask_pair)
         if raw is None or raw.shape != scores.shape:
             raw = self._thr_raw = np.empty(scores.shape, np.uint8)
         np.less(scores, _F(thr), out=raw.view(np.bool_))

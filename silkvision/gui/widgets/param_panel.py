@@ -27,10 +27,7 @@ INT_MAX = 2**31 - 1
 
 def _spec(algorithm: str, key: str):
     det = SCHEMA["detector"]
-    if key in SHARED_KEYS:
-        return det[key], {"detector": {key: None}}
-    section = det.get(algorithm, {})
-    return section.get(key), {"detector": {algorithm: {key: None}}}
+    return det[key] if key in SHARED_KEYS else det.get(algorithm, {}).get(key)
 
 
 class ListSpinBox(QSpinBox):
@@ -115,7 +112,7 @@ class ParamPanel(QWidget):
             self.form.removeRow(0)
         self.editors = {}
         for key, value in params.items():
-            spec, _ = _spec(algorithm, key)
+            spec = _spec(algorithm, key)
             editor = self._editor(key, value, spec)
             label = QLabel(key + ("  (restarts)" if key in self.restart_params else ""))
             tip = "" if spec is None else f"{spec.help}; {spec.allowed}".lstrip("; ")
@@ -201,7 +198,7 @@ class ParamPanel(QWidget):
         changes = self.changed()
         check: dict = {"detector": {}}
         for key, v in {**self.params, **changes}.items():
-            spec, _ = _spec(self.algorithm, key)
+            spec = _spec(self.algorithm, key)
             if spec is None:
                 continue
             if key in SHARED_KEYS:
