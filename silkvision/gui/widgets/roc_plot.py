@@ -74,19 +74,12 @@ class RocPlot(pg.PlotWidget):
     def set_title(self, text: str) -> None:
         self.getPlotItem().setTitle(text, color="k", size="11pt")
 
-    def clear_views(self, names: dict[str, str] | None = None, note: str = "") -> None:
-        """Empty plot for a new source or restarted detectors: no curves, no points, plain title, a
-        legend without values naming each detector by ``names[role]`` (else as before), with
-        ``note`` after the name (e.g. "no ground truth")."""
-        self.set_views(None, None)
-        for role, curve in self.curves.items():
-            label = self.legend.getLabel(curve)
-            old = self.views.get(role)
-            name = (names or {}).get(role) or (old.name if old is not None else role)
-            if label is not None:
-                label.setText(_label(RocView(name, note=note)))
+    def clear_views(self, names: dict[str, str], note: str = "") -> None:
+        """Empty plot for a new source or restarted detectors: no curves, no points, a legend
+        without values naming each detector by ``names[role]`` (else its role), with ``note``
+        after the name (e.g. "no ground truth"). The caller sets the title."""
+        self.set_views(*(RocView(names.get(r, r), note=note) for r in ("silk", "second")))
         self.views = {}
-        self.set_title("ROC against the ground truth")
 
     def set_views(self, silk: RocView | None, second: RocView | None) -> None:
         """Draw the curves/points of the two detectors (``None`` clears one)."""
