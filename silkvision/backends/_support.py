@@ -505,8 +505,8 @@ class NoveltyKernelDetector(KernelExpansionMixin, NoveltyDetector):
         """Score each row of ``X`` (before learning it), then learn it; one numba loop."""
         X = check_X(X, self.n_features_)
         self._check_kernel(X)
-        if self.n_features_ is None and len(X):
-            self.n_features_ = X.shape[1]
+        if len(X):
+            self._learned_features(X.shape[1])
         return self._score_and_learn(X)
 
     def _score_and_learn(self, X):

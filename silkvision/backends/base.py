@@ -135,6 +135,18 @@ def check_multiclass_y(y: Any, n: int | None = None, name: str = "y",
 class Estimator:
     """Parameters are the ``__init__`` arguments, stored under the same names (river convention)."""
 
+    n_features_: int | None = None
+
+    def _check_one(self, x):
+        """Validate one example (its length must match once the model has learned)."""
+        return check_x(x, self.n_features_)
+
+    def _learned_features(self, d: int) -> None:
+        """Fix ``n_features_`` when the first example is learned (after every check has passed,
+        so that a rejected example or a prediction does not fix it)."""
+        if self.n_features_ is None:
+            self.n_features_ = int(d)
+
     def _get_params(self) -> dict:
         sig = inspect.signature(type(self).__init__)
         return {k: getattr(self, k) for k in sig.parameters if k != "self"}
@@ -166,18 +178,6 @@ class Estimator:
 
 
 class _Supervised(Estimator):
-    n_features_: int | None = None
-
-    def _check_one(self, x):
-        """Validate one example (its length must match once the model has learned)."""
-        return check_x(x, self.n_features_)
-
-    def _learned_features(self, d: int) -> None:
-        """Fix ``n_features_`` when the first example is learned (after every check has passed,
-        so that a rejected example or a prediction does not fix it)."""
-        if self.n_features_ is None:
-            self.n_features_ = int(d)
-
     def learn_one(self, x, y):
         raise NotImplementedError
 
@@ -206,8 +206,8 @@ class _Supervised(Estimator):
         X = check_X(X, self.n_features_)
         y = self._check_y(y, len(X))
         self._check_kernel(X)
-        if self.n_features_ is None and len(X):
-            self.n_features_ = X.shape[1]
+        if len(X):
+            self._learned_features(X.shape[1])
         return self._progressive(X, y)
 
     def partial_fit(self, X, y):
@@ -332,8 +332,8 @@ class MultiClassifier(_Supervised):
         self._check_kernel(X)
         fresh = self.n_classes is None and not self._labels()
         codes = self._check_y(y, len(X))
-        if self.n_features_ is None and len(X):
-            self.n_features_ = X.shape[1]
+        if len(X):
+            self._learned_features(X.shape[1])
         pred = self._progressive(X, codes)
         out = self._label_array(pred)
         if fresh and len(out):  # no class had arrived when the first example was predicted
@@ -379,18 +379,6 @@ class NoveltyDetector(Estimator):
     learning) and :meth:`progressive_score` (score each row, then learn it). There are no labels, so
     there is no ``predict``: a threshold on the scores (e.g. ``rho_`` of NORMA) flags novelties.
     """
-
-    n_features_: int | None = None
-
-    def _check_one(self, x):
-        """Validate one example (its length must match once the model has learned)."""
-        return check_x(x, self.n_features_)
-
-    def _learned_features(self, d: int) -> None:
-        """Fix ``n_features_`` when the first example is learned (after every check has passed,
-        so that a rejected example or a prediction does not fix it)."""
-        if self.n_features_ is None:
-            self.n_features_ = int(d)
 
     def learn_one(self, x):
         raise NotImplementedError
