@@ -163,8 +163,9 @@ def _run(config, source, groundtruth, start, frames, screenshot, size) -> int:
     if source is not None:
         win.open_source(source, groundtruth)
         if start is not None:
-            win.seek(start)
-        if screenshot is not None or frames is not None:
+            win.seek(start)  # processes frame `start`, the first of `frames`
+        # with --frames 1 that frame is all: a Play queued behind it would run on past the pause
+        if (screenshot is not None or frames is not None) and not (start is not None and frames == 1):
             win.play()
     code = app.exec_()
     _teardown(app, win)

@@ -4,6 +4,8 @@ loaded from a file, and the ROC legend's names."""
 
 from __future__ import annotations
 
+import pytest
+
 from .gui_helpers import write_frames, write_video
 
 
@@ -161,3 +163,32 @@ def test_the_roc_legend_names_the_algorithms_and_says_when_there_is_no_ground_tr
     assert legend(win) == ["SILK  (no ground truth)", "MOG2  (no ground truth)"]
     opened(qtbot, win, sample_seq)
     assert legend(win) == ["SILK", "MOG2"]
+
+
+@pytest.mark.parametrize("frames, index, plays", [(1, 99, 0), (3, 101, 1)])
+def test_start_and_frames_process_exactly_those_frames(qtbot, tmp_path, monkeypatch, capsys, sample_seq,
+                                                       frames, index, plays):
+    """``gui SRC --start S --frames N --screenshot``: the seek processes frame S, the first of the N.
+    With N = 1 a Play queued behind the seek used to run on past the pause, so the screenshot showed
+    S, S+1 or a later frame, whichever the worker had reached."""
+    from PyQt5.QtCore import QSettings
+
+    import silkvision.gui.main_window as mw
+    from silkvision.config import load_config
+    from silkvision.gui.app import _run
+
+    played = []
+
+    class Window(mw.MainWindow):
+        def __init__(self, config, **kw):
+            super().__init__(config, settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat), **kw)
+
+        def play(self):
+            played.append(True)
+            super().play()
+
+    monkeypatch.setattr(mw, "MainWindow", Window)
+    shot = tmp_path / "shot.png"
+    assert _run(load_config(), str(sample_seq), None, 99, frames, shot, (640, 480)) == 0
+    assert f"screenshot of frame {index} " in capsys.readouterr().out
+    assert len(played) == plays and shot.is_file()
