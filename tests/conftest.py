@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# A suite started in the background (``make test &``, some CI runners) inherits SIGINT as ignored,
+# and silkvision deliberately keeps an inherited SIG_IGN (export, online-bench); the Ctrl-C tests
+# would then see no Ctrl-C. They need Python's default handler, here and in their child processes.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("SILKVISION_SHARED_DATA", REPO.parent / "shared" / "data"))
