@@ -242,6 +242,42 @@ kval = kernel_eval  # the shared kernel (reassociable feature sum, SIMD)
 
 
 @njit(cache=True)
+def _gram_add(G, gram_on, gram_limit, krow, n, ka):
+    """Append support vector ``n`` (kernel row ``krow[:n]``, ``k(x_n, x_n) = ka``) to the Gram
+    cache ``G``, doubling its capacity; past ``gram_limit`` rows the cache is dropped for good.
+    Returns ``(G, gram_on)``."""
+    if not gram_on:
+        return G, gram_on
+    if n + 1 > G.shape[0]:
+        if n + 1 > gram_limit:
+            return np.zeros((1, 1)), False
+        cap = min(max(2 * G.shape[0], n + 1, 8), gram_limit)
+        G2 = np.zeros((cap, cap))
+        for i in range(n):
+            for j in range(n):
+                G2[i, j] = G[i, j]
+        G = G2
+    for i in range(n):
+        G[n, i] = krow[i]
+        G[i, n] = krow[i]
+    G[n, n] = ka
+    return G, gram_on
+
+
+@njit(cache=True)
+def _aux_row(brow, G, gram_on, SV, b, n, krow, kind, sigma, degree, coef0):
+    """``brow[i] = k(x_i, x_b)`` for the support vectors ``i <= n`` (``n``: the one just added,
+    whose value is ``krow[b]``), from the Gram cache when it is on."""
+    if gram_on:
+        for i in range(n + 1):
+            brow[i] = G[b, i]
+    else:
+        for i in range(n):
+            brow[i] = kval(SV[i], SV[b], kind, sigma, degree, coef0)
+        brow[n] = krow[b]
+
+
+@njit(cache=True)
 def _decision(SV, gam, ysv, n, x, kind, sigma, degree, coef0, krow):
     """f(x) = sum_i gam_i y_i k(x_i, x); fills ``krow[i] = k(x_i, x)``."""
     f = 0.0
@@ -320,33 +356,11 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
         ysv[n] = yt
         fsv[n] = yt * f
         krow[n] = ka
-        if gram_on:
-            if n + 1 > G.shape[0]:
-                if n + 1 > gram_limit:
-                    gram_on = False
-                    G = np.zeros((1, 1))
-                else:
-                    cap = min(max(2 * G.shape[0], n + 1, 8), gram_limit)
-                    G2 = np.zeros((cap, cap))
-                    for i in range(n):
-                        for j in range(n):
-                            G2[i, j] = G[i, j]
-                    G = G2
-            if gram_on:
-                for i in range(n):
-                    G[n, i] = krow[i]
-                    G[i, n] = krow[i]
-                G[n, n] = ka
+        G, gram_on = _gram_add(G, gram_on, gram_limit, krow, n, ka)
         counts[0] += 1
         if b >= 0 and (variant == RAND or wmin <= -rho):
             # double update (lines 19-26)
-            if gram_on:
-                for i in range(n + 1):
-                    brow[i] = G[b, i]
-            else:
-                for i in range(n):
-                    brow[i] = kval(SV[i], SV[b], kind, sigma, degree, coef0)
-                brow[n] = krow[b]
+            _aux_row(brow, G, gram_on, SV, b, n, krow, kind, sigma, degree, coef0)
             kb = brow[b]  # k(x_b, x_b) > 0: examples with k(x, x) <= 0 never become support vectors
             gb_hat = gam[b]
             la = lt

@@ -45,8 +45,8 @@ from numba import njit
 
 from silkvision.backends._support import check_budget, grow_rows, grow_vec
 from silkvision.backends.base import MultiClassifier
-from silkvision.backends.duol import (APPR, EXACT, ITER, MARGIN_TOL, GramCacheMixin, _check_common, _clip,
-                                      kval, solve_prop2)
+from silkvision.backends.duol import (APPR, EXACT, ITER, MARGIN_TOL, GramCacheMixin, _aux_row, _check_common, _clip,
+                                      _gram_add, kval, solve_prop2)
 from silkvision.backends.kernels import make_kernel
 from silkvision.backends.registry import register
 
@@ -136,32 +136,10 @@ def _mduol_run(X, Y, K, SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, gram_
         ssv[n] = s
         fsv[n] = sc[r] - sc[s]
         krow[n] = ka
-        if gram_on:
-            if n + 1 > G.shape[0]:
-                if n + 1 > gram_limit:
-                    gram_on = False
-                    G = np.zeros((1, 1))
-                else:
-                    cap = min(max(2 * G.shape[0], n + 1, 8), gram_limit)
-                    G2 = np.zeros((cap, cap))
-                    for i in range(n):
-                        for j in range(n):
-                            G2[i, j] = G[i, j]
-                    G = G2
-            if gram_on:
-                for i in range(n):
-                    G[n, i] = krow[i]
-                    G[i, n] = krow[i]
-                G[n, n] = ka
+        G, gram_on = _gram_add(G, gram_on, gram_limit, krow, n, ka)
         counts[0] += 1
         if b >= 0 and wmin <= -2.0 * rho:
-            if gram_on:
-                for i in range(n + 1):
-                    brow[i] = G[b, i]
-            else:
-                for i in range(n):
-                    brow[i] = kval(SV[i], SV[b], kind, sigma, degree, coef0)
-                brow[n] = krow[b]
+            _aux_row(brow, G, gram_on, SV, b, n, krow, kind, sigma, degree, coef0)
             kb = brow[b]
             gb_hat = gam[b]
             lb = 1.0 - fsv[b]
