@@ -102,7 +102,7 @@ class MaskRecorder:
         self._configs.add(algorithm)
 
     def write(self, algorithm: str, index: int, mask: np.ndarray) -> Path:
-        from silkvision.io.export import mask_name, write_mask_png
+        from silkvision.io.writers import mask_name, write_mask_png
 
         out = self.folder / algorithm
         try:

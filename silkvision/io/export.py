@@ -12,24 +12,26 @@ Output folder layout (CDnet "results" naming)::
                            the output, status
     DIR/checkpoint.npz     only while unfinished: detector state after frame "index"
 
+The files are written by :mod:`silkvision.io.writers` (masks, scores, video),
+:mod:`silkvision.io.manifest` (``export.json``) and :mod:`silkvision.io.checkpoint`
+(``checkpoint.npz``); this module runs the export.
+
 Every file is written atomically (temporary file + rename), so a killed export leaves only complete
 files. Re-running the same export resumes: the manifest must match (otherwise a one-line
 :class:`~silkvision.errors.ExportMismatchError` names the first setting that differs, or says that
-the source's files changed: see :func:`source_fingerprint`), the detector is restored from
-``checkpoint.npz`` (saved every ``export.checkpoint_every`` frames and on SIGINT/SIGTERM) and frames
-after the checkpoint are recomputed and rewritten. Detectors without ``get_state`` (MOG2, KNN)
-replay from the first frame, keeping masks already written and re-creating missing ones; so does a
-resume whose ``checkpoint.npz`` cannot be read or restored, or whose earlier masks (or scores files)
-are not all on disk (a note says why). The final
-folder is identical, byte for byte, to that of an uninterrupted run -- except ``masks.mkv``, whose
-Matroska header carries a random segment UID (its decoded frames are identical).
+the source's files changed: see :func:`~silkvision.io.manifest.source_fingerprint`), the detector
+is restored from ``checkpoint.npz`` (saved every ``export.checkpoint_every`` frames and on
+SIGINT/SIGTERM) and frames after the checkpoint are recomputed and rewritten. Detectors without
+``get_state`` (MOG2, KNN) replay from the first frame, keeping masks already written and
+re-creating missing ones; so does a resume whose ``checkpoint.npz`` cannot be read or restored, or
+whose earlier masks (or scores files) are not all on disk (a note says why). The final folder is
+identical, byte for byte, to that of an uninterrupted run -- except ``masks.mkv``, whose Matroska
+header carries a random segment UID (its decoded frames are identical).
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import json
 import os
 import re
 import signal
@@ -38,143 +40,35 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
 import cv2
-import numpy as np
 
 from silkvision import __version__
 from silkvision.capture import Source, open_source
-from silkvision.capture.folder import FolderSource
-from silkvision.capture.video import VideoSource
 from silkvision.config import ALGORITHMS, validate, write_config
 from silkvision.detector import create_subtractor
-from silkvision.detector.factory import SHARED_KEYS
-from silkvision.errors import ExportError, ExportMismatchError, SilkvisionError, SourceError
-from silkvision.io.atomic import atomic_write_bytes, atomic_write_text, make_output_folder, reported_write_errors
-from silkvision.io.npz import load_npz, save_npz
+from silkvision.errors import ExportError, SourceError
+from silkvision.io.atomic import make_output_folder, reported_write_errors
+from silkvision.io.checkpoint import (CHECKPOINT, BadCheckpoint, describe_error, indices_through,
+                                      load_checkpoint, save_checkpoint)
+from silkvision.io.manifest import (MANIFEST, build_manifest, compare_manifests, output_settings,
+                                    read_manifest, source_fingerprint, write_manifest)
+from silkvision.io.writers import (MaskVideoWriter, mask_name, scores_name, write_mask_png,
+                                   write_scores_npz)
 
 __all__ = ["export_masks", "ExportResult", "MaskVideoWriter", "write_mask_png", "write_scores_npz",
            "mask_name", "scores_name", "MANIFEST", "CHECKPOINT", "is_export_output",
            "source_fingerprint"]
 
-MANIFEST = "export.json"
-CHECKPOINT = "checkpoint.npz"
 LOCK = ".export.lock"
-_FORMAT = 1
 _OURS = re.compile(r"^(bin\d+\.png|scores\d+\.npz|config\.yaml|export\.json|checkpoint\.npz|"
                    r"masks\.(mkv|avi)|\.masks\.partial\.(mkv|avi)|\.export\.lock|\..+\.tmp)$")
-#: (fourcc, extension) of lossless grey video codecs, in order of preference.
-VIDEO_CODECS = (("FFV1", ".mkv"), ("png ", ".avi"), ("HFYU", ".avi"))
-
-
-def mask_name(index: int) -> str:
-    """``bin%06d.png``: CDnet's result naming."""
-    return f"bin{int(index):06d}.png"
-
-
-def scores_name(index: int) -> str:
-    return f"scores{int(index):06d}.npz"
 
 
 def is_export_output(name: str) -> bool:
     """Whether a file name is one that an export writes (or leaves behind when killed)."""
     return bool(_OURS.match(name))
-
-
-def write_mask_png(path, mask: np.ndarray) -> Path:
-    """Write a mask as a grey 0/255 PNG, atomically.
-
-    Parameters
-    ----------
-    path : path-like
-        The file to write; its name must end in ``.png``.
-    mask : ndarray
-        Non-empty HxW mask: ``uint8`` with only the values 0 and 255, or ``bool`` (written as
-        0/255).
-
-    Returns
-    -------
-    Path
-
-    Raises
-    ------
-    ValueError
-        ``path`` does not end in ``.png``, or ``mask`` is not a mask as above (named in the message).
-    ExportError
-        The file cannot be written (disk full, ...).
-    """
-    if Path(path).suffix.lower() != ".png":
-        raise ValueError(f"path: {str(path)!r} does not end in .png; expected a .png file name")
-    mask = np.asarray(mask)
-    what = f"mask for {path}"
-    if mask.ndim != 2 or mask.size == 0:
-        raise ValueError(f"{what}: shape {mask.shape}; expected a non-empty HxW array")
-    if mask.dtype == bool:
-        mask = np.where(mask, np.uint8(255), np.uint8(0))
-    elif mask.dtype != np.uint8:
-        raise ValueError(f"{what}: dtype {mask.dtype}; expected uint8 with values 0/255, or bool")
-    elif not np.all((mask == 0) | (mask == 255)):
-        bad = np.unique(mask[(mask != 0) & (mask != 255)])
-        shown = ", ".join(str(int(v)) for v in bad[:6]) + (", ..." if bad.size > 6 else "")
-        raise ValueError(f"{what}: values {shown}; expected a uint8 mask with only 0 and 255 "
-                         f"(or a bool mask)")
-    ok, buf = cv2.imencode(".png", mask)
-    if not ok:  # pragma: no cover - cv2 always encodes uint8 PNG
-        raise ExportError(f"{path}: PNG encoding failed")
-    with reported_write_errors(path):
-        return atomic_write_bytes(Path(path), buf.tobytes())
-
-
-def write_scores_npz(path, scores: np.ndarray) -> Path:
-    """Write the scores of one frame as ``.npz`` (member ``scores``, float16, compressed),
-    atomically; a write error (disk full, ...) is a one-line :class:`ExportError`."""
-    with reported_write_errors(path):
-        return save_npz(Path(path), {"scores": np.asarray(scores).astype(np.float16)})
-
-
-class MaskVideoWriter:
-    """Lossless grey mask video, written to a hidden partial file and renamed when finished.
-
-    Uses the first codec of :data:`VIDEO_CODECS` this OpenCV build can write (FFV1 in Matroska
-    with opencv-python-headless).
-    """
-
-    def __init__(self, out_dir: Path, size: tuple[int, int], fps: float):
-        self.size = tuple(size)
-        self._writer = None
-        for fourcc, ext in VIDEO_CODECS:
-            partial = Path(out_dir) / f".masks.partial{ext}"
-            w = cv2.VideoWriter(str(partial), cv2.CAP_FFMPEG, cv2.VideoWriter_fourcc(*fourcc),
-                                float(fps), self.size, False)
-            if w.isOpened():
-                self._writer, self.partial, self.fourcc = w, partial, fourcc.strip()
-                self.path = Path(out_dir) / f"masks{ext}"
-                break
-            w.release()
-            partial.unlink(missing_ok=True)
-        if self._writer is None:
-            raise ExportError(f"{out_dir}: this OpenCV build cannot write a lossless video "
-                              f"(tried FFV1, PNG and HuffYUV); drop --video")
-
-    def write(self, mask: np.ndarray) -> None:
-        self._writer.write(mask)
-
-    def finish(self) -> Path:
-        """Close the video and move it into place."""
-        self._writer.release()
-        with reported_write_errors(self.path):
-            os.replace(self.partial, self.path)
-        return self.path
-
-    def abandon(self) -> None:
-        """Close without publishing and remove the partial file (an interrupted export rebuilds
-        the video from the masks on disk when it resumes)."""
-        self._writer.release()
-        try:
-            self.partial.unlink(missing_ok=True)
-        except OSError:  # pragma: no cover - best effort; a re-run removes it too
-            pass
 
 
 @dataclass
@@ -239,187 +133,6 @@ class ExportResult:
                 f"{self.seconds:.1f} s ({self.fps:.1f} fps) with {self.algorithm} to {self.out_dir}")
 
 
-# -- settings that shape the output --------------------------------------------------------
-def _flat(d: Mapping, prefix: str = "") -> dict:
-    out = {}
-    for k, v in d.items():
-        key = f"{prefix}.{k}" if prefix else k
-        if isinstance(v, Mapping):
-            out.update(_flat(v, key))
-        else:
-            out[key] = list(v) if isinstance(v, tuple) else v
-    return out
-
-
-def output_settings(cfg: Mapping, algorithm: str) -> dict:
-    """Flat ``{dotted key: value}`` of the configuration keys that change the exported files."""
-    det = cfg["detector"]
-    keep = {"detector": {"algorithm": algorithm, **{k: det[k] for k in SHARED_KEYS},
-                         algorithm: det.get(algorithm, {})},
-            "capture": {"resize": cfg["capture"]["resize"], "max_frames": cfg["capture"]["max_frames"]},
-            "export": {"scores": cfg["export"]["scores"], "video": cfg["export"]["video"]}}
-    return _flat(keep)
-
-
-def _source_id(src: Source) -> str:
-    if src.kind == "camera":
-        return f"camera:{src.spec}"
-    return str(Path(src.spec).resolve())
-
-
-def _source_files(src: Source) -> list[Path]:
-    """The files the frames of ``src`` are read from (after ``max_frames``); [] when none are known
-    (a camera, or a custom source)."""
-    if isinstance(src, FolderSource):
-        return [src.path(i) for i in src.indices]
-    if isinstance(src, VideoSource):
-        return [src.path]
-    return []
-
-
-#: Bytes read from each end of the first and last source file for :func:`source_fingerprint`.
-FINGERPRINT_BYTES = 1 << 20
-
-
-def _ends(path: Path, digest) -> None:
-    """Feed the first and last :data:`FINGERPRINT_BYTES` of ``path`` (all of a smaller file)."""
-    with open(path, "rb") as f:
-        digest.update(f.read(FINGERPRINT_BYTES))
-        size = f.seek(0, os.SEEK_END)
-        if size > FINGERPRINT_BYTES:
-            f.seek(max(FINGERPRINT_BYTES, size - FINGERPRINT_BYTES))
-            digest.update(f.read())
-
-
-def source_fingerprint(src: Source) -> str | None:
-    """A cheap digest of the source's content, so that a resume notices a changed source.
-
-    Parameters
-    ----------
-    src : Source
-        An open source.
-
-    Returns
-    -------
-    str or None
-        SHA-256 (hex) of the name and size of every file its frames are read from (the video file,
-        or the frame files of an image folder / CDnet sequence) and of the content of the first and
-        last of them (up to 1 MiB from each end). Modification times are not used, so a copy or a
-        checkout that keeps the content keeps the fingerprint. None when the source has no files
-        (a camera) or one cannot be read (unknown: not compared).
-    """
-    files = _source_files(src)
-    if not files:
-        return None
-    digest = hashlib.sha256()
-    try:
-        for path in files:
-            line = f"{path.name}\0{path.stat().st_size}\n"
-            digest.update(line.encode("utf-8", "surrogateescape"))
-        for path in dict.fromkeys((files[0], files[-1])):
-            _ends(path, digest)
-    except OSError:
-        return None
-    return digest.hexdigest()
-
-
-def _manifest(src: Source, algorithm: str, settings: dict, status: str) -> dict:
-    return {"format": _FORMAT, "status": status, "source": _source_id(src), "source_kind": src.kind,
-            "source_frames": src.frame_count, "source_fingerprint": source_fingerprint(src),
-            "algorithm": algorithm, "settings": settings}
-
-
-def _write_manifest(out: Path, manifest: dict) -> None:
-    with reported_write_errors(out / MANIFEST):
-        atomic_write_text(out / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-#: manifest field -> (check, what it must be); a field that is absent is not checked here.
-_MANIFEST_FIELDS = {
-    "status": (lambda v: v in ("running", "complete"), '"running" or "complete"'),
-    "source": (lambda v: isinstance(v, str), "a string"),
-    "source_kind": (lambda v: isinstance(v, str), "a string"),
-    "algorithm": (lambda v: isinstance(v, str), "a string"),
-    "settings": (lambda v: isinstance(v, dict), "an object"),
-    "source_frames": (lambda v: v is None or (_is_int(v) and v >= 0), "null or an integer >= 0"),
-    "source_fingerprint": (lambda v: v is None or isinstance(v, str), "null or a string"),
-    "frames": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
-    "first_index": (lambda v: v is None or _is_int(v), "null or an integer"),
-    "last_index": (lambda v: v is None or _is_int(v), "null or an integer"),
-    "video": (lambda v: v is None or isinstance(v, str), "null or a file name"),
-    "scores": (lambda v: isinstance(v, bool), "true or false"),
-}
-
-
-def _manifest_problem(m) -> str | None:
-    """Why ``m`` is not a manifest this version can use (None when it is)."""
-    if not isinstance(m, dict):
-        return f"a JSON {type(m).__name__}, not an object"
-    if m.get("format") != _FORMAT:
-        return f'"format" is {json.dumps(m.get("format"))}, not {_FORMAT}'
-    for key in ("status", "source", "algorithm", "settings"):
-        if key not in m:
-            return f'no "{key}"'
-    if m["status"] == "complete" and "frames" not in m:
-        return 'no "frames"'
-    for key, (ok, what) in _MANIFEST_FIELDS.items():
-        if key in m and not ok(m[key]):
-            return f'"{key}": {json.dumps(m[key])} is not {what}'
-    return None
-
-
-def _read_manifest(out: Path) -> dict:
-    path = out / MANIFEST
-    try:
-        m = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # (UnicodeDecodeError is a ValueError)
-        problem = None
-    else:
-        problem = _manifest_problem(m)
-        if problem is None:
-            return m
-    why = f" ({problem})" if problem else ""
-    raise ExportError(f"{path}: not a silkvision export manifest this version can read{why}; "
-                      f"use --overwrite to start over")
-
-
-def _fmt(v: Any) -> str:
-    return json.dumps(v) if not isinstance(v, str) else v
-
-
-def _compare(out: Path, old: dict, new: dict) -> None:
-    """Raise ExportMismatchError naming the first thing that differs between two manifests."""
-    running = old.get("status") != "complete"
-    hint = ("; re-run with the arguments it was started with to resume it, or add --overwrite to "
-            "start over" if running else "; choose another --out, or add --overwrite to replace it")
-    if old.get("source") != new["source"]:
-        raise ExportMismatchError(f"{out}: holds an export of {old.get('source')}, not {new['source']}{hint}")
-    if old.get("algorithm") != new["algorithm"]:
-        raise ExportMismatchError(f"{out}: holds an export made with --algorithm {old.get('algorithm')}, "
-                          f"not {new['algorithm']}{hint}")
-    a, b = old.get("settings", {}), new["settings"]
-    for key in list(b) + [k for k in a if k not in b]:
-        if a.get(key, "<unset>") != b.get(key, "<unset>"):
-            raise ExportMismatchError(f"{out}: holds an export made with {key}={_fmt(a.get(key, '<unset>'))}, "
-                              f"not {_fmt(b.get(key, '<unset>'))}{hint}")
-    # the same source path, but other content: resuming would mix masks of the old and new frames
-    redo = f"add --overwrite to {'start over' if running else 'export it again'}"
-    if old.get("source_frames") != new["source_frames"]:
-        raise ExportMismatchError(f"{out}: holds an export of a source with {old.get('source_frames')} "
-                                  f"frames, but it now has {new['source_frames']}; restore the source "
-                                  f"as it was{' to resume' if running else ''}, or {redo}")
-    before, now = old.get("source_fingerprint"), new["source_fingerprint"]
-    if before is not None and now is not None and before != now:  # None: unknown (older manifest)
-        raise ExportMismatchError(f"{out}: {new['source']} changed since the "
-                                  f"{'interrupted ' if running else ''}export in this folder (the "
-                                  f"names or sizes of its files, or its first or last file, differ); "
-                                  f"{redo}")
-
-
 class _FolderLock:
     """An exclusive ``flock`` on ``DIR/.export.lock`` so two exports cannot write one folder (the
     kernel drops it when the process dies, even by SIGKILL). No-op where fcntl is missing."""
@@ -473,7 +186,7 @@ def _prepare_folder(out: Path, overwrite: bool) -> dict | None:
         raise ExportError(f"{out}: output folder holds {foreign[0]!r}{more}, which an export did not "
                           f"write; choose an empty folder or add --overwrite")
     if MANIFEST in ours:
-        return _read_manifest(out)
+        return read_manifest(out)
     if ours:
         raise ExportError(f"{out}: holds {ours[0]!r} but no {MANIFEST}, so it is not a resumable "
                           f"export; choose an empty folder or add --overwrite")
@@ -509,109 +222,6 @@ class _StopFlag:
     @property
     def set(self) -> bool:
         return self.signum is not None
-
-
-def _get_state(det) -> dict | None:
-    try:
-        return det.get_state()
-    except NotImplementedError:
-        return None
-
-
-def _save_checkpoint(out: Path, det, index: int, frames: int) -> bool:
-    state = _get_state(det)
-    if state is None:
-        return False
-    arrays = {f"state.{k}": np.asarray(v) for k, v in state.items()}
-    arrays["_index"] = np.int64(index)
-    arrays["_frames"] = np.int64(frames)
-    try:
-        save_npz(out / CHECKPOINT, arrays, compress=False)
-    except OSError as e:
-        raise ExportError(f"{out / CHECKPOINT}: cannot write checkpoint ({e.strerror})") from None
-    return True
-
-
-class _BadCheckpoint(Exception):
-    """``checkpoint.npz`` cannot be read, or does not fit this export; the message says why."""
-
-
-def _why(e: BaseException) -> str:
-    """The first line of an exception's message (its type name when it has none)."""
-    if isinstance(e, KeyError) and e.args:
-        return f"missing key {e.args[0]!r}"
-    text = str(e).splitlines()[0].strip() if str(e).strip() else ""
-    return text or type(e).__name__
-
-
-def _load_checkpoint(out: Path, src: Source | None = None,
-                     scores: bool = False) -> tuple[dict, int, int]:
-    """``(state, index, frames)`` of ``out/checkpoint.npz``: the detector state after frame
-    ``index``, the ``frames``-th frame of the export. Raises :class:`_BadCheckpoint` when the file
-    cannot be read, or (given ``src``) names a frame that this source lacks, or one up to it whose
-    mask (or, with ``scores``, scores file) is not on disk."""
-    path = out / CHECKPOINT
-    try:
-        with open(path, "rb") as f:
-            magic = f.read(4)
-        if not magic:
-            raise _BadCheckpoint("empty file")
-        if magic != b"PK\x03\x04":  # every .npz is a zip archive
-            raise _BadCheckpoint("not a .npz (zip) file")
-        z = load_npz(path)
-    except OSError as e:
-        raise _BadCheckpoint(e.strerror or _why(e)) from None
-    except _BadCheckpoint:
-        raise
-    except Exception as e:  # noqa: BLE001 - truncated/garbled zip or .npy: BadZipFile, ValueError, ...
-        raise _BadCheckpoint(f"truncated or damaged .npz file: {_why(e)}") from None
-    ints = {}
-    for key in ("_index", "_frames"):
-        v = z.pop(key, None)
-        if v is None:
-            raise _BadCheckpoint(f"no {key!r} member")
-        if v.shape != () or v.dtype.kind not in "iu":
-            raise _BadCheckpoint(f"{key!r} is {v.dtype} {v.shape}, not an integer")
-        ints[key] = int(v)
-    index, frames = ints["_index"], ints["_frames"]
-    state = {k[len("state."):]: v for k, v in z.items() if k.startswith("state.")}
-    if not state:
-        raise _BadCheckpoint("no detector state")
-    if src is not None:
-        problem = _checkpoint_mismatch(out, src, index, frames, scores)
-        if problem:
-            raise _BadCheckpoint(problem)
-    return state, index, frames
-
-
-def _checkpoint_mismatch(out: Path, src: Source, index: int, frames: int,
-                         scores: bool = False) -> str | None:
-    """Why a checkpoint after frame ``index`` (the ``frames``-th) cannot be the one of this export
-    of ``src`` (None when it can): every frame up to it has been exported, so ``index`` is a frame
-    of the source at position ``frames`` and the masks (with ``scores``, also the scores files) of
-    all frames up to it are on disk -- resuming after a gap would finish an export with a file
-    missing, whereas a replay from the first frame re-creates it."""
-    indices = getattr(src, "indices", None)   # FolderSource / CdnetSource
-    if indices is not None:
-        ok = 1 <= frames <= len(indices) and indices[frames - 1] == index
-    else:
-        n = src.frame_count
-        ok = frames >= 1 and index == src.first_index + frames - 1 and (n is None or frames <= n)
-    if not ok:
-        return f"frame {index} as export frame {frames} does not match {src.spec}"
-    names = (mask_name, scores_name) if scores else (mask_name,)
-    for i in _indices_through(src, index):
-        for name in names:
-            if not (out / name(i)).is_file():
-                return f"{name(i)}, written before it, is missing"
-    return None
-
-
-def _indices_through(src: Source, last: int):
-    """Numbers of the frames of ``src`` from its first one up to ``last``, in order."""
-    if isinstance(src, FolderSource):
-        return [i for i in src.indices if i <= last]
-    return range(src.first_index, last + 1)
 
 
 def _count_outputs(out: Path, prefix: str = "bin", ext: str = ".png") -> int:
@@ -709,12 +319,12 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
     every = int(cfg["export"]["checkpoint_every"])
     settings = output_settings(cfg, algorithm)
     old = _prepare_folder(out, bool(cfg["export"]["overwrite"]))
-    new = _manifest(src, algorithm, settings, "running")
+    new = build_manifest(src, algorithm, settings, "running")
     resume_index = None   # frames up to here are done (from the checkpoint)
     keep_existing = False  # replay without rewriting existing files
     frames_before = 0
     if old is not None:
-        _compare(out, old, new)
+        compare_manifests(out, old, new)
         if old.get("status") == "complete":
             _check_complete_files(out, old, want_scores)
             (out / CHECKPOINT).unlink(missing_ok=True)
@@ -727,9 +337,9 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         bad = None  # why checkpoint.npz cannot be used: then replay, keeping the masks
         if (out / CHECKPOINT).is_file():
             try:
-                state, resume_index, frames_before = _load_checkpoint(
+                state, resume_index, frames_before = load_checkpoint(
                     out, src, scores=want_scores)
-            except _BadCheckpoint as e:
+            except BadCheckpoint as e:
                 bad = str(e)
             else:
                 try:
@@ -738,10 +348,10 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
                     reset = getattr(det, "reset", None)
                     if not callable(reset):  # half-restored and cannot be made fresh again
                         raise ExportError(f"{out / CHECKPOINT}: cannot restore the {algorithm} "
-                                          f"detector ({_why(e)}); use --overwrite to start "
-                                          f"over") from None
+                                          f"detector ({describe_error(e)}); use --overwrite to "
+                                          f"start over") from None
                     reset()
-                    bad = f"cannot restore the {algorithm} detector: {_why(e)}"
+                    bad = f"cannot restore the {algorithm} detector: {describe_error(e)}"
                     resume_index, frames_before = None, 0
         if resume_index is not None:
             res.resumed_from = resume_index
@@ -774,7 +384,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         except StopIteration:
             _note_dropped(src, res, log)
             raise SourceError(f"{src.spec}: no frames to export") from None
-    _write_manifest(out, new)
+    write_manifest(out, new)
     with reported_write_errors(out / "config.yaml"):
         write_config(_effective_config(cfg), out / "config.yaml")
     if asked_scores and not want_scores:
@@ -827,12 +437,12 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
                 if stop.set:
                     break
                 if every and src.seekable and frames % every == 0:
-                    if _save_checkpoint(out, det, index, frames):
+                    if save_checkpoint(out, det, index, frames):
                         checkpointed = index
         except SourceError:
             # the detector is consistent up to last_index: keep that so a fixed source resumes
             if src.seekable and last_index is not None and last_index != checkpointed:
-                _save_checkpoint(out, det, last_index, frames)
+                save_checkpoint(out, det, last_index, frames)
             _note_dropped(src, res, log)
             if writer is not None:
                 writer.abandon()
@@ -853,7 +463,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         if writer is not None:
             writer.abandon()
         saved = last_index is not None and (last_index == checkpointed or
-                                            _save_checkpoint(out, det, last_index, frames))
+                                            save_checkpoint(out, det, last_index, frames))
         if last_index is None:
             res.notes.append("interrupted before the first frame was exported")
         elif saved:
@@ -874,9 +484,9 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         raise SourceError(f"{src.spec}: no frames to export")
     if writer is not None:
         res.video = writer.finish()
-    _write_manifest(out, {**new, "status": "complete", "frames": frames, "first_index": first_index,
-                          "last_index": last_index, "video": res.video.name if res.video else None,
-                          "scores": want_scores, "silkvision": __version__})
+    write_manifest(out, {**new, "status": "complete", "frames": frames, "first_index": first_index,
+                         "last_index": last_index, "video": res.video.name if res.video else None,
+                         "scores": want_scores, "silkvision": __version__})
     (out / CHECKPOINT).unlink(missing_ok=True)
     res.complete = True
     return res
@@ -922,7 +532,7 @@ def _get_state_unsupported(det) -> bool:
 
 def _feed_video_from_disk(out: Path, src: Source, writer: MaskVideoWriter, last: int) -> None:
     """Write the masks ``first_index .. last`` from their PNG files into the video."""
-    for i in _indices_through(src, last):
+    for i in indices_through(src, last):
         path = out / mask_name(i)
         m = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
         if m is None:

@@ -146,9 +146,10 @@ def test_full_disk_on_a_scores_file_is_one_line_and_resumable(tmp_path, sample_s
     assert sorted(p.name for p in out.glob("scores*.npz")) == [f"scores{i:06d}.npz" for i in (1, 2, 3)]
 
 
-@pytest.mark.parametrize("target", ["write_config", "_write_manifest"])
+@pytest.mark.parametrize("target", ["write_config", "write_manifest"])
 def test_full_disk_on_config_or_manifest_is_one_line(tmp_path, sample_seq, capsys, monkeypatch, target):
     import silkvision.io.export as engine
+    import silkvision.io.manifest as manifest
 
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "out"
@@ -156,7 +157,7 @@ def test_full_disk_on_config_or_manifest_is_one_line(tmp_path, sample_seq, capsy
         monkeypatch.setattr(engine, "write_config", _enospc)
         name = "config.yaml"
     else:
-        monkeypatch.setattr(engine, "atomic_write_text", _enospc)
+        monkeypatch.setattr(manifest, "atomic_write_text", _enospc)
         name = "export.json"
     rc = main(["export", str(sample_seq), "--out", str(out), "-a", "mog2", "--set", "capture.max_frames=2"])
     assert rc == 2
@@ -164,10 +165,10 @@ def test_full_disk_on_config_or_manifest_is_one_line(tmp_path, sample_seq, capsy
 
 
 def test_full_disk_during_video_export_leaves_no_partial_video(tmp_path, sample_seq, capsys, monkeypatch):
-    import silkvision.io.export as engine
+    import silkvision.io.writers as writers
 
     monkeypatch.chdir(tmp_path)
-    real = engine.atomic_write_bytes
+    real = writers.atomic_write_bytes
     calls = []
 
     def flaky(path, data):
@@ -176,7 +177,7 @@ def test_full_disk_during_video_export_leaves_no_partial_video(tmp_path, sample_
             _enospc()
         return real(path, data)
 
-    monkeypatch.setattr(engine, "atomic_write_bytes", flaky)
+    monkeypatch.setattr(writers, "atomic_write_bytes", flaky)
     out = tmp_path / "out"
     rc = main(["export", str(sample_seq), "--out", str(out), "-a", "mog2", "--video",
                "--set", "capture.max_frames=5"])

@@ -1,0 +1,127 @@
+"""The checkpoint ``DIR/checkpoint.npz`` of an unfinished export: the detector state after a frame.
+
+Written every ``export.checkpoint_every`` frames and on SIGINT/SIGTERM; a resume restores the
+detector from it when it can be read and fits the export (:func:`load_checkpoint`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from silkvision.capture import Source
+from silkvision.capture.folder import FolderSource
+from silkvision.errors import ExportError
+from silkvision.io.npz import load_npz, save_npz
+from silkvision.io.writers import mask_name, scores_name
+
+__all__ = ["CHECKPOINT", "save_checkpoint", "load_checkpoint", "BadCheckpoint", "describe_error",
+           "indices_through"]
+
+CHECKPOINT = "checkpoint.npz"
+
+
+def _get_state(det) -> dict | None:
+    try:
+        return det.get_state()
+    except NotImplementedError:
+        return None
+
+
+def save_checkpoint(out: Path, det, index: int, frames: int) -> bool:
+    """Save the state of ``det`` after frame ``index`` (the ``frames``-th of the export) to
+    ``out/checkpoint.npz``; False (nothing written) when ``det`` cannot be checkpointed."""
+    state = _get_state(det)
+    if state is None:
+        return False
+    arrays = {f"state.{k}": np.asarray(v) for k, v in state.items()}
+    arrays["_index"] = np.int64(index)
+    arrays["_frames"] = np.int64(frames)
+    try:
+        save_npz(out / CHECKPOINT, arrays, compress=False)
+    except OSError as e:
+        raise ExportError(f"{out / CHECKPOINT}: cannot write checkpoint ({e.strerror})") from None
+    return True
+
+
+class BadCheckpoint(Exception):
+    """``checkpoint.npz`` cannot be read, or does not fit this export; the message says why."""
+
+
+def describe_error(e: BaseException) -> str:
+    """The first line of an exception's message (its type name when it has none)."""
+    if isinstance(e, KeyError) and e.args:
+        return f"missing key {e.args[0]!r}"
+    text = str(e).splitlines()[0].strip() if str(e).strip() else ""
+    return text or type(e).__name__
+
+
+def load_checkpoint(out: Path, src: Source | None = None,
+                    scores: bool = False) -> tuple[dict, int, int]:
+    """``(state, index, frames)`` of ``out/checkpoint.npz``: the detector state after frame
+    ``index``, the ``frames``-th frame of the export. Raises :class:`BadCheckpoint` when the file
+    cannot be read, or (given ``src``) names a frame that this source lacks, or one up to it whose
+    mask (or, with ``scores``, scores file) is not on disk."""
+    path = out / CHECKPOINT
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+        if not magic:
+            raise BadCheckpoint("empty file")
+        if magic != b"PK\x03\x04":  # every .npz is a zip archive
+            raise BadCheckpoint("not a .npz (zip) file")
+        z = load_npz(path)
+    except OSError as e:
+        raise BadCheckpoint(e.strerror or describe_error(e)) from None
+    except BadCheckpoint:
+        raise
+    except Exception as e:  # noqa: BLE001 - truncated/garbled zip or .npy: BadZipFile, ValueError, ...
+        raise BadCheckpoint(f"truncated or damaged .npz file: {describe_error(e)}") from None
+    ints = {}
+    for key in ("_index", "_frames"):
+        v = z.pop(key, None)
+        if v is None:
+            raise BadCheckpoint(f"no {key!r} member")
+        if v.shape != () or v.dtype.kind not in "iu":
+            raise BadCheckpoint(f"{key!r} is {v.dtype} {v.shape}, not an integer")
+        ints[key] = int(v)
+    index, frames = ints["_index"], ints["_frames"]
+    state = {k[len("state."):]: v for k, v in z.items() if k.startswith("state.")}
+    if not state:
+        raise BadCheckpoint("no detector state")
+    if src is not None:
+        problem = _checkpoint_mismatch(out, src, index, frames, scores)
+        if problem:
+            raise BadCheckpoint(problem)
+    return state, index, frames
+
+
+def _checkpoint_mismatch(out: Path, src: Source, index: int, frames: int,
+                         scores: bool = False) -> str | None:
+    """Why a checkpoint after frame ``index`` (the ``frames``-th) cannot be the one of this export
+    of ``src`` (None when it can): every frame up to it has been exported, so ``index`` is a frame
+    of the source at position ``frames`` and the masks (with ``scores``, also the scores files) of
+    all frames up to it are on disk -- resuming after a gap would finish an export with a file
+    missing, whereas a replay from the first frame re-creates it."""
+    indices = getattr(src, "indices", None)   # FolderSource / CdnetSource
+    if indices is not None:
+        ok = 1 <= frames <= len(indices) and indices[frames - 1] == index
+    else:
+        n = src.frame_count
+        ok = frames >= 1 and index == src.first_index + frames - 1 and (n is None or frames <= n)
+    if not ok:
+        return f"frame {index} as export frame {frames} does not match {src.spec}"
+    names = (mask_name, scores_name) if scores else (mask_name,)
+    for i in indices_through(src, index):
+        for name in names:
+            if not (out / name(i)).is_file():
+                return f"{name(i)}, written before it, is missing"
+    return None
+
+
+def indices_through(src: Source, last: int):
+    """Numbers of the frames of ``src`` from its first one up to ``last``, in order."""
+    if isinstance(src, FolderSource):
+        return [i for i in src.indices if i <= last]
+    return range(src.first_index, last + 1)

@@ -1,0 +1,127 @@
+"""Output-file writers of an export: mask PNGs, scores ``.npz`` files and the mask video.
+
+Every file is written atomically (see :mod:`silkvision.io.atomic`); a write error (disk full, ...)
+is a one-line :class:`~silkvision.errors.ExportError`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from silkvision.errors import ExportError
+from silkvision.io.atomic import atomic_write_bytes, reported_write_errors
+from silkvision.io.npz import save_npz
+
+__all__ = ["mask_name", "scores_name", "write_mask_png", "write_scores_npz", "MaskVideoWriter",
+           "VIDEO_CODECS"]
+
+#: (fourcc, extension) of lossless grey video codecs, in order of preference.
+VIDEO_CODECS = (("FFV1", ".mkv"), ("png ", ".avi"), ("HFYU", ".avi"))
+
+
+def mask_name(index: int) -> str:
+    """``bin%06d.png``: CDnet's result naming."""
+    return f"bin{int(index):06d}.png"
+
+
+def scores_name(index: int) -> str:
+    return f"scores{int(index):06d}.npz"
+
+
+def write_mask_png(path, mask: np.ndarray) -> Path:
+    """Write a mask as a grey 0/255 PNG, atomically.
+
+    Parameters
+    ----------
+    path : path-like
+        The file to write; its name must end in ``.png``.
+    mask : ndarray
+        Non-empty HxW mask: ``uint8`` with only the values 0 and 255, or ``bool`` (written as
+        0/255).
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    ValueError
+        ``path`` does not end in ``.png``, or ``mask`` is not a mask as above (named in the message).
+    ExportError
+        The file cannot be written (disk full, ...).
+    """
+    if Path(path).suffix.lower() != ".png":
+        raise ValueError(f"path: {str(path)!r} does not end in .png; expected a .png file name")
+    mask = np.asarray(mask)
+    what = f"mask for {path}"
+    if mask.ndim != 2 or mask.size == 0:
+        raise ValueError(f"{what}: shape {mask.shape}; expected a non-empty HxW array")
+    if mask.dtype == bool:
+        mask = np.where(mask, np.uint8(255), np.uint8(0))
+    elif mask.dtype != np.uint8:
+        raise ValueError(f"{what}: dtype {mask.dtype}; expected uint8 with values 0/255, or bool")
+    elif not np.all((mask == 0) | (mask == 255)):
+        bad = np.unique(mask[(mask != 0) & (mask != 255)])
+        shown = ", ".join(str(int(v)) for v in bad[:6]) + (", ..." if bad.size > 6 else "")
+        raise ValueError(f"{what}: values {shown}; expected a uint8 mask with only 0 and 255 "
+                         f"(or a bool mask)")
+    ok, buf = cv2.imencode(".png", mask)
+    if not ok:  # pragma: no cover - cv2 always encodes uint8 PNG
+        raise ExportError(f"{path}: PNG encoding failed")
+    with reported_write_errors(path):
+        return atomic_write_bytes(Path(path), buf.tobytes())
+
+
+def write_scores_npz(path, scores: np.ndarray) -> Path:
+    """Write the scores of one frame as ``.npz`` (member ``scores``, float16, compressed),
+    atomically; a write error (disk full, ...) is a one-line :class:`ExportError`."""
+    with reported_write_errors(path):
+        return save_npz(Path(path), {"scores": np.asarray(scores).astype(np.float16)})
+
+
+class MaskVideoWriter:
+    """Lossless grey mask video, written to a hidden partial file and renamed when finished.
+
+    Uses the first codec of :data:`VIDEO_CODECS` this OpenCV build can write (FFV1 in Matroska
+    with opencv-python-headless).
+    """
+
+    def __init__(self, out_dir: Path, size: tuple[int, int], fps: float):
+        self.size = tuple(size)
+        self._writer = None
+        for fourcc, ext in VIDEO_CODECS:
+            partial = Path(out_dir) / f".masks.partial{ext}"
+            w = cv2.VideoWriter(str(partial), cv2.CAP_FFMPEG, cv2.VideoWriter_fourcc(*fourcc),
+                                float(fps), self.size, False)
+            if w.isOpened():
+                self._writer, self.partial, self.fourcc = w, partial, fourcc.strip()
+                self.path = Path(out_dir) / f"masks{ext}"
+                break
+            w.release()
+            partial.unlink(missing_ok=True)
+        if self._writer is None:
+            raise ExportError(f"{out_dir}: this OpenCV build cannot write a lossless video "
+                              f"(tried FFV1, PNG and HuffYUV); drop --video")
+
+    def write(self, mask: np.ndarray) -> None:
+        self._writer.write(mask)
+
+    def finish(self) -> Path:
+        """Close the video and move it into place."""
+        self._writer.release()
+        with reported_write_errors(self.path):
+            os.replace(self.partial, self.path)
+        return self.path
+
+    def abandon(self) -> None:
+        """Close without publishing and remove the partial file (an interrupted export rebuilds
+        the video from the masks on disk when it resumes)."""
+        self._writer.release()
+        try:
+            self.partial.unlink(missing_ok=True)
+        except OSError:  # pragma: no cover - best effort; a re-run removes it too
+            pass
