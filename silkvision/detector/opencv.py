@@ -10,6 +10,14 @@ BGR or HxW / HxWx1 grey uint8, not empty), and grey frames are expanded to BGR
 (``COLOR_GRAY2BGR``) as the SILK/NORMA colour spaces do, so OpenCV's model always sees three
 channels: a grey video gives the same masks as the same video stored in colour, and a grey frame
 after colour ones does not silently re-initialise OpenCV's model.
+
+KNN (and GSOC) draw random numbers from OpenCV's per-thread generator ``cv::theRNG()``, so their
+masks used to depend on what had drawn from it before in the same process (another KNN, an earlier
+sequence of an evaluation). Each subtractor therefore seeds that generator with :data:`RNG_SEED` on
+its first frame after construction or :meth:`~OpenCVSubtractor.reset`, in the thread that applies
+it: a detector gives the same masks for the same frames wherever it runs, the same as in a fresh
+process (whose generator starts from the same state). This re-seeds the generator of the calling
+thread, which matters only to code that draws from it (``cv2.randu`` ...) between frames.
 """
 
 from __future__ import annotations
@@ -24,6 +32,8 @@ from silkvision.detector.postprocess import MaskFilter, check_mask_out
 
 __all__ = ["OpenCVSubtractor", "opencv_available"]
 
+#: ``cv2.setRNGSeed`` value at the first frame: 0 is the state a fresh OpenCV thread starts from
+RNG_SEED = 0
 _CONTRIB = {"gsoc": "createBackgroundSubtractorGSOC", "cnt": "createBackgroundSubtractorCNT"}
 #: the algorithm keys each baseline takes: its config schema section (the contrib ones have none)
 _KEYS = {n: tuple(SCHEMA["detector"].get(n, ())) for n in ("mog2", "knn", *_CONTRIB)}
@@ -150,6 +160,8 @@ class OpenCVSubtractor(BackgroundSubtractor):
             cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR, dst=self._bgr)
             frame = self._bgr
         self._shape = (H, W)
+        if self.frames_seen == 0:
+            cv2.setRNGSeed(RNG_SEED)   # reproducible KNN/GSOC masks (module docstring)
         self._raw = self._model.apply(frame, self._raw, lr)
         if self._params.get("detect_shadows", False) or self.name in _CONTRIB:
             # shadows (127) and any intermediate value count as background
