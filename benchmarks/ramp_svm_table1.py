@@ -374,6 +374,8 @@ def main(argv=None) -> int:
     if args.quick:
         args.repeats = min(args.repeats, 2)
         args.sel_train, args.sel_val = 400, 200
+    if args.json:   # the JSON is written after every row: its folder must exist before hours of work
+        args.json.parent.mkdir(parents=True, exist_ok=True)
     log = lambda s: print(s, flush=True)  # noqa: E731
     cv_cache = args.cv_cache or (args.json.with_name(args.json.name + ".cvcache.jsonl") if args.json else None)
     tasks = build_tasks(root, args.sel_train, args.sel_val, args.quick, args.datasets)

@@ -166,3 +166,14 @@ def test_classes_known_upfront(name, alg):
         clf.learn_one(X[0], 5)
     with pytest.raises(ValueError, match="n_classes"):
         create(name, n_classes=0)
+
+
+def test_multiclass_silk_without_decay_or_budget_is_multiclass_pa1():
+    """tau = 0 and no budget: multiclass SILK (eq. 18 loss) makes multiclass PA-I's predictions,
+    as BENCHMARKS section 7 says (the decay is then the only difference)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5))
+    y = rng.integers(0, 4, 300)
+    a = create("silk_multi", tau=0.0, C=0.7, omega=None, n_classes=4).progressive_predict(X, y)
+    b = create("mpa1", C=0.7, n_classes=4).progressive_predict(X, y)
+    np.testing.assert_array_equal(a, b)
