@@ -16,8 +16,8 @@ from silkvision.errors import ExportError
 from silkvision.io.npz import load_npz, save_npz
 from silkvision.io.writers import mask_name, scores_name
 
-__all__ = ["CHECKPOINT", "save_checkpoint", "load_checkpoint", "BadCheckpoint", "describe_error",
-           "indices_through"]
+__all__ = ["CHECKPOINT", "can_checkpoint", "save_checkpoint", "load_checkpoint", "BadCheckpoint",
+           "describe_error", "indices_through"]
 
 CHECKPOINT = "checkpoint.npz"
 
@@ -27,6 +27,18 @@ def _get_state(det) -> dict | None:
         return det.get_state()
     except NotImplementedError:
         return None
+
+
+def can_checkpoint(det) -> bool:
+    """Whether ``det`` has a state to checkpoint at all (MOG2/KNN do not); a detector whose
+    ``get_state`` fails for another reason (no frame seen yet) can checkpoint later."""
+    try:
+        det.get_state()
+    except NotImplementedError:
+        return False
+    except Exception:  # noqa: BLE001 - e.g. "no frame seen yet": it can checkpoint later
+        return True
+    return True
 
 
 def save_checkpoint(out: Path, det, index: int, frames: int) -> bool:

@@ -50,8 +50,8 @@ from silkvision.config import ALGORITHMS, validate, write_config
 from silkvision.detector import create_subtractor
 from silkvision.errors import ExportError, SourceError
 from silkvision.io.atomic import make_output_folder, reported_write_errors
-from silkvision.io.checkpoint import (CHECKPOINT, BadCheckpoint, describe_error, indices_through,
-                                      load_checkpoint, save_checkpoint)
+from silkvision.io.checkpoint import (CHECKPOINT, BadCheckpoint, can_checkpoint, describe_error,
+                                      indices_through, load_checkpoint, save_checkpoint)
 from silkvision.io.manifest import (MANIFEST, build_manifest, compare_manifests, output_settings,
                                     read_manifest, source_fingerprint, write_manifest)
 from silkvision.io.writers import (MaskVideoWriter, mask_name, scores_name, write_mask_png,
@@ -365,7 +365,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         else:
             keep_existing = True
             res.resumed_from = 0
-            why = (f"{algorithm} cannot be checkpointed" if _get_state_unsupported(det)
+            why = (f"{algorithm} cannot be checkpointed" if not can_checkpoint(det)
                    else "no checkpoint was saved yet")
             res.notes.append(f"resuming {out}: {why}, so frames are replayed from the first one; "
                              f"masks already written are kept")
@@ -518,16 +518,6 @@ def _note_dropped(src: Source, res: ExportResult, log) -> None:
                          f"detector was busy and {'were' if dropped != 1 else 'was'} not exported (the "
                          f"camera runs faster than the detector)")
         log(res.notes[-1])
-
-
-def _get_state_unsupported(det) -> bool:
-    try:
-        det.get_state()
-    except NotImplementedError:
-        return True
-    except Exception:  # noqa: BLE001 - e.g. "no frame seen yet": it can checkpoint later
-        return False
-    return False
 
 
 def _feed_video_from_disk(out: Path, src: Source, writer: MaskVideoWriter, last: int) -> None:
