@@ -100,7 +100,7 @@ def _perceptron_loop(X, y, SV, A, stamp, n, t0, state, variant, kind, sigma, deg
         pred[i] = p
         if yt + 1 > Ks:
             Ks = yt + 1
-        if p == yt:
+        if p == yt or kernel_eval(x, x, kind, sigma, degree, c0) <= 0.0:    # k(x, x) = 0: nothing to add
             continue
         row[:] = 0.0
         row[yt] = 1.0
@@ -340,7 +340,7 @@ def multiclass_reference(X, y, algorithm="max", C=1.0, tau=0.01, rho=1.0, omega=
         row = np.zeros(Kmax)
         kxx = k(x, x)
         if algorithm in ("max", "uniform", "prop"):
-            if pred[-1] == yt:
+            if pred[-1] == yt or kxx <= 0:
                 continue
             E = [r for r in others if F[r] >= F[yt]]
             row[yt] = 1

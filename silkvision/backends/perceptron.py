@@ -15,7 +15,9 @@ The peer "Perceptron" of the JMLR DUOL paper (Zhao, Hoi & Jin 2011, section 5.1,
     predict  y_hat_t = +1 if f(x_t) >= 0 else -1
     if y_hat_t != y_t:  add x_t with alpha_t = y_t          (no margin, no step size)
 
-The number of support vectors therefore equals the number of mistakes.
+The number of support vectors therefore equals the number of mistakes. An example with
+``k(x_t, x_t) = 0`` (a zero vector under the linear kernel) adds nothing to ``f`` and is not stored,
+as in every learner of this package; its mistake still counts.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from silkvision.backends._support import BinaryKernelClassifier, reference_decision, sv_append
-from silkvision.backends.kernels import make_kernel
+from silkvision.backends.kernels import kernel_eval, make_kernel
 from silkvision.backends.registry import register
 from silkvision.backends.sparse import cols_append, decision_any, row_buffers
 
@@ -41,7 +43,7 @@ def _perceptron_loop(X, y, SV, coef, stamp, n, t0, kind, sigma, degree, c0, cols
         f, work = decision_any(SV, coef, n, x, kind, sigma, degree, c0, cols, XT, sqn, idx, val, work)
         p = 1.0 if f >= 0.0 else -1.0
         pred[i] = p
-        if p != y[i]:
+        if p != y[i] and kernel_eval(x, x, kind, sigma, degree, c0) > 0.0:
             SV, coef, stamp = sv_append(SV, coef, stamp, n, x, y[i], t0 + i)
             if cols:
                 XT, sqn = cols_append(XT, sqn, n, x)
@@ -85,7 +87,7 @@ def perceptron_reference(X, y, kernel="rbf", sigma=1.0, degree=2, coef=1.0):
     for x, yt in zip(np.asarray(X, float), np.asarray(y, float)):
         p = 1.0 if reference_decision(SV, a, x, k) >= 0 else -1.0
         pred.append(p)
-        if p != yt:
+        if p != yt and k(x, x) > 0:
             SV.append(x)
             a.append(yt)
     return np.array(pred), np.array(SV).reshape(len(SV), -1), np.array(a)

@@ -331,3 +331,19 @@ def test_pickled_model_continues_as_the_original(name):
     np.testing.assert_array_equal(copy.support_vectors_, orig.support_vectors_)
     np.testing.assert_array_equal(copy.dual_coef_, orig.dual_coef_)
     np.testing.assert_array_equal(_outputs(copy, X[:20]), _outputs(orig, X[:20]))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_example_with_zero_kernel_norm_is_not_stored(name):
+    """README: an example whose k(x, x) is 0 (a zero vector under the linear kernel) is predicted but
+    not learned. A mistake on one must not add a support vector (the Perceptrons used to)."""
+    kind = _kind(name)
+    X, y = _data(kind, n=40)
+    est = _make(name, kernel="linear")
+    for i in range(len(X)):
+        est.learn_one(X[i]) if kind == "novelty" else est.learn_one(X[i], y[i])
+    before = est.n_support_
+    zero = np.zeros(X.shape[1])
+    for label in ([None] if kind == "novelty" else sorted(set(y.tolist()))):
+        est.learn_one(zero) if kind == "novelty" else est.learn_one(zero, label)
+        assert est.n_support_ <= before
