@@ -355,7 +355,7 @@ def _load_libsvm(path: Path, n_features: int | None):
             last = 0
             for t in toks[1:]:
                 idx, sep, val = t.partition(":")
-                if not sep or not idx.isdigit() or int(idx) < 1:
+                if not sep or not (idx.isascii() and idx.isdigit()) or int(idx) < 1:
                     if t.startswith("qid:"):
                         continue
                     raise DataError(f"{path}:{lineno}: bad feature {t!r} (expected index:value, index >= 1)")
@@ -418,7 +418,15 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
         feats = [f for k, f in enumerate(f0) if k != lc]
         lab = f0[lc]
         feats_bad = bool(feats) and not any(numeric(f) for f in feats) and not numeric(lab)
-        lab_header = (len(rows) > 1 and not numeric(lab)
+        # a label name seen only once over numbered feature columns ("Letter,1,2,...,16" in UCI's
+        # letter-recognition.data, "label,1,2"); a class name seen once over feature values
+        # ("rare,0.9,0.9") is an example of a rare class, not a header
+        nums = [f.strip() for f in feats]
+        numbered = len(nums) >= 2 and all(f.isascii() and f.isdecimal() for f in nums)
+        if numbered:
+            first = int(nums[0])
+            numbered = first <= 2 and [int(f) for f in nums] == list(range(first, first + len(nums)))
+        lab_header = (len(rows) > 1 and not numeric(lab) and (numbered or lab.strip().lower() in _LABEL_NAMES)
                       and all(r[1][lc] != lab for r in rows[1:] if len(r[1]) > lc))
         header = feats_bad or lab_header
     if header:

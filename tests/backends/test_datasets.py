@@ -350,6 +350,21 @@ def test_a_header_of_names_is_still_a_header(tmp_path):
     assert datasets.load(g).n_samples == 3
 
 
+def test_a_first_row_whose_class_occurs_once_is_data(tmp_path):
+    """Only a label column's name ("label", "class", ...) makes a row of numbers a header; a class
+    name seen once is an example (it used to be dropped as a "header", with its class)."""
+    f = tmp_path / "rare.csv"
+    f.write_text("rare,0.9,0.9\ncat,0.1,0.2\ndog,0.5,0.4\ncat,0.2,0.1\n")
+    ds = datasets.load(f)
+    assert ds.n_samples == 4 and ds.classes == ["cat", "dog", "rare"]
+    g = tmp_path / "spam.csv"
+    g.write_text("spam,1,5\nham,3,4\nham,5,6\n")
+    assert datasets.load(g).classes == ["ham", "spam"]
+    h = tmp_path / "letter.data"  # UCI letter-recognition's header: a name over numbered columns
+    h.write_text("Letter,1,2,3\nT,2,8,3\nA,5,1,8\n")
+    assert datasets.load(h).n_samples == 2
+
+
 def test_integral_float_labels_are_classes(tmp_path):
     f = tmp_path / "f.csv"
     f.write_text("1.0,0.1\n2.0,0.3\n3.0,0.5\n1.0,0.2\n")
