@@ -90,7 +90,7 @@ def check_binary_y(y: Any, n: int | None = None, name: str = "y") -> np.ndarray:
     if a.dtype == bool or (a.dtype == object and any(isinstance(v, (bool, np.bool_)) for v in a.tolist())):
         raise ValueError(f"{name}: binary labels must be -1 or +1, got booleans")
     if n is not None and a.shape != (n,):
-        raise ValueError(f"{name}: expected {n} labels, got shape {a.shape}")
+        raise ValueError(f"{name}: expected {n} label{'s' if n != 1 else ''}, got shape {a.shape}")
     if a.size and not np.all((a == 1) | (a == -1)):
         bad = a[(a != 1) & (a != -1)][0]
         raise ValueError(f"{name}: binary labels must be -1 or +1, got {bad!r}")

@@ -217,13 +217,7 @@ def _check_seed(seed):
     """``seed`` as None or an int >= 0; ValueError naming it otherwise."""
     if seed is None:
         return None
-    if isinstance(seed, (bool, np.bool_, str)):
-        raise ValueError(f"seed: {seed!r} must be None or an integer >= 0")
-    try:
-        ok = int(seed) == seed and seed >= 0
-    except (TypeError, ValueError, OverflowError):     # "x", NaN, inf
-        ok = False
-    if not ok:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed: {seed!r} must be None or an integer >= 0")
     return int(seed)
 

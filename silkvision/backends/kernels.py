@@ -72,7 +72,8 @@ def make_kernel(kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: 
     degree : int
         Polynomial degree, an integer in ``[1, 2**62]`` (the numba loops use int64).
     coef : float
-        Polynomial offset, a finite number.
+        Polynomial offset, a finite number >= 0 (``coef < 0`` does not give a positive
+        semi-definite kernel).
     """
     from silkvision.backends._support import as_number
 
@@ -90,8 +91,11 @@ def make_kernel(kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: 
     if not ok:
         raise ValueError(f"degree: {degree!r} must be an integer >= 1 (at most 2**62)")
     c = as_number("coef", coef)
-    if not np.isfinite(c):
-        raise ValueError(f"coef: {coef!r} must be a finite number")
+    if not (np.isfinite(c) and c >= 0):
+        # with coef < 0, (x.z + coef)^degree is not a positive semi-definite kernel: k(x, x) can be
+        # negative, and a finite k(x, x) no longer bounds k(x, z), so a model could answer inf
+        raise ValueError(f"coef: {coef!r} must be a finite number >= 0 (a negative offset does not "
+                         f"give a positive semi-definite kernel)")
     return Kernel(_ALIASES.get(kernel, kernel), width, int(degree), c)
 
 
@@ -141,7 +145,7 @@ def check_kernel_finite(X: np.ndarray, kernel: Kernel, name: str = "X") -> None:
     with the linear kernel, or ``x = 1e10`` with ``degree=50``); a learner that took such an example
     would answer NaN or inf for every later prediction. The learners call this on every example
     before learning it, so a rejected example (or batch) leaves the model unchanged. For kernels
-    with ``|k(x, z)| <= sqrt(k(x, x) k(z, z))`` (rbf, linear, poly with ``coef >= 0``) a finite
+    with ``|k(x, z)| <= sqrt(k(x, x) k(z, z))`` (every kernel :func:`make_kernel` accepts) a finite
     ``k(x, x)`` also keeps every ``k(x, z)`` between stored examples finite. The Gaussian kernel
     cannot overflow (``k(x, x) = 1``) and is not checked.
 

@@ -156,6 +156,9 @@ def run(args) -> int:
     algos = [a.strip() for a in args.algorithms.split(",") if a.strip()]
     if not algos:
         raise ConfigError("--algorithms: give at least one learner name")
+    twice = sorted({a for a in algos if algos.count(a) > 1})
+    if twice:  # results are keyed by name: a second run of a learner would replace the first
+        raise ConfigError(f"--algorithms: {', '.join(twice)} given twice; name each learner once")
     if not 1 <= args.runs <= bench.MAX_RUNS:
         raise ConfigError(f"--runs: {args.runs} must be an integer 1..{bench.MAX_RUNS}")
     if args.seed < 0:
