@@ -101,6 +101,7 @@ def test_name_lookup_under_root(tmp_path, monkeypatch):
     ("b.libsvm", "+1 1:0.5\nfoo 1:1\n", r"b\.libsvm:2: bad label 'foo'"),
     ("c.libsvm", "+1 3:1 2:1\n", r"c\.libsvm:1: feature indices must increase"),
     ("d.libsvm", "+1 0:1\n", r"d\.libsvm:1: bad feature '0:1'"),
+    ("q.libsvm", "+1 1:0.5 \u00b2:1.0\n", r"q\.libsvm:1: bad feature '\u00b2:1\.0'"),
     ("e.csv", "1,2,3\n0,4\n", r"e\.csv:2: expected 3 fields, got 2"),
     ("f.csv", "1,2,3\n0,4,zz\n", r"f\.csv:2: bad value in column 3 'zz'"),
     ("g.csv", "1,2,nan\n", r"g\.csv:1: value in column 3 'nan' is not finite"),

@@ -73,7 +73,8 @@ BAD = [
     ("coef", "1"), ("degree", True), ("degree", "2"), ("s", "0"),
     ("rho", "x"), ("rho", None),
     ("cache_mb", "x"), ("cache_mb", None),
-    ("seed", float("inf")), ("seed", float("nan")), ("seed", "x"),
+    ("seed", float("inf")), ("seed", float("nan")), ("seed", "x"), ("seed", 2.0), ("seed", 1e300),
+    ("coef", -1.0), ("coef", -1e-300),
     ("omega", BIG), ("omega", 2 ** 63), ("n_classes", BIG), ("n_classes", 2 ** 63),
     ("m", BIG), ("max_smo", BIG), ("max_cccp", 2 ** 63),
 ]

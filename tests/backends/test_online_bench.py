@@ -115,6 +115,7 @@ def test_stored_orderings_are_used(tmp_path):
     (["--dataset", "TINY", "--algorithms", "duol", "--set", "noequals"], "expected PARAM=VALUE"),
     (["--dataset", "BAD", "--algorithms", "duol"], "bad.csv:2: expected 3 fields"),
     (["--dataset", "MULTI", "--algorithms", "duol"], "binary classifier but multi has 3 classes"),
+    (["--dataset", "TINY", "--algorithms", "pa1,duol,pa1"], "--algorithms: pa1 given twice"),
 ])
 def test_errors_exit_2_one_line(argv, msg, tiny_csv, tiny_multi, tmp_path, capsys):
     bad = tmp_path / "bad.csv"
