@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
+
 from silkvision.capture.base import IMAGE_EXTENSIONS, GroundTruth, Source, read_image
 from silkvision.capture.camera import CameraSource
 from silkvision.capture.cdnet import CdnetSource, read_roi, read_temporal_roi
@@ -25,11 +27,11 @@ __all__ = ["open_source", "Source", "CameraSource", "VideoSource", "FolderSource
 
 
 def _camera_index(spec) -> int | None:
-    if isinstance(spec, bool):
+    if isinstance(spec, (bool, np.bool_)):
         return None
-    if isinstance(spec, int):
-        return spec
-    if isinstance(spec, str) and spec.strip().isdigit():
+    if isinstance(spec, (int, np.integer)):
+        return int(spec)
+    if isinstance(spec, str) and spec.strip().isdecimal():
         return int(spec.strip())
     return None
 

@@ -147,7 +147,7 @@ def quiet_opencv():
 
 
 def _natural_key(name: str):
-    return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", name)]
+    return [int(t) if t.isdecimal() else t.lower() for t in re.split(r"(\d+)", name)]
 
 
 def list_images(folder: Path, strict: bool = True, what: str = "image folder") -> list[Path]:

@@ -226,7 +226,7 @@ class _StopFlag:
 
 def _count_outputs(out: Path, prefix: str = "bin", ext: str = ".png") -> int:
     """Number of ``PREFIX<digits>EXT`` files in ``out`` (masks by default, or scores files)."""
-    return sum(1 for p in out.glob(f"{prefix}[0-9]*{ext}") if p.stem[len(prefix):].isdigit() and p.is_file())
+    return sum(1 for p in out.glob(f"{prefix}[0-9]*{ext}") if p.stem[len(prefix):].isdecimal() and p.is_file())
 
 
 def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: str | None = None,

@@ -198,6 +198,17 @@ def test_cdnet_sample(sample_seq):
         assert gt.shape == (240, 320) and gt.dtype == np.uint8 and set(np.unique(gt)) <= {0, 50, 85, 170, 255}
         assert np.array_equal(src.groundtruth(300), cv2.imread(str(sample_seq / "groundtruth" / "gt000300.png"))[..., 0])
     assert source_kind(sample_seq) == "cdnet" and source_kind("0") == "camera"
+    assert source_kind(np.int64(0)) == "camera" and source_kind(" 1 ") == "camera"
+
+
+def test_a_unicode_digit_is_a_path_not_a_camera(tmp_path, monkeypatch):
+    """'²'.isdigit() is True but int('²') fails: such a name is a path (it was a raw ValueError)."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SourceError, match="²: no such file or folder"):
+        open_source("²")
+    (tmp_path / "²").mkdir()
+    cv2.imwrite(str(tmp_path / "²" / "a1.png"), np.zeros((4, 4, 3), np.uint8))
+    assert source_kind("²") == "folder"
 
 
 def test_cdnet_numbering_resize_and_bad_temporal_roi(tmp_path, sample_seq):
