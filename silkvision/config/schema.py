@@ -81,8 +81,14 @@ def choice(default, values, help=""):
                  lambda v: v in values, help=help)
 
 
-def positive(default, help=""):
-    return ranged(default, float, 0, lo_open=True, help=help)
+def positive(default, help="", hi=None):
+    return ranged(default, float, 0, hi, lo_open=True, help=help)
+
+
+#: Largest C, rho (SILK) and eta (NORMA) of the pixel detectors. The float32 state holds
+#: coefficients over a decay scale that goes down to 2**-40 before it is renormalised, so values
+#: above about 3e26 overflow to inf; 1e6 is far beyond any useful setting (the GUI's boxes end there).
+MAX_COEF = 1e6
 
 
 def unit_open(default, help=""):
@@ -126,8 +132,8 @@ SCHEMA: dict[str, Any] = {
             "omega": ranged(20, int, 1, 255,
                            help="support-vector buffer size per pixel"),
             "tau": unit_open(0.000503, "decay: old coefficients are multiplied by (1 - tau)"),
-            "C": positive(0.4, "box constraint: new coefficient <= (1 - tau) C"),
-            "rho": positive(1.0, "margin of the novelty hinge loss"),
+            "C": positive(0.4, "box constraint: new coefficient <= (1 - tau) C", hi=MAX_COEF),
+            "rho": positive(1.0, "margin of the novelty hinge loss", hi=MAX_COEF),
             "sigma": kernel_width(8.0, "Gaussian kernel width in 8-bit colour units"),
             "threshold": ranged(0.45, float, 0,
                                help="foreground if score f(x) < threshold"),
@@ -150,7 +156,7 @@ SCHEMA: dict[str, Any] = {
         "norma": {
             "omega": ranged(20, int, 1, 255,
                            help="truncation: the last omega terms are kept"),
-            "eta": positive(0.1, "learning rate (coefficient of a new term)"),
+            "eta": positive(0.1, "learning rate (coefficient of a new term)", hi=MAX_COEF),
             "lambda": positive(0.1, "regulariser: old terms decay by (1 - eta*lambda)"),
             "nu": ranged(0.5, float, 0, 1,
                         help="nu of NORMA's novelty detection (offset update)"),

@@ -104,7 +104,10 @@ class FeatureConverter:
             np.copyto(self._out, frame)
             return self._out
         dst = self._out[:, :, 0] if self.channels == 1 else self._out
-        cv2.cvtColor(np.ascontiguousarray(frame), _TO[cs], dst=dst)
+        # OpenCV reads a view with contiguous pixels and any row stride (an ROI crop such as
+        # frame[:, :320]) in place; only other layouts are copied first
+        src = frame if frame.strides[1:] == (3, 1) and frame.strides[0] > 0 else np.ascontiguousarray(frame)
+        cv2.cvtColor(src, _TO[cs], dst=dst)
         return self._out
 
 

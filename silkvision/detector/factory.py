@@ -34,7 +34,8 @@ def create_subtractor(name: str | None = None, config: Mapping | None = None,
         defaults.
     **overrides
         Keys of the algorithm's config section (e.g. ``tau=0.02``, ``omega=10``) or of the shared
-        detector keys (``colour_space``, ``median``, ``close``, ``fill_holes``).
+        detector keys (``median``, ``close``, ``fill_holes``; ``colour_space`` for SILK/NORMA only:
+        MOG2/KNN model BGR, and refuse it).
 
     Returns
     -------
@@ -54,14 +55,17 @@ def create_subtractor(name: str | None = None, config: Mapping | None = None,
     det_cfg = cfg["detector"]
     params = dict(det_cfg.get(name, {}) if section is None else {})
     shared = {k: det_cfg[k] for k in SHARED_KEYS}
+    # the OpenCV baselines model BGR themselves: a colour_space override would be ignored
+    own = SHARED_KEYS if name in ("silk", "norma") else tuple(k for k in SHARED_KEYS if k != "colour_space")
     for k, v in overrides.items():
-        if k in SHARED_KEYS:
+        if k in own:
             shared[k] = v
         elif k in params:
             params[k] = v
         else:
-            allowed = ", ".join(list(params) + list(SHARED_KEYS))
-            raise ConfigError(f"{name}: unknown parameter {k!r}; allowed: {allowed}")
+            allowed = ", ".join(list(params) + list(own))
+            why = " (colour_space is SILK/NORMA's pixel feature)" if k == "colour_space" else ""
+            raise ConfigError(f"{name}: unknown parameter {k!r}{why}; allowed: {allowed}")
     # re-validate the merged values so keyword overrides get the same checks as the config file
     check = {"detector": {**shared, **({name: params} if section is None else {})}}
     validate(check, "create_subtractor")

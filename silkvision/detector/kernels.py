@@ -79,8 +79,13 @@ _BG = np.uint8(0)
 
 
 def kernel_log2_scale(sigma: float) -> np.float32:
-    """``nl = -log2(e) / (2 sigma^2)`` as float32: the Gaussian kernel is ``2 ** (d2 * nl)``."""
-    return np.float32(-np.log2(np.e) / (2.0 * float(sigma) ** 2))
+    """``nl = -log2(e) / (2 sigma^2)`` as float32: the Gaussian kernel is ``2 ** (d2 * nl)``.
+
+    A width whose square overflows a double (sigma > ~1.3e154) gives ``-0.0``, so ``k = 1`` for
+    every pair of colours, as for any very wide kernel (``float ** 2`` would raise OverflowError).
+    """
+    s = float(sigma)
+    return np.float32(-np.log2(np.e) / (2.0 * (s * s)))
 
 
 @intrinsic

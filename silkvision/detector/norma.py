@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from silkvision.config.schema import SCHEMA
+from silkvision.config.schema import MAX_COEF, SCHEMA
 from silkvision.detector import kernels as _k
 from silkvision.detector.silk import (KernelPixelSubtractor, _F, _check_number, _check_sigma, _default)
 
@@ -46,8 +46,9 @@ class NormaSubtractor(KernelPixelSubtractor):
     eta : float
         Learning rate (the coefficient of a new term).
     lam : float
-        Regulariser lambda (config key ``lambda``): old terms decay by (1 - eta lam) per frame;
-        eta lam must be < 1.
+        Regulariser lambda: old terms decay by (1 - eta lam) per frame; eta lam must be < 1. The
+        config key ``lambda`` is accepted too (``NormaSubtractor(**{"lambda": 0.1})``), so
+        ``NormaSubtractor(**det.get_params())`` makes a copy's twin.
     nu : float
         nu in [0, 1] of the nu-loss (offset update).
     sigma : float
@@ -75,7 +76,14 @@ class NormaSubtractor(KernelPixelSubtractor):
                  colour_space: str = SCHEMA["detector"]["colour_space"].default,
                  median: int = SCHEMA["detector"]["median"].default,
                  close: int = SCHEMA["detector"]["close"].default,
-                 fill_holes: bool = SCHEMA["detector"]["fill_holes"].default):
+                 fill_holes: bool = SCHEMA["detector"]["fill_holes"].default, **config_key):
+        if config_key:  # ``lambda``, the config key and get_params' name, which Python cannot spell
+            unknown = set(config_key) - {"lambda"}
+            if unknown:
+                raise TypeError(f"NormaSubtractor() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+            if lam != _default("norma", "lambda"):
+                raise ValueError("lam, lambda: give one of them, not both")
+            lam = config_key["lambda"]
         super().__init__(omega=omega, eta=eta, lam=lam, nu=nu, sigma=sigma, threshold=threshold,
                          colour_space=colour_space, median=median, close=close,
                          fill_holes=fill_holes)
@@ -93,7 +101,7 @@ class NormaSubtractor(KernelPixelSubtractor):
         return p
 
     def _check(self, p: dict) -> dict:
-        p["eta"] = _check_number("eta", p["eta"], 0, lo_open=True)
+        p["eta"] = _check_number("eta", p["eta"], 0, MAX_COEF, lo_open=True)
         p["lam"] = _check_number("lambda", p["lam"], 0, lo_open=True)
         if p["eta"] * p["lam"] >= 1.0:  # named by the config key (lambda) the GUI and YAML use
             raise ValueError(f"eta, lambda: eta * lambda = {p['eta'] * p['lam']!r} must be < 1 "

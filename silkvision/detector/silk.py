@@ -81,7 +81,7 @@ import numba
 import numpy as np
 from numba.np.ufunc import parallel as _nb_parallel
 
-from silkvision.config.schema import SCHEMA, SIGMA_MIN as _SIGMA_MIN
+from silkvision.config.schema import MAX_COEF, SCHEMA, SIGMA_MIN as _SIGMA_MIN
 from silkvision.detector import kernels as _k
 from silkvision.detector.base import BackgroundSubtractor, check_learning_rate
 from silkvision.detector.colour import (FeatureConverter, channels, check_colour_space, check_frame,
@@ -203,7 +203,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         return p
 
     def get_params(self) -> dict:
-        """Current parameters (config keys; NORMA's ``lam`` is returned as ``lam``)."""
+        """Current parameters, by their config keys (NORMA's ``lam`` is ``lambda``)."""
         return dict(self._p)
 
     def set_params(self, **params: Any) -> None:
@@ -415,7 +415,10 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         idx = np.argmax(self._alphas, axis=1)                          # (H, W)
         idx4 = np.broadcast_to(idx[:, None, None, :], (H, 1, C, W))
         best = np.take_along_axis(self._colours, idx4, axis=1)[:, 0]   # (H, C, W)
-        return features_to_bgr(np.ascontiguousarray(best.transpose(0, 2, 1)), self._p["colour_space"])
+        img = features_to_bgr(np.ascontiguousarray(best.transpose(0, 2, 1)), self._p["colour_space"])
+        # an empty slot's features (0, 0, 0) are not black in YCrCb or Lab
+        img[~(self._alphas.max(axis=1) > 0)] = 0
+        return img
 
     # ------------------------------------------------------------------ checkpoint
     def _state_arrays(self) -> dict:
@@ -461,9 +464,9 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         if str(state["colour_space"]) != self._p["colour_space"]:
             raise ValueError(f"state: colour_space {str(state['colour_space'])!r} does not match this "
                              f"detector's {self._p['colour_space']!r}")
-        # the global decay scale starts at 1 and only decays (renormalised to 1): (0, 1], and its
-        # inverse must stay a finite float32
-        scale = _state_number(state, "scale", float(np.finfo(np.float32).tiny), 1.0)
+        # the global decay scale starts at 1 and only decays, and apply renormalises it to 1 once it
+        # is below RENORM_BELOW: [RENORM_BELOW, 1] (a smaller one overflows 1 / scale in float32)
+        scale = _state_number(state, "scale", RENORM_BELOW, 1.0)
         frames = _state_number(state, "frames_seen", 0, math.inf, integer=True)
         bound = _state_number(state, "score_bound", 0, math.inf)
         fg = _state_number(state, "fg_fraction", 0, 1) if "fg_fraction" in state else 0.0
@@ -587,8 +590,8 @@ class SilkSubtractor(KernelPixelSubtractor):
 
     def _check(self, p: dict) -> dict:
         p["tau"] = _check_number("tau", p["tau"], 0, 1, lo_open=True, hi_open=True)
-        p["C"] = _check_number("C", p["C"], 0, lo_open=True)
-        p["rho"] = _check_number("rho", p["rho"], 0, lo_open=True)
+        p["C"] = _check_number("C", p["C"], 0, MAX_COEF, lo_open=True)
+        p["rho"] = _check_number("rho", p["rho"], 0, MAX_COEF, lo_open=True)
         p["sigma"] = _check_sigma(p["sigma"])
         p["threshold"] = _check_number("threshold", p["threshold"], 0)
         p["kappa"] = _check_number("kappa", p["kappa"], 0, 1)

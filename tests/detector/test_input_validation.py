@@ -102,6 +102,16 @@ def test_background_image_before_any_frame_and_after_reset(algo, frame):
         det.get_background_image()
 
 
+@pytest.mark.parametrize("colour_space", ["ycrcb", "lab", "rgb", "gray"])
+@pytest.mark.parametrize("algo", ["silk", "norma"])
+def test_background_is_black_where_nothing_was_learned(algo, colour_space, frame):
+    det = sv.create_subtractor(algo, colour_space=colour_space)
+    det.apply(frame, learningRate=0)                 # scored, not learned: every slot is empty
+    assert not det.get_background_image().any()     # YCrCb/Lab (0, 0, 0) used to come out green/orange
+    det.apply(frame)
+    assert det.get_background_image().any()
+
+
 # ---------------------------------------------------------------- 4. channels of OpenCV frames
 @pytest.mark.parametrize("algo", ["mog2", "knn"])
 def test_opencv_grey_frame_is_expanded_like_silk(algo, rng):
@@ -186,6 +196,26 @@ def test_sigma_lower_bound(cls, frame):
     assert cls(sigma=0.05).apply(frame).shape == (H, W)
 
 
+@pytest.mark.parametrize("cls,key", [(SilkSubtractor, "C"), (SilkSubtractor, "rho"), (NormaSubtractor, "eta")])
+def test_coefficient_scales_are_bounded(cls, key):
+    """Above ~3e26 the float32 coefficients (kept over a decay scale down to 2**-40) overflow."""
+    with pytest.raises(ValueError, match=f"^{key}: 1e\\+30 must be <= 1000000"):
+        cls(**{key: 1e30}, **({"lam": 1e-9} if key == "eta" else {}))
+    with pytest.raises(ConfigError, match=f"{key}: 1e\\+30 .*out of range"):
+        sv.create_subtractor("silk" if cls is SilkSubtractor else "norma", **{key: 1e30})
+
+
+@pytest.mark.parametrize("cls", [SilkSubtractor, NormaSubtractor])
+def test_a_huge_sigma_is_a_flat_kernel_not_a_crash(cls, frame):
+    """sigma^2 overflows a double above ~1.3e154 (it was an OverflowError in every apply): such a
+    width is k = 1 everywhere, the same detector as any other width that wide."""
+    a, b = cls(sigma=1e200), cls(sigma=1e160)
+    for _ in range(3):
+        np.testing.assert_array_equal(a.apply(frame), b.apply(frame))
+    np.testing.assert_array_equal(a.scores, b.scores)
+    assert np.isfinite(a.scores).all()
+
+
 # ---------------------------------------------------------------- 7. set_state
 def _state(algo, frame, n=3):
     det = sv.create_subtractor(algo)
@@ -199,7 +229,7 @@ def _state(algo, frame, n=3):
     ("silk", "scale", np.inf), ("silk", "scale", "abc"), ("silk", "score_bound", np.nan),
     ("silk", "score_bound", -1.0), ("silk", "frames_seen", -5), ("silk", "frames_seen", 2.5),
     ("silk", "fg_fraction", 1.5), ("silk", "omega", "x"), ("norma", "scale", 0.0),
-    ("norma", "frames_seen", -1),
+    ("norma", "frames_seen", -1), ("silk", "scale", 2.0 ** -41), ("norma", "scale", 1e-30),
 ])
 def test_set_state_rejects_bad_scalars(algo, key, value, frame):
     det, st = _state(algo, frame)

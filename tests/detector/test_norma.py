@@ -25,6 +25,12 @@ def test_factory_and_config_keys():
     assert det.get_params()["lambda"] == 0.2 and det.lam == 0.2
     det.set_params(**{"lambda": 0.5})
     assert det.get_params()["lambda"] == 0.5
+    twin = NormaSubtractor(**det.get_params())      # get_params' keys are constructor keywords
+    assert twin.get_params() == det.get_params()
+    with pytest.raises(TypeError, match="'bogus'"):
+        NormaSubtractor(bogus=1)
+    with pytest.raises(ValueError, match="lam, lambda"):
+        NormaSubtractor(lam=0.2, **{"lambda": 0.3})
 
 
 def test_update_rules_rho_and_ring_buffer():

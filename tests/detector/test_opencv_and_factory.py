@@ -56,6 +56,10 @@ def test_factory_validates_names_and_keyword_overrides():
         sv.create_subtractor("nope")
     with pytest.raises(ConfigError, match="unknown parameter 'tau'"):
         sv.create_subtractor("mog2", tau=0.1)
+    for name in ("mog2", "knn"):   # MOG2/KNN model BGR: a colour space asked for would be ignored
+        with pytest.raises(ConfigError, match=f"^{name}: unknown parameter 'colour_space' .*allowed: .*fill_holes$"):
+            sv.create_subtractor(name, colour_space="gray")
+    assert sv.create_subtractor("norma", colour_space="gray").colour_space == "gray"
     with pytest.raises(ConfigError, match="detector.median: 4"):
         sv.create_subtractor("mog2", median=4)
     with pytest.raises(ConfigError, match="detector.mog2.history"):

@@ -9,6 +9,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
+import silkvision as sv
 from silkvision.config import validate
 from silkvision.detector import postprocess
 from silkvision.detector.base import check_learning_rate
@@ -267,3 +268,24 @@ def test_mask_filter_checks_once_per_frame(monkeypatch, rng):
     with pytest.raises(ValueError, match="^out: "):
         MedianClose5()(raw, np.zeros((3, 3), np.uint8))
     assert calls == ["out"]
+
+
+@pytest.mark.parametrize("colour_space", ["ycrcb", "lab", "gray", "rgb"])
+def test_a_cropped_frame_is_not_copied(colour_space, rng):
+    """An ROI crop (contiguous pixels, longer rows) is read in place: apply with ``fgmask``
+    allocates nothing frame-sized (ycrcb/lab/gray copied the whole frame on every call)."""
+    big = rng.integers(0, 256, (240, 640, 3), dtype=np.uint8)
+    crop = big[:, :320]
+    det = sv.create_subtractor("silk", colour_space=colour_space)
+    twin = sv.create_subtractor("silk", colour_space=colour_space)
+    out = np.empty((240, 320), np.uint8)
+    det.apply(crop, fgmask=out)
+    twin.apply(np.ascontiguousarray(crop))
+    tracemalloc.start()
+    try:
+        det.apply(crop, fgmask=out)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 240 * 320 // 4
+    np.testing.assert_array_equal(out, twin.apply(np.ascontiguousarray(crop)))
