@@ -434,9 +434,8 @@ class MainWindow(QMainWindow):
         det = cfg["detector"]
         for role, info in self.detectors.items():
             for k, v in info.params.items():
-                if k in SHARED_KEYS:
-                    if role == "silk":
-                        det[k] = v
+                if k in SHARED_KEYS:  # the same in both detectors (Pipeline.set_params)
+                    det[k] = v
                 elif isinstance(det.get(info.name), dict) and k in det[info.name]:
                     det[info.name][k] = v
         cfg["gui"]["second_algorithm"] = self.detectors["second"].name

@@ -448,15 +448,31 @@ class Pipeline:
 
         Returns True when a restart parameter changed; then both detectors and both ROCs restart
         so that the curves keep comparing the same frames.
+
+        The mask keys shared by all detectors in the configuration (``median``, ``close``,
+        ``fill_holes``, ``colour_space``: one ``detector.median`` etc.) apply to every detector that
+        has them, whichever tab set them, so that Save parameters and a recording's
+        ``config.yaml`` describe the masks shown.
         """
         det = self.detectors[name]
-        current = det.get_params()
-        restart = any(k in det.RESTART_PARAMS and current.get(k) != v for k, v in params.items())
+        changes = [(name, det, params)]
+        shared = {k: v for k, v in params.items() if k in SHARED_KEYS}
+        for other, d in self.detectors.items():
+            if other != name and shared:
+                own = {k: v for k, v in shared.items() if k in d.get_params()}
+                if own:
+                    changes.append((other, d, own))
+        restart = any(k in d.RESTART_PARAMS and d.get_params().get(k) != v
+                      for _, d, p in changes for k, v in p.items())
         with _as_config_error(f"{name}: "):
             det.set_params(**params)  # checks every value before changing any
-        self._store_params(name, det.get_params())
+        for other, d, p in changes[1:]:  # the same shared values, already accepted above
+            d.set_params(**p)
+        for n, d, _ in changes:
+            self._store_params(n, d.get_params())
         if self.recorder is not None:
-            self.recorder.write_config(name, self.config)
+            for n, _, _ in changes:
+                self.recorder.write_config(n, self.config)
         if restart:
             self._reset_state()
         elif "threshold" in params and name == "silk" and self.last is not None:
@@ -469,7 +485,7 @@ class Pipeline:
         for k, v in params.items():
             if isinstance(section, dict) and k in section:
                 section[k] = v
-            elif k in SHARED_KEYS and name == "silk":
+            elif k in SHARED_KEYS:
                 det_cfg[k] = v
 
     def set_second(self, name: str) -> None:

@@ -114,6 +114,38 @@ def test_loading_an_unavailable_second_algorithm_is_refused(qtbot, make_window, 
     no_traceback(capfd)
 
 
+def test_a_shared_mask_key_set_on_either_tab_applies_to_both_detectors():
+    """median/close/fill_holes/colour_space are one key each in the configuration: an edit on the
+    second tab used to change only that detector, so Save and a recording's config.yaml described
+    other masks than those shown."""
+    pipe = Pipeline({}, second="norma")
+    pipe.set_params("norma", {"median": 0, "fill_holes": False})
+    for d in pipe.detectors.values():
+        assert d.get_params()["median"] == 0 and d.get_params()["fill_holes"] is False
+    assert pipe.config["detector"]["median"] == 0 and pipe.config["detector"]["fill_holes"] is False
+    assert pipe.set_params("silk", {"colour_space": "lab"})          # a restart key: both restart
+    assert pipe.detectors["norma"].get_params()["colour_space"] == "lab"
+    assert pipe.config["detector"]["colour_space"] == "lab"
+    pipe = Pipeline({}, second="mog2")                                # MOG2 has no colour space
+    pipe.set_params("silk", {"colour_space": "gray", "close": 3})
+    mog2 = pipe.detectors["mog2"].get_params()
+    assert mog2["close"] == 3 and "colour_space" not in mog2
+    pipe.set_params("mog2", {"median": 3})
+    assert pipe.silk.get_params()["median"] == 3 and pipe.config["detector"]["median"] == 3
+
+
+def test_saved_parameters_give_back_a_second_tab_edit(qtbot, make_window, tmp_path):
+    import yaml
+
+    win = make_window()
+    win.apply_params("second", {"median": 0, "close": 0})
+    qtbot.waitUntil(lambda: win.detectors["silk"].params["median"] == 0, timeout=5000)
+    assert win.detectors["second"].params["close"] == 0
+    assert win.panels["silk"].value("median") == 0                   # the SILK tab follows
+    saved = yaml.safe_load(win.save_params(tmp_path / "p.yaml").read_text())
+    assert saved["detector"]["median"] == 0 and saved["detector"]["close"] == 0
+
+
 # -- 2. NORMA's eta * lambda >= 1 is refused by the config layer, everywhere ----------------------
 def test_norma_eta_lambda_product_is_refused_in_the_panel_the_worker_and_yaml(qtbot, make_window, tmp_path,
                                                                              capfd):
