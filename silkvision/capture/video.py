@@ -109,7 +109,16 @@ class VideoSource(Source):
             raise SourceError(f"{self.spec}: there is no frame {index}; expected a frame number in "
                               f"1..{last if last is not None else '?'}")
         if index != self._pos:
-            if not self._cap.set(cv2.CAP_PROP_POS_FRAMES, index - 1):
+            if index == 1:
+                # rewind by opening the file again: exact in every container, whereas a seek to
+                # frame 0 of an MPEG-1/2 program stream lands inside its first group of pictures
+                cap = open_capture(str(self.path), cv2.CAP_FFMPEG)
+                if not cap.isOpened():
+                    cap.release()
+                    raise SourceError(f"{self.spec}: cannot open the video again to rewind it")
+                self._cap.release()
+                self._cap = cap
+            elif not self._cap.set(cv2.CAP_PROP_POS_FRAMES, index - 1):
                 raise SourceError(f"{self.spec}: cannot seek to frame {index}")
             self._pos = index
         self._ended = False

@@ -6,6 +6,7 @@ detector from it when it can be read and fits the export (:func:`load_checkpoint
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ from silkvision.io.npz import load_npz, save_npz
 from silkvision.io.writers import mask_name, scores_name
 
 __all__ = ["CHECKPOINT", "can_checkpoint", "save_checkpoint", "load_checkpoint", "BadCheckpoint",
-           "describe_error", "indices_through"]
+           "describe_error", "indices_through", "frame_digest"]
 
 CHECKPOINT = "checkpoint.npz"
 
@@ -41,15 +42,29 @@ def can_checkpoint(det) -> bool:
     return True
 
 
-def save_checkpoint(out: Path, det, index: int, frames: int) -> bool:
-    """Save the state of ``det`` after frame ``index`` (the ``frames``-th of the export) to
-    ``out/checkpoint.npz``; False (nothing written) when ``det`` cannot be checkpointed."""
+def frame_digest(frame: np.ndarray) -> bytes:
+    """A 16-byte digest of a frame's size and pixels: a resume checks with it that seeking in the
+    source found the checkpoint's frame (some containers, e.g. MPEG-1/2 program streams, seek
+    to the wrong frame inside the first group of pictures)."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(repr(frame.shape).encode())
+    h.update(np.ascontiguousarray(frame).data)
+    return h.digest()
+
+
+def save_checkpoint(out: Path, det, index: int, frames: int, frame: np.ndarray | None = None) -> bool:
+    """Save the state of ``det`` after frame ``index`` (the ``frames``-th of the export; with
+    ``frame``, that frame's :func:`frame_digest`) to ``out/checkpoint.npz``; False (nothing
+    written) when ``det`` cannot be checkpointed."""
     state = _get_state(det)
     if state is None:
         return False
     arrays = {f"state.{k}": np.asarray(v) for k, v in state.items()}
-    arrays["_index"] = np.int64(index)
+    # decimal text: frame numbers from time-stamped file names can exceed int64
+    arrays["_index"] = np.array(str(int(index)))
     arrays["_frames"] = np.int64(frames)
+    if frame is not None:
+        arrays["_frame_digest"] = np.frombuffer(frame_digest(frame), np.uint8)
     try:
         save_npz(out / CHECKPOINT, arrays, compress=False)
     except OSError as e:
@@ -70,9 +85,10 @@ def describe_error(e: BaseException) -> str:
 
 
 def load_checkpoint(out: Path, src: Source | None = None,
-                    scores: bool = False) -> tuple[dict, int, int]:
-    """``(state, index, frames)`` of ``out/checkpoint.npz``: the detector state after frame
-    ``index``, the ``frames``-th frame of the export. Raises :class:`BadCheckpoint` when the file
+                    scores: bool = False) -> tuple[dict, int, int, bytes | None]:
+    """``(state, index, frames, digest)`` of ``out/checkpoint.npz``: the detector state after frame
+    ``index``, the ``frames``-th frame of the export, and that frame's :func:`frame_digest` (None
+    in a checkpoint saved without one). Raises :class:`BadCheckpoint` when the file
     cannot be read, or (given ``src``) names a frame that this source lacks, or one up to it whose
     mask (or, with ``scores``, scores file) is not on disk."""
     path = out / CHECKPOINT
@@ -95,10 +111,16 @@ def load_checkpoint(out: Path, src: Source | None = None,
         v = z.pop(key, None)
         if v is None:
             raise BadCheckpoint(f"no {key!r} member")
-        if v.shape != () or v.dtype.kind not in "iu":
+        text = str(v) if v.shape == () and v.dtype.kind == "U" else ""
+        if v.shape != () or not (v.dtype.kind in "iu" or (text.isascii() and text.isdecimal())):
             raise BadCheckpoint(f"{key!r} is {v.dtype} {v.shape}, not an integer")
-        ints[key] = int(v)
+        ints[key] = int(text or v)
     index, frames = ints["_index"], ints["_frames"]
+    digest = z.pop("_frame_digest", None)
+    if digest is not None:
+        if digest.dtype != np.uint8 or digest.shape != (16,):
+            raise BadCheckpoint(f"'_frame_digest' is {digest.dtype} {digest.shape}, not 16 bytes")
+        digest = digest.tobytes()
     state = {k[len("state."):]: v for k, v in z.items() if k.startswith("state.")}
     if not state:
         raise BadCheckpoint("no detector state")
@@ -106,7 +128,7 @@ def load_checkpoint(out: Path, src: Source | None = None,
         problem = _checkpoint_mismatch(out, src, index, frames, scores)
         if problem:
             raise BadCheckpoint(problem)
-    return state, index, frames
+    return state, index, frames, digest
 
 
 def _checkpoint_mismatch(out: Path, src: Source, index: int, frames: int,

@@ -51,7 +51,7 @@ from silkvision.detector import create_subtractor
 from silkvision.errors import ExportError, SourceError
 from silkvision.io.atomic import make_output_folder, reported_write_errors
 from silkvision.io.checkpoint import (CHECKPOINT, BadCheckpoint, can_checkpoint, describe_error,
-                                      indices_through, load_checkpoint, save_checkpoint)
+                                      frame_digest, indices_through, load_checkpoint, save_checkpoint)
 from silkvision.io.manifest import (MANIFEST, build_manifest, compare_manifests, output_settings,
                                     read_manifest, source_fingerprint, write_manifest)
 from silkvision.io.writers import (MaskVideoWriter, mask_name, scores_name, write_mask_png,
@@ -321,6 +321,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
     old = _prepare_folder(out, bool(cfg["export"]["overwrite"]))
     new = build_manifest(src, algorithm, settings, "running")
     resume_index = None   # frames up to here are done (from the checkpoint)
+    digest = None         # of the checkpoint's frame (None in a checkpoint saved without one)
     keep_existing = False  # replay without rewriting existing files
     frames_before = 0
     if old is not None:
@@ -337,7 +338,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         bad = None  # why checkpoint.npz cannot be used: then replay, keeping the masks
         if (out / CHECKPOINT).is_file():
             try:
-                state, resume_index, frames_before = load_checkpoint(
+                state, resume_index, frames_before, digest = load_checkpoint(
                     out, src, scores=want_scores)
             except BadCheckpoint as e:
                 bad = str(e)
@@ -393,11 +394,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
     # the video is opened at the first decoded frame (its real size; a header may disagree)
     writer = None
     if resume_index is not None:
-        src.seek(resume_index)
-        try:
-            next(src)  # skip the checkpoint frame itself
-        except StopIteration:
-            pass
+        _seek_after(src, resume_index, digest, out, res, log)
         if want_video:  # rebuild the video's first part from the masks on disk
             writer = MaskVideoWriter(out, src.frame_size, src.fps or 25.0)
             _feed_video_from_disk(out, src, writer, resume_index)
@@ -405,6 +402,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
     frames = frames_before
     first_index = None if resume_index is None else src.first_index
     last_index = resume_index
+    last_frame = None     # the frame of last_index, for the checkpoint's digest
     checkpointed = resume_index
     use_bar = sys.stderr.isatty() if progress is None else bool(progress)
     bar = None
@@ -431,18 +429,18 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
                 frames += 1
                 res.processed += 1
                 first_index = index if first_index is None else first_index
-                last_index = index
+                last_index, last_frame = index, frame
                 if bar is not None:
                     bar.update(1)
                 if stop.set:
                     break
                 if every and src.seekable and frames % every == 0:
-                    if save_checkpoint(out, det, index, frames):
+                    if save_checkpoint(out, det, index, frames, frame):
                         checkpointed = index
         except SourceError:
             # the detector is consistent up to last_index: keep that so a fixed source resumes
             if src.seekable and last_index is not None and last_index != checkpointed:
-                save_checkpoint(out, det, last_index, frames)
+                save_checkpoint(out, det, last_index, frames, last_frame)
             _note_dropped(src, res, log)
             if writer is not None:
                 writer.abandon()
@@ -463,7 +461,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         if writer is not None:
             writer.abandon()
         saved = last_index is not None and (last_index == checkpointed or
-                                            save_checkpoint(out, det, last_index, frames))
+                                            save_checkpoint(out, det, last_index, frames, last_frame))
         if last_index is None:
             res.notes.append("interrupted before the first frame was exported")
         elif saved:
@@ -508,6 +506,34 @@ def _check_complete_files(out: Path, manifest: Mapping, want_scores: bool) -> No
             raise ExportError(f"{out}: export.json says the export is complete with {manifest['frames']} "
                               f"frames, but only {n} {what} are there (files were removed?); use "
                               f"--overwrite to redo it")
+
+
+def _seek_after(src: Source, index: int, digest: bytes | None, out: Path, res: ExportResult, log) -> None:
+    """Position ``src`` just after frame ``index``, the checkpoint's frame.
+
+    A container seek is checked against the checkpoint's :func:`frame_digest`: some (MPEG-1/2
+    program streams) land on another frame, which would label every later mask wrongly. Then the
+    source is read forward from its first frame instead, which is exact.
+    """
+    src.seek(index)
+    try:
+        got = next(src)
+    except StopIteration:
+        got = None
+    if digest is None or (got is not None and got[0] == index and frame_digest(got[1]) == digest):
+        return
+    note = (f"{src.spec}: seeking to frame {index} found another frame; reading forward from the "
+            f"first frame instead")
+    res.notes.append(note)
+    log(note)
+    src.seek(src.first_index)
+    for i, frame in src:
+        if i >= index:
+            if i == index and frame_digest(frame) == digest:
+                return
+            break
+    raise ExportError(f"{out / CHECKPOINT}: frame {index} of {src.spec} is not the frame this "
+                      f"checkpoint was saved after (has the source changed?); add --overwrite to start over")
 
 
 def _note_dropped(src: Source, res: ExportResult, log) -> None:

@@ -258,6 +258,25 @@ def test_video_file_frames_fps_count_seek_and_groundtruth(tmp_path):
     assert len(list(open_source(path, max_frames=3))) == 3
 
 
+def test_rewinding_an_mpeg_program_stream_gives_its_first_frames_again(tmp_path):
+    """A seek to frame 0 of an MPEG-1 .mpg lands inside its first group of pictures (on frame 14
+    here); rewinding opens the file again, so a restart or a resume reads the same frames."""
+    path = tmp_path / "clip.mpg"
+    rng = np.random.default_rng(0)
+    vw = cv2.VideoWriter(str(path), cv2.CAP_FFMPEG, cv2.VideoWriter_fourcc(*"PIM1"), 25, (64, 48))
+    if not vw.isOpened():
+        pytest.skip("this OpenCV build cannot write MPEG-1")
+    for _ in range(30):
+        vw.write(rng.integers(0, 256, (48, 64, 3), dtype=np.uint8))
+    vw.release()
+    with open_source(path) as src:
+        first = [next(src) for _ in range(10)]
+        src.seek(1)
+        again = [next(src) for _ in range(10)]
+    assert [i for i, _ in again] == [i for i, _ in first] == list(range(1, 11))
+    assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(first, again))
+
+
 def test_truncated_video_says_it_stopped_early(tmp_path):
     frames = _frames(30, 64, 48)
     path = _write_video(tmp_path / "full.avi", frames)

@@ -409,6 +409,46 @@ def test_corrupt_checkpoint_replays_from_first_frame_keeping_masks(tmp_path, sam
     _assert_same_export(reference, out)
 
 
+def test_a_seek_that_lands_on_another_frame_is_caught_on_resume(tmp_path, sample_seq, reference, monkeypatch):
+    """Some containers (MPEG-1/2 program streams) seek to the wrong frame inside their first group
+    of pictures; the resume then labelled every later mask wrongly. The checkpoint's frame digest
+    catches it, and the source is read forward from its first frame instead."""
+    from silkvision.capture.folder import FolderSource
+
+    out = tmp_path / "out"
+    _interrupted_fake_export(out, sample_seq, after=25)
+    seek = FolderSource.seek
+    monkeypatch.setattr(FolderSource, "seek", lambda self, i: seek(self, i if i == self.first_index else i + 2))
+    notes = []
+    res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
+                       progress=False, log=notes.append)
+    assert res.complete and res.resumed_from == 25 and res.processed == N - 25
+    assert any("seeking to frame 25 found another frame; reading forward from the first frame" in n
+               for n in notes)
+    _assert_same_export(reference, out)
+
+
+def test_a_checkpoint_frame_that_never_matches_is_an_error(tmp_path, sample_seq):
+    out = tmp_path / "out"
+    _interrupted_fake_export(out, sample_seq, after=25)
+    (out / CHECKPOINT).write_bytes(_checkpoint_with(out, _frame_digest=np.zeros(16, np.uint8)))
+    with pytest.raises(ExportError, match="frame 25 of .* is not the frame this checkpoint was saved after"):
+        export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
+                     progress=False, log=lambda m: None)
+
+
+def test_frame_numbers_beyond_int64_checkpoint(tmp_path):
+    """Time-stamped file names (cam20240101120000000000.png) number frames beyond int64."""
+    from silkvision.io.checkpoint import load_checkpoint, save_checkpoint
+
+    det = FakeDetector()
+    det.apply(np.zeros((4, 4, 3), np.uint8))
+    big = 20240101120000040000
+    assert save_checkpoint(tmp_path, det, big, 3, np.zeros((4, 4, 3), np.uint8))
+    state, index, frames, digest = load_checkpoint(tmp_path)
+    assert index == big and frames == 3 and len(digest) == 16
+
+
 def test_corrupt_checkpoint_interrupted_again_then_resumed(tmp_path, sample_seq, reference):
     """The replay itself is interrupted: it saves a good checkpoint, and the next run resumes."""
     out = tmp_path / "out"
