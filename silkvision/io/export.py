@@ -397,6 +397,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         _seek_after(src, resume_index, digest, out, res, log)
         if want_video:  # rebuild the video's first part from the masks on disk
             writer = MaskVideoWriter(out, src.frame_size, src.fps or 25.0)
+            _note_padding(writer, res, log)
             _feed_video_from_disk(out, src, writer, resume_index)
 
     frames = frames_before
@@ -416,6 +417,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
             for index, frame in (src if pending is None else itertools.chain((pending,), src)):
                 if want_video and writer is None:
                     writer = MaskVideoWriter(out, (frame.shape[1], frame.shape[0]), src.fps or 25.0)
+                    _note_padding(writer, res, log)
                 mask = det.apply(frame)
                 mask_path = out / mask_name(index)
                 if not (keep_existing and mask_path.is_file()):
@@ -506,6 +508,15 @@ def _check_complete_files(out: Path, manifest: Mapping, want_scores: bool) -> No
             raise ExportError(f"{out}: export.json says the export is complete with {manifest['frames']} "
                               f"frames, but only {n} {what} are there (files were removed?); use "
                               f"--overwrite to redo it")
+
+
+def _note_padding(writer: MaskVideoWriter, res: ExportResult, log) -> None:
+    if writer.padded:
+        (w, h), (vw, vh) = writer.size, writer.video_size
+        note = (f"{writer.path.name} is {vw}x{vh}: the {w}x{h} masks are padded with background to an "
+                f"even size, which OpenCV's video writer needs (its top-left {w}x{h} are the masks)")
+        res.notes.append(note)
+        log(note)
 
 
 def _seek_after(src: Source, index: int, digest: bytes | None, out: Path, res: ExportResult, log) -> None:

@@ -87,16 +87,22 @@ class MaskVideoWriter:
     """Lossless grey mask video, written to a hidden partial file and renamed when finished.
 
     Uses the first codec of :data:`VIDEO_CODECS` this OpenCV build can write (FFV1 in Matroska
-    with opencv-python-headless).
+    with opencv-python-headless). OpenCV's FFmpeg writer drops the last column or row of an odd
+    width or height, so such masks are padded with background (0) to even ``video_size``
+    (``padded`` is then True); the video's top-left ``size`` is the masks.
     """
 
     def __init__(self, out_dir: Path, size: tuple[int, int], fps: float):
         self.size = tuple(size)
+        w, h = self.size
+        self.video_size = (w + w % 2, h + h % 2)
+        self.padded = self.video_size != self.size
+        self._pad = np.zeros(self.video_size[::-1], np.uint8) if self.padded else None
         self._writer = None
         for fourcc, ext in VIDEO_CODECS:
             partial = Path(out_dir) / f".masks.partial{ext}"
             w = cv2.VideoWriter(str(partial), cv2.CAP_FFMPEG, cv2.VideoWriter_fourcc(*fourcc),
-                                float(fps), self.size, False)
+                                float(fps), self.video_size, False)
             if w.isOpened():
                 self._writer, self.partial, self.fourcc = w, partial, fourcc.strip()
                 self.path = Path(out_dir) / f"masks{ext}"
@@ -108,6 +114,10 @@ class MaskVideoWriter:
                               f"(tried FFV1, PNG and HuffYUV); drop --video")
 
     def write(self, mask: np.ndarray) -> None:
+        if self._pad is not None:
+            h, w = mask.shape
+            self._pad[:h, :w] = mask
+            mask = self._pad
         self._writer.write(mask)
 
     def finish(self) -> Path:

@@ -509,3 +509,20 @@ def test_real_detector_with_a_garbled_checkpoint_replays_identically(tmp_path, s
     assert notes[0].endswith("keeping the 12 masks already written")
     fa, fb = _files(ref), _files(out)
     assert sorted(fa) == sorted(fb) and all(fa[n] == fb[n] for n in fa)
+
+
+@pytest.mark.parametrize("size", [(63, 47), (40, 1)])
+def test_mask_video_of_an_odd_size_is_padded_not_cropped(tmp_path, sample_seq, size):
+    """OpenCV's FFmpeg writer drops an odd last column/row (and cannot write a height of 1): the
+    video is padded with background to an even size, and its top-left is the masks, exactly."""
+    w, h = size
+    cfg = {"capture": {"max_frames": 5, "resize": [w, h]}, "export": {"video": True}}
+    notes = []
+    res = export_masks(sample_seq, tmp_path, cfg, algorithm="mog2", progress=False, log=notes.append)
+    assert res.complete
+    frames = _video_frames(tmp_path / "masks.mkv")
+    assert len(frames) == 5 and frames[0].shape == (h + h % 2, w + w % 2)
+    for k, f in enumerate(frames, 1):
+        mask = cv2.imread(str(tmp_path / f"bin{k:06d}.png"), cv2.IMREAD_GRAYSCALE)
+        assert np.array_equal(f[:h, :w], mask) and not f[h:].any() and not f[:, w:].any()
+    assert any(f"masks.mkv is {w + w % 2}x{h + h % 2}: the {w}x{h} masks are padded" in n for n in notes)
