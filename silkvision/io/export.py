@@ -181,7 +181,7 @@ def _prepare_folder(out: Path, overwrite: bool) -> dict | None:
         for n in ours:
             (out / n).unlink(missing_ok=True)
         return None
-    if foreign:
+    if foreign and MANIFEST not in ours:  # beside an export of ours, its manifest decides
         more = f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else ""
         raise ExportError(f"{out}: output folder holds {foreign[0]!r}{more}, which an export did not "
                           f"write; choose an empty folder or add --overwrite")
@@ -467,8 +467,10 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         if last_index is None:
             res.notes.append("interrupted before the first frame was exported")
         elif saved:
-            res.notes.append(f"interrupted after frame {last_index}; checkpoint saved; run the same "
-                             f"command again to resume")
+            again = ("the same command again without --overwrite" if cfg["export"]["overwrite"]
+                     else "the same command again")
+            res.notes.append(f"interrupted after frame {last_index}; checkpoint saved; run {again} "
+                             f"to resume")
         else:
             res.notes.append(f"interrupted after frame {last_index}; {algorithm} cannot be "
                              f"checkpointed, so running the same command again replays from the "

@@ -201,11 +201,31 @@ def test_foreign_files_are_refused_and_overwrite_keeps_them(tmp_path, sample_seq
     assert "'holiday.jpg'" in str(e.value) and "--overwrite" in str(e.value)
     res = export_masks(sample_seq, out, cfg, detector=FakeDetector(), overwrite=True, progress=False)
     assert res.complete and (out / "holiday.jpg").exists() and (out / "bin000005.png").exists()
+    # beside an export of ours, other files no longer block the same export (resume, or "complete")
+    res = export_masks(sample_seq, out, cfg, detector=FakeDetector(), progress=False)
+    assert res.already_complete and (out / "holiday.jpg").exists()
     # --overwrite replaces an earlier export completely (no stale masks of a longer run)
     (out / "bin000099.png").write_bytes(b"stale")
     res = export_masks(sample_seq, out, {"capture": {"max_frames": 3}}, detector=FakeDetector(),
                        overwrite=True, progress=False)
     assert res.frames == 3 and not (out / "bin000099.png").exists() and not (out / "bin000004.png").exists()
+
+
+def test_an_export_started_with_overwrite_resumes_without_it(tmp_path, sample_seq, reference):
+    """The user's file forced --overwrite; the interrupted export then resumes when the same command
+    is run without it, and the note says so (re-running with --overwrite starts over, by design)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    notes = []
+    res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=interrupt_after(FakeDetector(), 25),
+                       overwrite=True, progress=False, log=notes.append)
+    assert res.interrupted and "run the same command again without --overwrite to resume" in notes[-1]
+    res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
+                       progress=False, log=lambda m: None)
+    assert res.complete and res.resumed_from == 25 and (out / "notes.txt").read_text() == "mine"
+    (out / "notes.txt").unlink()
+    _assert_same_export(reference, out)
 
 
 def test_masks_without_manifest_are_not_resumed(tmp_path, sample_seq):
