@@ -28,12 +28,13 @@ frames only (temporalROI with ground truth):
 
 ``f_before``
     F-measure of the confusion counts pooled over frames ``START-W .. START-1`` (the same for both
-    events of a switch);
+    events of a switch); when an earlier switch ends less than ``W`` frames before, the window
+    starts after it (``END_prev + 1``), so that it holds normal light only;
 ``f_after``
     F-measure of the counts pooled over frames ``s .. s+W-1`` after the event at frame ``s`` (CDnet
     pooling, like the tables);
 ``f_reference``
-    mean per-frame F-measure over frames ``START-W .. START-1`` (the "value before the switch";
+    mean per-frame F-measure over the same frames as ``f_before`` (the "value before the switch";
     frames whose F is undefined -- no ground-truth foreground and no detection -- are left out of
     every mean);
 ``recovery_frames``
@@ -256,11 +257,14 @@ def recovery_report(frame_indices: np.ndarray, frame_counts: np.ndarray,
     per_f = np.full(len(idx), np.nan)
     np.divide(2 * tp, denom, out=per_f, where=denom > 0)
     events = switch_events(switches, last_frame)
+    ends = [sw.end for sw in switches]
     last_eval = int(idx[-1]) if len(idx) else 0
     out = []
     for j, e in enumerate(events):
         s = e["frame"]
-        before = (idx >= e["start"] - window) & (idx < e["start"])
+        # normal light only: not back into an earlier switch that ended less than W frames before
+        lo = max([e["start"] - window] + [end + 1 for end in ends if end < e["start"]])
+        before = (idx >= lo) & (idx < e["start"])
         after = (idx >= s) & (idx < s + window)
         ref = _mean(per_f[before])
         stop = events[j + 1]["frame"] - 1 if j + 1 < len(events) else last_eval

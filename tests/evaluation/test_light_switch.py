@@ -62,6 +62,22 @@ def test_recovery_by_hand():
         assert second["searched_frames"] == 100
 
 
+def test_f_before_of_a_later_switch_uses_normal_light_only():
+    """Two switches two frames apart: the later one's "F before" used to pool the earlier one's dark
+    frames (F 0.04 and "recovered at once"); now only the frames of normal light between them."""
+    f = np.full(400, 0.9)
+    f[150:250] = 0.0      # dark 151..250
+    f[250:252] = 0.8      # normal light 251..252
+    f[252:300] = 0.1      # dark again 253..300
+    idx = np.arange(1, 401)
+    sw = [LightSwitch(151, 250, 0.4), LightSwitch(253, 300, 0.4)]
+    rep = recovery_report(idx, _counts(f), sw, window=100, tolerance=0.05, smoothing=1)
+    later = [e for e in rep if e["start"] == 253]
+    assert later and all(e["f_reference"] == pytest.approx(0.8) and e["f_before"] == pytest.approx(0.8)
+                         for e in later)
+    assert later[0]["recovery_frames"] is None     # 0.1 never comes back to 0.8 in the dark
+
+
 def test_single_lucky_frame_does_not_count_with_smoothing():
     f = np.full(300, 0.9)
     f[100:130] = 0.0
