@@ -90,7 +90,10 @@ def read_image(path: Path, flags: int = cv2.IMREAD_COLOR, what: str = "image") -
         raise SourceError(f"{path}: empty file; expected {what}")
     if path.suffix.lower() in _JPEG and data[:2] == b"\xff\xd8" and _jpeg_truncated(data):
         raise SourceError(f"{path}: truncated JPEG (no end-of-image marker); expected a complete JPEG file")
-    img = cv2.imdecode(np.frombuffer(data, np.uint8), flags)
+    # a decoder that fails is reported below, in one line: not also by OpenCV's [ERROR] lines
+    # (the BMP reader prints them), unless the user asked for OpenCV's log (OPENCV_LOG_LEVEL)
+    with quiet_opencv(silent="OPENCV_LOG_LEVEL" not in os.environ):
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), flags)
     if img is None:
         raise SourceError(f"{path}: cannot decode (corrupt file or not an image); expected {what}")
     return img
@@ -125,9 +128,9 @@ def open_capture(spec, *api) -> cv2.VideoCapture:
 
 
 @contextmanager
-def quiet_opencv():
-    """Hold back OpenCV's own log lines below ERROR (its ``[ WARN:0@1.048] ...`` lines) while the
-    ``with`` block runs, then restore the level it had.
+def quiet_opencv(silent: bool = False):
+    """Hold back OpenCV's own log lines below ERROR (its ``[ WARN:0@1.048] ...`` lines), or with
+    ``silent`` all of them, while the ``with`` block runs, then restore the level it had.
 
     A corrupt PNG or a camera that does not open is then reported once, by us, as a one-line
     :class:`SourceError`, without OpenCV's warning before it. A quieter level already set (e.g.
@@ -139,7 +142,7 @@ def quiet_opencv():
         yield
         return
     old = log.getLogLevel()
-    log.setLogLevel(min(old, log.LOG_LEVEL_ERROR))
+    log.setLogLevel(min(old, log.LOG_LEVEL_SILENT if silent else log.LOG_LEVEL_ERROR))
     try:
         yield
     finally:

@@ -19,7 +19,7 @@ def read_temporal_roi(path: Path) -> tuple[int, int]:
     """``(first, last)`` from a CDnet ``temporalROI.txt`` (two integers)."""
     path = Path(path)
     try:
-        parts = path.read_text(encoding="utf-8", errors="replace").split()
+        parts = path.read_text(encoding="utf-8-sig", errors="replace").split()  # -sig: Notepad's BOM
     except OSError as e:
         raise SourceError(f"{path}: cannot read ({e.strerror})") from None
     try:

@@ -337,3 +337,22 @@ def test_closed_source_refuses_reads(tmp_path):
     src.close()
     with pytest.raises(SourceError, match="closed"):
         next(src)
+
+
+def test_temporal_roi_saved_with_a_bom_is_read(tmp_path):
+    from silkvision.capture import read_temporal_roi
+
+    p = tmp_path / "temporalROI.txt"
+    p.write_bytes(b"\xef\xbb\xbf100 400\r\n")          # as Windows Notepad saves it
+    assert read_temporal_roi(p) == (100, 400)
+
+
+def test_a_corrupt_bmp_is_one_line_without_opencv_error_lines(tmp_path, capfd, monkeypatch):
+    from silkvision.capture import read_image
+
+    monkeypatch.delenv("OPENCV_LOG_LEVEL", raising=False)
+    p = tmp_path / "ROI.bmp"
+    p.write_bytes(b"BMgarbage")
+    with pytest.raises(SourceError, match=r"ROI\.bmp: cannot decode"):
+        read_image(p, what="an ROI mask image")
+    assert "ERROR" not in capfd.readouterr().err
