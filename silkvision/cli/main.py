@@ -91,6 +91,11 @@ def main(argv: list[str] | None = None) -> int:
         return 143 if term else 130
     except BrokenPipeError:
         return 0
+    except MemoryError as e:  # e.g. a capture.resize whose detector state does not fit
+        why = str(e).splitlines()[0] if str(e).strip() else "MemoryError"
+        print(f"silkvision: error: out of memory ({why}); use smaller frames (capture.resize) or "
+              f"fewer at once", file=sys.stderr)
+        return 2
     finally:
         if old is not None:
             signal.signal(signal.SIGTERM, old)

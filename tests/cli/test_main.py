@@ -69,6 +69,16 @@ def test_ctrl_c_and_sigterm_are_one_line_even_from_numba(monkeypatch, capsys, ma
     assert capsys.readouterr().err == f"silkvision: {word}\n"
 
 
+def test_out_of_memory_is_one_line(monkeypatch, capsys):
+    """numpy's MemoryError for a detector state that does not fit (capture.resize 8000x8000)."""
+    monkeypatch.setattr("silkvision.cli.main.build_parser", _raises(
+        lambda: MemoryError("Unable to allocate 4.77 GiB for an array with shape (8000, 20, 8000)")))
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("silkvision: error: out of memory (Unable to allocate 4.77 GiB")
+    assert "capture.resize" in err
+
+
 def test_a_systemerror_no_signal_caused_keeps_its_traceback(monkeypatch):
     monkeypatch.setattr("silkvision.cli.main.build_parser", _raises(lambda: SystemError("a real bug")))
     with pytest.raises(SystemError, match="a real bug"):
