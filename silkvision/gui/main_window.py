@@ -142,7 +142,7 @@ class MainWindow(QMainWindow):
         self.frame_slider.installEventFilter(self)
         self.frame_slider.setMinimumWidth(80)
         self.frame_slider.setToolTip("Seek: detection restarts from the chosen frame")
-        self.frame_slider.sliderReleased.connect(lambda: self.seek(self.frame_slider.value()))
+        self.frame_slider.sliderReleased.connect(self._on_slider_released)
         self.frame_slider.valueChanged.connect(self._on_frame_slider)
         self.frame_label = QLabel("frame - / -")
         self.frame_label.setMinimumWidth(130)
@@ -381,6 +381,11 @@ class MainWindow(QMainWindow):
                 action()
             return True
         return super().eventFilter(obj, event)
+
+    def _on_slider_released(self) -> None:
+        # a click on the handle, or a drag back to where it was, chose no other frame: no restart
+        if self.frame_slider.value() != self.shown_index:
+            self.seek(self.frame_slider.value())
 
     def _on_frame_slider(self, value: int) -> None:
         if not self.frame_slider.isSliderDown():  # keyboard / page clicks; drags seek on release

@@ -377,6 +377,30 @@ def test_right_key_on_the_frame_slider_steps(qtbot, make_window, sample_seq):
     assert win.result.processed == 2  # a step, not a seek (which restarts the detectors)
 
 
+def test_a_click_on_the_frame_slider_handle_does_not_restart(qtbot, make_window, sample_seq):
+    """Pressing and releasing the handle where it is chose no other frame: it used to seek there,
+    throwing away the detectors' learning and the ROC."""
+    win = make_window()
+    with qtbot.waitSignal(win.worker.opened, timeout=5000):
+        win.open_source(sample_seq)
+    win.seek(100)
+    qtbot.waitUntil(lambda: win.result is not None and win.result.index == 100, timeout=10_000)
+    win.step()
+    qtbot.waitUntil(lambda: win.result.index == 101, timeout=5000)
+    win.draw_now()
+    assert win.frame_slider.value() == 101 and win.result.processed == 2
+    win.frame_slider.sliderReleased.emit()            # as a click on the handle
+    win.step()
+    qtbot.waitUntil(lambda: win.result.index == 102, timeout=5000)
+    assert win.result.processed == 3                   # still the same run: no restart
+    win.frame_slider.setSliderDown(True)
+    win.frame_slider.setValue(50)                      # a drag to another frame seeks on release
+    win.frame_slider.setSliderDown(False)
+    win.frame_slider.sliderReleased.emit()
+    qtbot.waitUntil(lambda: win.result.index == 50, timeout=5000)
+    assert win.result.processed == 1
+
+
 # -- 11. seeking one past the end ------------------------------------------------------------------
 def test_seek_one_past_the_last_frame_is_an_error(qtbot, make_window, sample_seq):
     win = make_window()
