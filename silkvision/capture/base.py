@@ -392,9 +392,9 @@ class Source:
         return self._gt.read(index, self._native, self.resize)
 
     def check_groundtruth(self) -> None:
-        """Read the first ground-truth mask now, so that a ground-truth folder of the wrong size
-        (or with an unreadable first mask) is refused when the source opens rather than at the
-        first frame with ground truth. Does nothing without ground truth or while the frame size is
+        """Read the first ground-truth mask (and a CDnet ``ROI.bmp``) now, so that a ground-truth
+        folder or ROI of the wrong size (or an unreadable first mask) is refused when the source
+        opens rather than at the first frame with ground truth. Does nothing without ground truth or while the frame size is
         unknown (a camera before its first frame).
 
         Raises
@@ -405,6 +405,7 @@ class Source:
         """
         if self._gt is not None and self.native_size is not None:
             self.groundtruth(self._gt.first)
+            self.roi   # a CDnet ROI.bmp of the wrong size is refused now too
 
     @property
     def roi(self) -> np.ndarray | None:

@@ -67,7 +67,7 @@ class CdnetSource(FolderSource):
         if not self._roi_read:
             path = self.root / "ROI.bmp"
             self._roi = self._check_roi_size(read_roi(path), path) if path.is_file() else None
-            self._roi_read = True
+            self._roi_read = self._native is not None   # its size is checked once frames have one
         return self._roi
 
     @property

@@ -347,14 +347,22 @@ class Pipeline:
             raise SourceError(self.unreadable) from None
         self.unreadable, self._next_index = None, index + 1
         frame = np.array(frame, copy=True)
+        # the ground truth is read before the detectors learn the frame: a mask that cannot be read
+        # leaves the frame out altogether (it used to be learned, but not shown, counted or recorded)
+        gt = roi = None
+        if self.src.has_groundtruth:
+            try:
+                gt = self.src.groundtruth(index)
+                roi = self.src.roi if gt is not None and self._scored_frame(index) else None
+            except SourceError as e:
+                raise SourceError(f"{e}; frame {index} was left out (not learned or shown): Step and "
+                                  f"Play go on with the next frame") from None
         masks, times = {}, {}
         for name, det in self.detectors.items():
             t0 = time.perf_counter()
             masks[name] = det.apply(frame)
             times[name] = time.perf_counter() - t0
-        gt = self.src.groundtruth(index) if self.src.has_groundtruth else None
         if gt is not None and self._scored_frame(index):
-            roi = self.src.roi
             for name, roc in self.rocs.items():
                 roc.update(masks[name], gt, roi)
         silk = self.silk

@@ -146,6 +146,42 @@ def test_saved_parameters_give_back_a_second_tab_edit(qtbot, make_window, tmp_pa
     assert saved["detector"]["median"] == 0 and saved["detector"]["close"] == 0
 
 
+def _small_cdnet(root, sample_seq, n=6):
+    for sub in ("input", "groundtruth"):
+        (root / sub).mkdir(parents=True)
+    for i in range(1, n + 1):
+        shutil.copy(sample_seq / "input" / f"in{i:06d}.jpg", root / "input")
+        shutil.copy(sample_seq / "groundtruth" / f"gt{i:06d}.png", root / "groundtruth")
+    shutil.copy(sample_seq / "ROI.bmp", root)
+    (root / "temporalROI.txt").write_text(f"1 {n}\n")
+    return root
+
+
+def test_a_roi_of_the_wrong_size_is_refused_when_the_source_opens(tmp_path, sample_seq):
+    import cv2
+
+    seq = _small_cdnet(tmp_path / "seq", sample_seq)
+    cv2.imwrite(str(seq / "ROI.bmp"), np.full((100, 100), 255, np.uint8))
+    pipe = Pipeline({}, second="mog2")
+    with pytest.raises(SourceError, match=r"ROI\.bmp: ROI is 100x100 but the frames are 320x240"):
+        pipe.open(seq)
+    assert pipe.src is None
+
+
+def test_a_corrupt_ground_truth_mask_leaves_its_frame_out_entirely(tmp_path, sample_seq):
+    """It used to be learned by the detectors but never shown, counted or recorded."""
+    seq = _small_cdnet(tmp_path / "seq", sample_seq)
+    (seq / "groundtruth" / "gt000003.png").write_bytes(b"not a png")
+    pipe = Pipeline({}, second="mog2")
+    pipe.open(seq)
+    assert [pipe.step().index for _ in range(2)] == [1, 2]
+    with pytest.raises(SourceError, match=r"gt000003\.png: cannot decode.*frame 3 was left out"):
+        pipe.step()
+    assert pipe.silk.frames_seen == 2 and pipe.processed == 2   # not learned
+    r = pipe.step()
+    assert r.index == 4 and r.processed == 3 and pipe.silk.frames_seen == 3
+
+
 # -- 2. NORMA's eta * lambda >= 1 is refused by the config layer, everywhere ----------------------
 def test_norma_eta_lambda_product_is_refused_in_the_panel_the_worker_and_yaml(qtbot, make_window, tmp_path,
                                                                              capfd):
