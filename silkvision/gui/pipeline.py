@@ -85,8 +85,13 @@ class MaskRecorder:
 
     def __init__(self, folder: str | Path):
         self.folder = Path(folder)
-        self.written = 0
+        self._files: set[tuple[str, int]] = set()   # a mask written again (threshold, seek back) counts once
         self._configs: set[str] = set()
+
+    @property
+    def written(self) -> int:
+        """Number of mask files written (each file once, however often it was rewritten)."""
+        return len(self._files)
 
     def write_config(self, algorithm: str, config: dict) -> None:
         from silkvision.config import write_config
@@ -111,7 +116,7 @@ class MaskRecorder:
             from silkvision.errors import ExportError
             raise ExportError(f"{out}: cannot create the recording folder ({e.strerror})") from None
         path = write_mask_png(out / mask_name(index), mask)
-        self.written += 1
+        self._files.add((algorithm, index))
         return path
 
 

@@ -141,15 +141,17 @@ class Worker(QObject):
             self.recording_changed.emit(folder)
 
     def _do_open(self, arg) -> None:
-        """Open a source; a recording stops (its masks would be numbered like the new source's
-        and overwrite the ones written)."""
+        """Open a source; a recording of another source stops (its masks would be numbered like
+        the new source's and overwrite the ones written). One started before any source was open
+        records this one."""
         spec, groundtruth = arg
         self._set_playing(False)
+        had_source = self.pipeline.src is not None
         info = self.pipeline.open(spec, groundtruth=groundtruth)
         self.slot.reset()
         self.opened.emit(info)
         self.detectors_changed.emit(detector_infos(self.pipeline))
-        rec = self.pipeline.stop_recording()
+        rec = self.pipeline.stop_recording() if had_source else None
         if rec is not None:
             self._report_recording()
             self.message.emit(f"opened {info.name}; recording stopped: {rec.written} masks in "

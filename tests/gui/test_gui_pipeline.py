@@ -98,6 +98,22 @@ def test_recorder_writes_export_layout(tmp_path, sample_seq):
     assert isinstance(rec, MaskRecorder)
 
 
+def test_recorder_counts_each_file_once(tmp_path, sample_seq):
+    """A threshold move rewrites the shown frame's SILK mask and a seek back rewrites frames: the
+    count said 11 masks for 6 files."""
+    pipe = Pipeline({}, second="mog2")
+    pipe.open(sample_seq)
+    rec = pipe.start_recording(tmp_path / "rec")
+    for _ in range(3):
+        pipe.step()
+    for t in (0.3, 0.4, 0.5):
+        pipe.rethreshold(t)
+    pipe.seek(2)
+    pipe.step()
+    files = [p for algo in ("silk", "mog2") for p in (tmp_path / "rec" / algo).glob("bin*.png")]
+    assert rec.written == len(files) == 6
+
+
 def test_step_without_source_raises():
     with pytest.raises(SourceError, match="no source"):
         Pipeline({}, second="mog2").step()

@@ -216,6 +216,19 @@ def test_record_into_an_unwritable_folder_leaves_record_off(qtbot, make_window, 
     assert win.recording is None and win.pipeline.recorder is None
 
 
+def test_record_chosen_before_any_source_records_the_first_one(qtbot, make_window, tmp_path, sample_seq):
+    """Opening *another* source stops a recording; the first source opened is recorded (the
+    recording used to be switched off silently)."""
+    win = make_window()
+    win.start_recording(tmp_path / "rec")
+    qtbot.waitUntil(lambda: win.pipeline.recorder is not None, timeout=5000)
+    with qtbot.waitSignal(win.worker.opened, timeout=5000):
+        win.open_source(sample_seq)
+    win.step()
+    qtbot.waitUntil(lambda: (tmp_path / "rec" / "silk" / "bin000001.png").exists(), timeout=5000)
+    assert win.record_action.isChecked() and win.pipeline.recorder is not None
+
+
 def test_a_failed_mask_write_stops_the_recording(tmp_path):
     pipe = fake_pipeline(FakeSource(n=4))
     pipe.open("fake")
