@@ -227,6 +227,7 @@ class Pipeline:
         self.at_end = False            # the source ended (a step returned None)
         self.unreadable: str | None = None  # why the next frame cannot be read (a read failed)
         self._next_index: int | None = None  # number of the frame the next read should give
+        self._first_bad: int | None = None   # lowest frame of the open video that failed to decode
         self.recorder: MaskRecorder | None = None
         self.processed = 0
         self.last: FrameResult | None = None
@@ -300,6 +301,7 @@ class Pipeline:
         self.src = src
         self.capture_used = {k: cap[k] for k in CAPTURE_AT_OPEN}
         self.at_end, self.unreadable, self._next_index = False, None, src.first_index
+        self._first_bad = None
         self._it = iter(src)
         self.info = SourceInfo(spec=str(spec), kind=src.kind, name=src.name,
                                frame_count=src.frame_count, first_index=src.first_index,
@@ -392,7 +394,10 @@ class Pipeline:
         if not self.src.seekable:
             return f"open the {self.info.kind} again"
         if self.info.kind == "video":   # decoding does not go on after a failed frame
-            return f"seek before frame {self._next_index} or press Restart"
+            # the first frame that failed in this video, also after seeks past it
+            bad = self._next_index if self._first_bad is None else min(self._first_bad, self._next_index)
+            self._first_bad = bad
+            return f"seek before frame {bad} or press Restart"
         return "seek past this frame to go on, or press Restart"
 
     def end_message(self) -> str:

@@ -76,6 +76,27 @@ def test_a_seek_to_an_unreadable_frame_clears_the_views_and_says_what_to_do(qtbo
     shown(qtbot, win, 1)
 
 
+def test_the_hint_after_seeks_in_a_truncated_video_names_its_first_bad_frame(tmp_path):
+    """After a seek past the damage the hint named the frame just sought ("seek before frame 50",
+    then 48, ...), so the user had to walk down one frame at a time."""
+    from silkvision.errors import SourceError
+    from silkvision.gui.pipeline import Pipeline
+
+    video = write_video(tmp_path / "cut.avi", 60, keep=1 / 3)
+    pipe = Pipeline({}, second="mog2")
+    pipe.open(video)
+    bad = None
+    while bad is None:
+        try:
+            pipe.step()
+        except SourceError:
+            bad = pipe._next_index
+    for target in (bad + 10, bad + 3):
+        pipe.seek(target)
+        with pytest.raises(SourceError, match=f"seek before frame {bad} or press Restart"):
+            pipe.step()
+
+
 # -- finding 6: a corrupt image in a folder ----------------------------------------------------------
 def test_a_corrupt_image_says_to_seek_past_it(qtbot, make_window, tmp_path):
     folder = write_frames(tmp_path / "seq", 8)
