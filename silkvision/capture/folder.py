@@ -69,6 +69,8 @@ class FolderSource(Source):
         return self._paths[self._position(index)]
 
     def _position(self, index: int) -> int:
+        if isinstance(index, (bool, np.bool_)):
+            raise SourceError(f"{self.spec}: frame {index!r} is not a frame number")
         k = bisect.bisect_left(self._indices, int(index))
         if k == len(self._indices) or self._indices[k] != index:
             raise SourceError(f"{self.spec}: there is no frame {index}; expected a frame number in "

@@ -116,6 +116,8 @@ def _scratch_threads() -> int:
 
 
 def _check_number(name, value, lo=None, hi=None, lo_open=False, hi_open=False) -> float:
+    if isinstance(value, (str, bytes)):   # float("0.3") would take it; learningRate refuses it too
+        raise ValueError(f"{name}: {value!r} is not a number")
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -385,7 +387,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         scores : ndarray
             (H, W) scores (``ValueError`` naming ``scores`` for other shapes).
         threshold : float, optional
-            A finite number; None uses :attr:`threshold`.
+            A finite number >= 0, as :attr:`threshold`; None uses :attr:`threshold`.
         out : ndarray, optional
             Writeable (H, W) uint8 output of any layout (``ValueError`` naming ``out`` otherwise).
 
@@ -394,10 +396,12 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         ndarray
             The mask (``out`` if given). ``apply`` returns exactly ``mask_from_scores(self.scores)``.
         """
-        thr = self._p["threshold"] if threshold is None else _check_number("threshold", threshold)
+        thr = self._p["threshold"] if threshold is None else _check_number("threshold", threshold, 0)
         scores = np.asarray(scores)
         if scores.ndim != 2:
             raise ValueError(f"scores: expected an (H, W) array, got shape {scores.shape}")
+        if scores.dtype.kind not in "fiu":
+            raise ValueError(f"scores: expected real numbers, got dtype {scores.dtype}")
         raw = self._thr_raw   # (a wrong ``out`` is refused by the mask chain, checked_mask_pair)
         if raw is None or raw.shape != scores.shape:
             raw = self._thr_raw = np.empty(scores.shape, np.uint8)

@@ -356,3 +356,14 @@ def test_a_corrupt_bmp_is_one_line_without_opencv_error_lines(tmp_path, capfd, m
     with pytest.raises(SourceError, match=r"ROI\.bmp: cannot decode"):
         read_image(p, what="an ROI mask image")
     assert "ERROR" not in capfd.readouterr().err
+
+
+def test_a_bool_is_not_a_frame_number(tmp_path):
+    folder = tmp_path / "f"
+    folder.mkdir()
+    for i in (1, 2):
+        cv2.imwrite(str(folder / f"in{i:06d}.png"), np.zeros((4, 4, 3), np.uint8))
+    with open_source(folder) as src:
+        for bad in (True, np.bool_(False)):
+            with pytest.raises(SourceError, match="is not a frame number"):
+                src.seek(bad)

@@ -77,6 +77,22 @@ def test_mask_from_scores_checks_out(algo, bad, frame):
         det.mask_from_scores(det.scores, out=_BAD_OUTS[bad]())
 
 
+@pytest.mark.parametrize("algo", ["silk", "norma"])
+def test_mask_from_scores_checks_scores_and_threshold(algo, frame):
+    det = sv.create_subtractor(algo)
+    det.apply(frame)
+    for bad, match in ((det.scores.astype(object), "^scores: expected real numbers, got dtype object"),
+                       (det.scores.astype(str), "^scores: expected real numbers"),
+                       (det.scores.astype(complex), "^scores: expected real numbers, got dtype complex")):
+        with pytest.raises(ValueError, match=match):
+            det.mask_from_scores(bad)
+    for thr, match in (("0.3", "^threshold: '0.3' is not a number"), (-1.0, "^threshold: -1.0 must be >= 0")):
+        with pytest.raises(ValueError, match=match):
+            det.mask_from_scores(det.scores, thr)
+    with pytest.raises(ValueError, match="^sigma: '8' is not a number"):
+        sv.detector.silk.SilkSubtractor(sigma="8") if algo == "silk" else NormaSubtractor(sigma="8")
+
+
 @pytest.mark.parametrize("algo", ["silk", "norma", "mog2", "knn"])
 @pytest.mark.parametrize("bad", list(_BAD_OUTS))
 def test_apply_checks_fgmask_before_learning(algo, bad, frame):
