@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 from PyQt5.QtCore import QEvent, QSettings, Qt, QTimer, pyqtSignal
-from PyQt5.QtWidgets import (QAction, QApplication, QComboBox, QFileDialog, QGridLayout, QHBoxLayout,
-                             QLabel, QMainWindow, QMessageBox, QPushButton, QSlider, QScrollArea,
-                             QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PyQt5.QtWidgets import (QAbstractButton, QAction, QApplication, QComboBox, QFileDialog, QGridLayout,
+                             QHBoxLayout, QLabel, QMainWindow, QMessageBox, QPushButton, QSlider,
+                             QScrollArea, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from silkvision.config import SCHEMA, load_config, validate, write_config
 from silkvision.detector.factory import SHARED_KEYS
@@ -106,6 +106,8 @@ class MainWindow(QMainWindow):
         self.display_timer.setInterval(max(1, int(1000 / self.config["gui"]["display_fps"])))
         self.display_timer.timeout.connect(self._draw_latest)
         self.display_timer.start()
+        # Space on a focused button, check box or list toggles it, not Play (see eventFilter)
+        QApplication.instance().installEventFilter(self)
 
     # -- construction -------------------------------------------------------------------------------
     def _build_views(self) -> None:
@@ -374,6 +376,10 @@ class MainWindow(QMainWindow):
     def eventFilter(self, obj, event) -> bool:
         """Keys on the frame slider act as the Playback shortcuts (Right = Step, Home = Restart,
         Space = Play/Pause) instead of seeking; other keys are ignored there."""
+        if (event.type() == QEvent.ShortcutOverride and event.key() == Qt.Key_Space
+                and isinstance(obj, (QAbstractButton, QComboBox)) and obj.window() is self):
+            event.accept()   # the widget takes Space: the window-wide Play/Pause shortcut does not
+            return True
         if obj is self.frame_slider and event.type() == QEvent.KeyPress:
             action = {Qt.Key_Right: self.step, Qt.Key_Home: self.restart,
                       Qt.Key_Space: self.toggle_play}.get(event.key())
@@ -730,6 +736,7 @@ class MainWindow(QMainWindow):
     def shutdown(self, timeout_s: float | None = None) -> bool:
         """Stop the worker and wait for its thread to end; True when it ended."""
         self.display_timer.stop()
+        QApplication.instance().removeEventFilter(self)
         if not self.worker_thread.isRunning():
             return True
         if timeout_s is None:

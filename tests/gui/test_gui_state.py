@@ -521,3 +521,23 @@ def test_a_switch_drops_a_result_of_the_old_detectors_waiting_for_display(qtbot,
     with qtbot.waitSignal(win.worker.restarted, timeout=5000):
         win.second_combo.setCurrentText(new)
     assert win.worker.slot.take() is None
+
+
+def test_space_on_a_focused_check_box_toggles_it_instead_of_playing(qtbot, make_window, sample_seq):
+    from PyQt5.QtCore import Qt
+
+    win = make_window()
+    with qtbot.waitSignal(win.worker.opened, timeout=5000):
+        win.open_source(sample_seq)
+    win.show()
+    qtbot.waitExposed(win)
+    cb = win.panels["silk"].editors["conservative"]
+    cb.setFocus()
+    before = cb.isChecked()
+    qtbot.keyClick(cb, Qt.Key_Space)
+    qtbot.wait(200)
+    assert cb.isChecked() != before and not win.playing
+    win.frame_slider.setFocus()        # elsewhere Space is still Play/Pause
+    qtbot.keyClick(win, Qt.Key_Space)
+    qtbot.waitUntil(lambda: win.playing, timeout=5000)
+    win.pause()
