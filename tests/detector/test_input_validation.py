@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import pickle
-import tracemalloc
 
 import cv2
 import numpy as np
@@ -19,6 +18,8 @@ from silkvision.detector.opencv import OpenCVSubtractor
 from silkvision.detector.postprocess import MaskFilter
 from silkvision.detector.silk import SIGMA_MIN, SilkSubtractor
 from silkvision.errors import ConfigError
+
+from .alloc import peak_allocation
 
 H, W = 24, 32
 
@@ -341,13 +342,7 @@ def test_mask_from_scores_allocates_no_frame_sized_temporaries(rng):
     out = np.empty((240, 320), np.uint8)
     scores = det.scores.copy()
     det.mask_from_scores(scores, out=out)        # the first call makes its buffer
-    tracemalloc.start()
-    try:
-        det.mask_from_scores(scores, out=out)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert peak < 240 * 320 // 4
+    assert peak_allocation(lambda: det.mask_from_scores(scores, out=out)) < 240 * 320 // 4
     np.testing.assert_array_equal(out, np.where(scores < np.float32(det.threshold), 255, 0))
 
 

@@ -4,7 +4,6 @@ pickled detector carries."""
 from __future__ import annotations
 
 import pickle
-import tracemalloc
 
 import numpy as np
 import pytest
@@ -18,6 +17,8 @@ from silkvision.detector.norma import NormaSubtractor
 from silkvision.detector.opencv import OpenCVSubtractor
 from silkvision.detector.postprocess import MaskFilter, check_filter_size
 from silkvision.detector.silk import SilkSubtractor
+
+from .alloc import peak_allocation
 
 H, W = 24, 32
 
@@ -107,13 +108,7 @@ def test_contiguous_out_still_allocates_nothing(rng):
     mf = MaskFilter(5, 5, False)
     out = np.empty((240, 320), np.uint8)
     mf(raw, out=out)   # buffers made once
-    tracemalloc.start()
-    try:
-        mf(raw, out=out)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert peak < 240 * 320 // 4
+    assert peak_allocation(lambda: mf(raw, out=out)) < 240 * 320 // 4
 
 
 @pytest.mark.parametrize("bad,msg", [
@@ -281,11 +276,5 @@ def test_a_cropped_frame_is_not_copied(colour_space, rng):
     out = np.empty((240, 320), np.uint8)
     det.apply(crop, fgmask=out)
     twin.apply(np.ascontiguousarray(crop))
-    tracemalloc.start()
-    try:
-        det.apply(crop, fgmask=out)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert peak < 240 * 320 // 4
+    assert peak_allocation(lambda: det.apply(crop, fgmask=out)) < 240 * 320 // 4
     np.testing.assert_array_equal(out, twin.apply(np.ascontiguousarray(crop)))
