@@ -48,7 +48,7 @@ class NormaSubtractor(KernelPixelSubtractor):
     lam : float
         Regulariser lambda: old terms decay by (1 - eta lam) per frame; eta lam must be < 1. The
         config key ``lambda`` is accepted too (``NormaSubtractor(**{"lambda": 0.1})``), so
-        ``NormaSubtractor(**det.get_params())`` makes a copy's twin.
+        ``NormaSubtractor(**det.get_params())`` makes a twin of ``det``.
     nu : float
         nu in [0, 1] of the nu-loss (offset update).
     sigma : float
