@@ -395,8 +395,7 @@ class Source:
         """Read the first ground-truth mask (and a CDnet ``ROI.bmp``) now, so that a ground-truth
         folder or ROI of the wrong size (or an unreadable first mask) is refused when the source
         opens rather than at the first frame with ground truth. Does nothing without ground truth
-        or while the frame size is
-        unknown (a camera before its first frame).
+        or while the frame size is unknown (a camera before its first frame).
 
         Raises
         ------
