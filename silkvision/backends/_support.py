@@ -321,6 +321,15 @@ def check_budget(name: str, value, allow_none: bool = True) -> int | None:
     return int(value)
 
 
+def check_seed(value, allow_none: bool = False, name: str = "seed") -> int | None:
+    """A random seed: an integer >= 0 (not a bool or a float), or ``None`` if allowed."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name}: {value!r} must be {'None or ' if allow_none else ''}an integer >= 0")
+    return int(value)
+
+
 def check_choice(name: str, value, choices) -> str:
     if value not in choices:
         raise ValueError(f"{name}: {value!r} is unknown; expected one of {', '.join(map(repr, choices))}")

@@ -23,6 +23,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from silkvision.backends._support import check_seed
 from silkvision.backends.base import BinaryClassifier, MultiClassifier
 from silkvision.backends.datasets import Dataset
 from silkvision.backends.registry import available, get_class
@@ -172,12 +173,6 @@ def is_interrupt(exc: BaseException, stop_requested: Callable[[], bool] | None =
     return stop_requested is not None and isinstance(exc, Exception) and bool(stop_requested())
 
 
-def _check_seed(seed) -> int:
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed: {seed!r} must be an integer >= 0")
-    return int(seed)
-
-
 #: Most orderings one benchmark runs (a million passes over even a tiny data set take hours).
 MAX_RUNS = 1_000_000
 
@@ -192,7 +187,7 @@ def make_orderings(dataset: Dataset, runs: int, seed: int = 0) -> tuple[Ordering
     """
     if isinstance(runs, (bool, np.bool_)) or int(runs) != runs or not 1 <= runs <= MAX_RUNS:
         raise ValueError(f"runs: {runs!r} must be an integer 1..{MAX_RUNS}")
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     orders = Orderings(dataset.orderings, dataset.n_samples, int(runs), seed)
     take, rest = orders.n_stored, orders.n_random
     if take and rest:

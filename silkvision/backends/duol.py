@@ -78,7 +78,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from silkvision.backends._support import check_positive, check_range, grow_rows, grow_vec
+from silkvision.backends._support import check_positive, check_range, check_seed, grow_rows, grow_vec
 from silkvision.backends.base import BinaryClassifier, check_binary_y
 from silkvision.backends.kernels import kernel_eval, make_kernel
 from silkvision.backends.registry import register
@@ -213,18 +213,9 @@ def _rand_below(state, n):
     return np.int64(z % np.uint64(n))
 
 
-def _check_seed(seed):
-    """``seed`` as None or an int >= 0; ValueError naming it otherwise."""
-    if seed is None:
-        return None
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed: {seed!r} must be None or an integer >= 0")
-    return int(seed)
-
-
 def _seed_state(seed) -> np.ndarray:
     """Generator state for ``seed`` (an int >= 0; None: fresh entropy from the OS)."""
-    s = np.random.SeedSequence(_check_seed(seed)).generate_state(1, dtype=np.uint64)
+    s = np.random.SeedSequence(check_seed(seed, allow_none=True)).generate_state(1, dtype=np.uint64)
     return np.array(s, dtype=np.uint64)
 
 
@@ -680,7 +671,7 @@ class DUOLRand(_DUOLBase):
 
     def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=5.0, rho=0.0, cache_mb=256.0,
                  seed=0):
-        _check_seed(seed)
+        check_seed(seed, allow_none=True)
         self.seed = seed
         self._init_common(kernel, sigma, degree, coef, C, rho, cache_mb)
 

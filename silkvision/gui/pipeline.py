@@ -350,6 +350,8 @@ class Pipeline:
             self.at_end = True
             return None
         except SourceError as e:
+            if self.info.kind == "video":   # the first frame that failed, also after seeks past it
+                self._first_bad = min(self._next_index, self._first_bad or self._next_index)
             self.unreadable = f"{e}; {self._way_forward()}"
             raise SourceError(self.unreadable) from None
         self.unreadable, self._next_index = None, index + 1
@@ -394,10 +396,7 @@ class Pipeline:
         if not self.src.seekable:
             return f"open the {self.info.kind} again"
         if self.info.kind == "video":   # decoding does not go on after a failed frame
-            # the first frame that failed in this video, also after seeks past it
-            bad = self._next_index if self._first_bad is None else min(self._first_bad, self._next_index)
-            self._first_bad = bad
-            return f"seek before frame {bad} or press Restart"
+            return f"seek before frame {self._first_bad} or press Restart"
         return "seek past this frame to go on, or press Restart"
 
     def end_message(self) -> str:
@@ -476,12 +475,13 @@ class Pipeline:
         changes = [(name, det, params)]
         shared = {k: v for k, v in params.items() if k in SHARED_KEYS}
         for other, d in self.detectors.items():
-            if other != name and shared:
-                own = {k: v for k, v in shared.items() if k in d.get_params()}
-                if own:
-                    changes.append((other, d, own))
-        restart = any(k in d.RESTART_PARAMS and d.get_params().get(k) != v
-                      for _, d, p in changes for k, v in p.items())
+            own = {k: v for k, v in shared.items() if k in d.get_params()} if other != name else {}
+            if own:
+                changes.append((other, d, own))
+        restart = False
+        for _, d, p in changes:
+            current = d.get_params()
+            restart = restart or any(k in d.RESTART_PARAMS and current.get(k) != v for k, v in p.items())
         with _as_config_error(f"{name}: "):
             det.set_params(**params)  # checks every value before changing any
         for other, d, p in changes[1:]:  # the same shared values, already accepted above
