@@ -240,7 +240,7 @@ class RocAccumulator:
 
         Exact for the thresholds listed at construction (and for any value below/above every
         score). For another threshold the counts are those of the largest edge <= threshold (at most
-        one bin away).
+        one bin away); :meth:`is_exact` tells which.
         """
         t = float(np.float32(threshold))
         fneg, fpos = self._below()
@@ -251,6 +251,17 @@ class RocAccumulator:
         fp = 0 if j < 0 else int(fneg[j])
         tp = 0 if j < 0 else int(fpos[j])
         return Counts(tp=tp, fp=fp, fn=self.positives - tp, tn=self.negatives - fp)
+
+    def is_exact(self, threshold: float) -> bool:
+        """Whether :meth:`counts_at` is known to be exact at ``threshold``: it was listed at
+        construction, or no counted score lies in the bin that holds it nor in the bins beside it
+        (the uniform edges are not computed with the scores' float32 arithmetic, so a score next
+        to an edge may sit in the bin beside its own)."""
+        t = float(np.float32(threshold))
+        if t in self._thr_pos:
+            return True
+        j = int(np.searchsorted(self._sorted_edges, t, side="right"))  # the bin that holds t
+        return not self._hist[:, max(j - 1, 0):j + 2].any()
 
     def curve(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The ROC: ``(fpr, tpr, thresholds)`` with increasing threshold (so non-decreasing FPR and

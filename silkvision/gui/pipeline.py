@@ -59,6 +59,7 @@ class RocView:
     f_measure: float | None = None        # of the scores at the current threshold (scored detectors)
     mask_f_measure: float | None = None   # of the masks as shown (post-processed), summed so far
     threshold: float | None = None
+    exact: bool = True                    # False: f_measure and point read from the histogram's bins
     note: str = ""                        # why there is no curve/point yet
 
 
@@ -179,6 +180,7 @@ class _Roc:
             v.auc = float(self.acc.auc())
             v.threshold = float(self.det.threshold)
             m = metrics(self.acc.counts_at(v.threshold))
+            v.exact = self.acc.is_exact(v.threshold)  # a threshold moved since the last restart
             v.f_measure = None if not np.isfinite(m["f_measure"]) else float(m["f_measure"])
         else:
             m = shown

@@ -35,6 +35,19 @@ def test_counts_at_listed_thresholds_are_exact(rng):
             assert roc.counts_at(t) == _brute(s, gt, roi, t) + _brute(s2, gt, roi, t), (trial, t)
 
 
+def test_is_exact_says_when_counts_at_may_be_a_bin_off(rng):
+    s = rng.uniform(0, 1, (30, 40)).astype(np.float32)
+    s[s.shape[0] // 2:] += np.float32(2)  # an empty band [1, 2)
+    gt = rng.choice(LABELS, s.shape)
+    roc = RocAccumulator(0.0, 4.0, bins=64, thresholds=(0.3,))
+    roc.update(s, gt)
+    assert roc.is_exact(0.3)
+    inexact = [t for t in rng.uniform(0, 1, 50) if roc.counts_at(t) != _brute(s, gt, None, t)]
+    assert inexact and not any(roc.is_exact(t) for t in inexact)  # a binned value is never called exact
+    for t in (1.3, 1.5, 1.7, 5.0):  # no score in or beside its bin: the edge below splits the same
+        assert roc.is_exact(t) and roc.counts_at(t) == _brute(s, gt, None, t), t
+
+
 def test_curve_shape_and_totals(rng):
     s = rng.normal(size=(40, 50)).astype(np.float32)
     gt = rng.choice(LABELS, s.shape)

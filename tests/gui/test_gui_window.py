@@ -51,6 +51,10 @@ def test_threshold_slider_moves_mask_and_operating_point(qtbot, make_window, sam
     assert after.roc["silk"].point != before.roc["silk"].point
     assert win.views["silk"].array is after.masks["silk"]
     assert win.panels["silk"].value("threshold") == pytest.approx(t, abs=1e-4)
+    # the legend says that the new threshold's F is read from the histogram's bins
+    win.draw_now()
+    label = win.roc_plot.legend.getLabel(win.roc_plot.curves["silk"]).text
+    assert "F scores ≈" in label and before.roc["silk"].exact and not after.roc["silk"].exact
 
 
 def test_parameter_edits_reach_the_detector(qtbot, make_window, sample_seq):

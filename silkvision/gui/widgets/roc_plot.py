@@ -1,6 +1,8 @@
 """The live ROC plot (pyqtgraph): one curve per scored detector, an operating point per detector,
 and in the legend the AUC, the F-measure of the raw scores at the threshold (``F scores``, the point
-on the curve) and the F-measure of the masks as shown, after post-processing (``F mask``)."""
+on the curve) and the F-measure of the masks as shown, after post-processing (``F mask``).
+``F scores ≈`` marks a value read from the ROC histogram's bins (the threshold moved since the last
+restart, and its bin holds scores), which can differ from the exact value in the third decimal."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ def _label(v: RocView) -> str:
     if v.auc is not None:
         parts.append(f"AUC {v.auc:.3f}")
     if v.f_measure is not None:
-        parts.append(f"F scores {v.f_measure:.3f}")
+        parts.append(f"F scores {'' if v.exact else '≈'}{v.f_measure:.3f}")
     if v.mask_f_measure is not None:
         parts.append(f"F mask {v.mask_f_measure:.3f}")
     if v.note:
