@@ -85,10 +85,20 @@ def positive(default, help="", hi=None):
     return ranged(default, float, 0, hi, lo_open=True, help=help)
 
 
+def coefficient(default, help=""):
+    """A coefficient scale of the pixel detectors: a number in [MIN_COEF, MAX_COEF]."""
+    return ranged(default, float, MIN_COEF, MAX_COEF, help=help)
+
+
 #: Largest C, rho (SILK) and eta (NORMA) of the pixel detectors. The float32 state holds
 #: coefficients over a decay scale that goes down to 2**-40 before it is renormalised, so values
 #: above about 3e26 overflow to inf; 1e6 is far beyond any useful setting (the GUI's boxes end there).
 MAX_COEF = 1e6
+
+#: Smallest C, rho (SILK) and eta (NORMA). The live ROC bins the scores over (0, omega x C] (or
+#: omega x eta) with a float32 scale of bins / range, which overflows below about 1e-34, and the
+#: float32 coefficients underflow to 0 below about 1e-26; 1e-6 is far below any useful setting.
+MIN_COEF = 1e-6
 
 
 def unit_open(default, help=""):
@@ -132,8 +142,8 @@ SCHEMA: dict[str, Any] = {
             "omega": ranged(20, int, 1, 255,
                            help="support-vector buffer size per pixel"),
             "tau": unit_open(0.000503, "decay: old coefficients are multiplied by (1 - tau)"),
-            "C": positive(0.4, "box constraint: new coefficient <= (1 - tau) C", hi=MAX_COEF),
-            "rho": positive(1.0, "margin of the novelty hinge loss", hi=MAX_COEF),
+            "C": coefficient(0.4, "box constraint: new coefficient <= (1 - tau) C"),
+            "rho": coefficient(1.0, "margin of the novelty hinge loss"),
             "sigma": kernel_width(8.0, "Gaussian kernel width in 8-bit colour units"),
             "threshold": ranged(0.45, float, 0,
                                help="foreground if score f(x) < threshold"),
@@ -156,7 +166,7 @@ SCHEMA: dict[str, Any] = {
         "norma": {
             "omega": ranged(20, int, 1, 255,
                            help="truncation: the last omega terms are kept"),
-            "eta": positive(0.1, "learning rate (coefficient of a new term)", hi=MAX_COEF),
+            "eta": coefficient(0.1, "learning rate (coefficient of a new term)"),
             "lambda": positive(0.1, "regulariser: old terms decay by (1 - eta*lambda)"),
             "nu": ranged(0.5, float, 0, 1,
                         help="nu of NORMA's novelty detection (offset update)"),

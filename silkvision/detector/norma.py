@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from silkvision.config.schema import MAX_COEF, SCHEMA
+from silkvision.config.schema import MAX_COEF, MIN_COEF, SCHEMA
 from silkvision.detector import kernels as _k
 from silkvision.detector.silk import (KernelPixelSubtractor, _F, _check_number, _check_sigma, _default)
 
@@ -101,7 +101,7 @@ class NormaSubtractor(KernelPixelSubtractor):
         return p
 
     def _check(self, p: dict) -> dict:
-        p["eta"] = _check_number("eta", p["eta"], 0, MAX_COEF, lo_open=True)
+        p["eta"] = _check_number("eta", p["eta"], MIN_COEF, MAX_COEF)
         p["lam"] = _check_number("lambda", p["lam"], 0, lo_open=True)
         if p["eta"] * p["lam"] >= 1.0:  # named by the config key (lambda) the GUI and YAML use
             raise ValueError(f"eta, lambda: eta * lambda = {p['eta'] * p['lam']!r} must be < 1 "

@@ -81,7 +81,7 @@ import numba
 import numpy as np
 from numba.np.ufunc import parallel as _nb_parallel
 
-from silkvision.config.schema import MAX_COEF, SCHEMA, SIGMA_MIN as _SIGMA_MIN
+from silkvision.config.schema import MAX_COEF, MIN_COEF, SCHEMA, SIGMA_MIN as _SIGMA_MIN
 from silkvision.detector import kernels as _k
 from silkvision.detector.base import BackgroundSubtractor, check_learning_rate
 from silkvision.detector.colour import (FeatureConverter, channels, check_colour_space, check_frame,
@@ -594,8 +594,8 @@ class SilkSubtractor(KernelPixelSubtractor):
 
     def _check(self, p: dict) -> dict:
         p["tau"] = _check_number("tau", p["tau"], 0, 1, lo_open=True, hi_open=True)
-        p["C"] = _check_number("C", p["C"], 0, MAX_COEF, lo_open=True)
-        p["rho"] = _check_number("rho", p["rho"], 0, MAX_COEF, lo_open=True)
+        p["C"] = _check_number("C", p["C"], MIN_COEF, MAX_COEF)
+        p["rho"] = _check_number("rho", p["rho"], MIN_COEF, MAX_COEF)
         p["sigma"] = _check_sigma(p["sigma"])
         p["threshold"] = _check_number("threshold", p["threshold"], 0)
         p["kappa"] = _check_number("kappa", p["kappa"], 0, 1)

@@ -126,7 +126,11 @@ class RocAccumulator:
         self.thresholds = tuple(thr)
         self._thr32 = np.array(thr, np.float32)
         self._lo32 = np.float32(lo)
-        self._scale32 = np.float32(bins / (hi - lo))
+        with np.errstate(over="ignore"):
+            self._scale32 = np.float32(bins / (hi - lo))
+        if not np.isfinite(self._scale32):
+            raise ValueError(f"lo, hi: ({lo!r}, {hi!r}) too close for {bins} bins (the float32 bin "
+                             f"scale bins / (hi - lo) overflows)")
         self.n_bins = bins + 2 + len(thr)  # underflow, uniform bins, overflow, one per threshold
         # Edge j separates bin j and bin j + 1: "score < edge j" <=> bin <= j. A listed threshold t
         # sits at position bin_index(t) - 1 (computed with the very float32 arithmetic used for the

@@ -18,6 +18,7 @@ from silkvision.detector.opencv import OpenCVSubtractor
 from silkvision.detector.postprocess import MaskFilter
 from silkvision.detector.silk import SIGMA_MIN, SilkSubtractor
 from silkvision.errors import ConfigError
+from silkvision.evaluation import RocAccumulator
 
 from .alloc import peak_allocation
 
@@ -215,11 +216,20 @@ def test_sigma_lower_bound(cls, frame):
 
 @pytest.mark.parametrize("cls,key", [(SilkSubtractor, "C"), (SilkSubtractor, "rho"), (NormaSubtractor, "eta")])
 def test_coefficient_scales_are_bounded(cls, key):
-    """Above ~3e26 the float32 coefficients (kept over a decay scale down to 2**-40) overflow."""
+    """Above ~3e26 the float32 coefficients (kept over a decay scale down to 2**-40) overflow;
+    below ~1e-26 they underflow to 0, and the live ROC's bins over (0, omega x C] overflow their
+    float32 scale below ~1e-34."""
     with pytest.raises(ValueError, match=f"^{key}: 1e\\+30 must be <= 1000000"):
         cls(**{key: 1e30}, **({"lam": 1e-9} if key == "eta" else {}))
     with pytest.raises(ConfigError, match=f"{key}: 1e\\+30 .*out of range"):
         sv.create_subtractor("silk" if cls is SilkSubtractor else "norma", **{key: 1e30})
+    with pytest.raises(ValueError, match=f"^{key}: 1e-40 must be >= 1e-06"):
+        cls(**{key: 1e-40})
+    with pytest.raises(ConfigError, match=f"{key}: 1e-40 .*out of range"):
+        sv.create_subtractor("silk" if cls is SilkSubtractor else "norma", **{key: 1e-40})
+    det = cls(**{key: 1e-6})  # the smallest accepted scale gives a ROC range the bins can cover
+    lo, hi = det.score_range
+    RocAccumulator(lo, hi, bins=4096)
 
 
 @pytest.mark.parametrize("cls", [SilkSubtractor, NormaSubtractor])

@@ -1,5 +1,7 @@
 """RocAccumulator: exact counts at the listed thresholds, curves, AUC, PR and best F."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -136,6 +138,10 @@ def test_errors():
         RocAccumulator(1, 0)
     with pytest.raises(ValueError, match="bins"):
         RocAccumulator(0, 1, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning on the way to the error
+        with pytest.raises(ValueError, match=r"^lo, hi: \(0.0, 1e-300\) too close for 4096 bins"):
+            RocAccumulator(0, 1e-300, 4096)
     roc = RocAccumulator(0, 1, 8)
     with pytest.raises(DataError, match="same size"):
         roc.update(np.zeros((2, 2), np.float32), np.zeros((3, 2), np.uint8))

@@ -53,11 +53,11 @@ def test_arrows_step_by_decades_without_float_noise():
 
 # -- live values the old 4..15-decimal boxes rounded -----------------------------------------------
 def test_tiny_live_values_are_shown_and_apply_sends_only_the_edited_key(qtbot, make_window):
-    win = make_window({"detector": {"silk": {"tau": 1e-16, "threshold": 1e-17}, "norma": {"eta": 1e-18}}})
+    win = make_window({"detector": {"silk": {"tau": 1e-16, "threshold": 1e-17}, "norma": {"lambda": 1e-18}}})
     silk, norma = win.panels["silk"], win.panels["second"]
     assert silk.editors["tau"].text() == "1e-16" and silk.value("tau") == 1e-16
     assert silk.editors["threshold"].text() == "1e-17" and win.threshold_spin.text() == "1e-17"
-    assert norma.value("eta") == 1e-18
+    assert norma.value("lambda") == 1e-18
     assert silk.changed() == {} and norma.changed() == {}
     type_into(qtbot, silk.editors["rho"], "1.5")
     type_into(qtbot, norma.editors["nu"], "0.3")
@@ -66,7 +66,7 @@ def test_tiny_live_values_are_shown_and_apply_sends_only_the_edited_key(qtbot, m
                     and win.detectors["second"].params["nu"] == 0.3, timeout=5000)
     assert win.errors == []
     assert live(win, "silk")["tau"] == 1e-16 and live(win, "silk")["threshold"] == 1e-17
-    assert live(win, "second")["eta"] == 1e-18
+    assert live(win, "second")["lambda"] == 1e-18
 
 
 def test_threshold_from_the_slider_is_not_sent_by_apply_of_another_key(qtbot, make_window):

@@ -348,16 +348,17 @@ def test_panel_spin_boxes_take_their_range_from_the_schema(make_window):
 
 
 def test_panel_spin_boxes_offer_no_value_the_schema_refuses(qtbot, make_window):
-    """Open ends (C > 0, tau < 1: the next value inside), a closed end (sigma >= 1e-6) and the
-    filter sizes (0 or odd 3..15) are kept out of the spin boxes, not only refused on Apply."""
+    """Open ends (tau > 0, tau < 1: the next value inside), closed ends (sigma, C, rho and eta
+    >= 1e-6) and the filter sizes (0 or odd 3..15) are kept out of the spin boxes, not only refused
+    on Apply."""
     from PyQt5.QtCore import Qt
 
     win = make_window()
     silk, norma = win.panels["silk"].editors, win.panels["second"].editors
-    assert silk["C"].minimum() == 1e-300 and silk["rho"].minimum() == 1e-300
+    assert silk["C"].minimum() == 1e-6 and silk["rho"].minimum() == 1e-6
     assert (silk["tau"].minimum(), silk["tau"].maximum()) == (1e-300, 0.9999999999999999)
     assert (silk["global_change"].minimum(), silk["global_change"].maximum()) == (1e-300, 1.0)
-    assert silk["sigma"].minimum() == 1e-6 and norma["eta"].minimum() == 1e-300
+    assert silk["sigma"].minimum() == 1e-6 and norma["eta"].minimum() == 1e-6
     median = silk["median"]
     median.setValue(0)
     seen = [median.value()]
