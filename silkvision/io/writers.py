@@ -83,6 +83,18 @@ def write_scores_npz(path, scores: np.ndarray) -> Path:
         return save_npz(Path(path), {"scores": np.asarray(scores).astype(np.float16)})
 
 
+def _count_frames(path: Path) -> int:
+    """Frames that OpenCV can read back from the video ``path`` (0 if it cannot be opened)."""
+    cap = cv2.VideoCapture(str(path), cv2.CAP_FFMPEG)
+    try:
+        n = 0
+        while cap.isOpened() and cap.grab():
+            n += 1
+        return n
+    finally:
+        cap.release()
+
+
 class MaskVideoWriter:
     """Lossless grey mask video, written to a hidden partial file and renamed when finished.
 
@@ -99,6 +111,7 @@ class MaskVideoWriter:
         self.padded = self.video_size != self.size
         self._pad = np.zeros(self.video_size[::-1], np.uint8) if self.padded else None
         self._writer = None
+        self.frames = 0
         for fourcc, ext in VIDEO_CODECS:
             partial = Path(out_dir) / f".masks.partial{ext}"
             w = cv2.VideoWriter(str(partial), cv2.CAP_FFMPEG, cv2.VideoWriter_fourcc(*fourcc),
@@ -119,10 +132,27 @@ class MaskVideoWriter:
             self._pad[:h, :w] = mask
             mask = self._pad
         self._writer.write(mask)
+        self.frames += 1
 
     def finish(self) -> Path:
-        """Close the video and move it into place."""
+        """Close the video, check that every frame written reads back, and move it into place.
+
+        OpenCV's writer does not report failed writes (a full disk), so the check is what tells a
+        truncated video from a complete one.
+
+        Raises
+        ------
+        ExportError
+            Fewer frames read back than were written; the partial file is removed, so that no
+            truncated ``masks.mkv`` is published (a re-run rebuilds it from the masks on disk).
+        """
         self._writer.release()
+        readable = _count_frames(self.partial)
+        if readable != self.frames:
+            self.partial.unlink(missing_ok=True)
+            raise ExportError(f"{self.path}: only {readable} of the {self.frames} frames written "
+                              f"read back (disk full?); the video was not kept: free space and run "
+                              f"the same command again to rebuild it from the masks")
         with reported_write_errors(self.path):
             os.replace(self.partial, self.path)
         return self.path

@@ -290,10 +290,16 @@ def test_progress_bar_goes_to_stderr_when_asked(tmp_path, sample_seq, capsys):
 
 
 def _fake_camera(monkeypatch, period: float):
-    """Replace cv2.VideoCapture by an endless camera delivering a frame every ``period`` seconds."""
+    """Replace cv2.VideoCapture by an endless camera delivering a frame every ``period`` seconds
+    (files, such as the mask video read back, are still opened by the real one)."""
     import silkvision.capture.camera as camera_mod
 
+    real = cv2.VideoCapture
+
     class Cap:
+        def __new__(cls, index, *a):
+            return real(index, *a) if isinstance(index, str) else super().__new__(cls)
+
         def __init__(self, index, *a):
             self.n = 0
 
@@ -546,3 +552,32 @@ def test_mask_video_of_an_odd_size_is_padded_not_cropped(tmp_path, sample_seq, s
         mask = cv2.imread(str(tmp_path / f"bin{k:06d}.png"), cv2.IMREAD_GRAYSCALE)
         assert np.array_equal(f[:h, :w], mask) and not f[h:].any() and not f[:, w:].any()
     assert any(f"masks.mkv is {w + w % 2}x{h + h % 2}: the {w}x{h} masks are padded" in n for n in notes)
+
+
+def test_a_video_that_does_not_read_back_whole_is_not_published(tmp_path, sample_seq, monkeypatch):
+    """OpenCV's writer drops the frames a full disk refuses without saying so: the finished video is
+    read back, and a short one is an error (no truncated masks.mkv in place); the same command run
+    again, with space, rebuilds the video from the masks on disk."""
+    from silkvision.io.writers import MaskVideoWriter
+
+    write = MaskVideoWriter.write
+
+    def full_disk_after_3(self, mask):
+        if self.frames >= 3:
+            self.frames += 1  # counted as written, as the caller believes
+            return
+        write(self, mask)
+
+    cfg = {"capture": {"max_frames": 8}, "export": {"video": True}}
+    monkeypatch.setattr(MaskVideoWriter, "write", full_disk_after_3)
+    with pytest.raises(ExportError, match=r"masks\.mkv: only 3 of the 8 frames written read back"):
+        export_masks(sample_seq, tmp_path, cfg, algorithm="silk", progress=False)
+    assert not list(tmp_path.glob("*masks*.mkv"))  # neither the video nor its partial file
+    assert json.loads((tmp_path / MANIFEST).read_text())["status"] != "complete"
+    monkeypatch.setattr(MaskVideoWriter, "write", write)
+    res = export_masks(sample_seq, tmp_path, cfg, algorithm="silk", progress=False)
+    assert res.complete and res.video == tmp_path / "masks.mkv"
+    frames = _video_frames(res.video)
+    assert len(frames) == 8
+    for k, f in enumerate(frames, 1):
+        assert np.array_equal(f, cv2.imread(str(tmp_path / f"bin{k:06d}.png"), cv2.IMREAD_GRAYSCALE))
