@@ -35,12 +35,24 @@ def _not_a_file(path: Path) -> str:
     return f"is {kind}, not a regular file"
 
 
+#: Codecs (the FOURCC OpenCV reports) whose streams OpenCV seeks inexactly: in an MPEG-1/2 program
+#: stream a seek into the first group of pictures lands on a later frame. Such a video seeks by
+#: decoding forward (from the start, or from the current frame when the target lies ahead).
+SEEK_BY_READING = frozenset({"mpg1", "mpg2", "MPG1", "MPG2", "PIM1", "PIM2", "mpeg", "MPEG"})
+
+
+def _fourcc(cap) -> str:
+    code = int(cap.get(cv2.CAP_PROP_FOURCC)) & 0xFFFFFFFF
+    return code.to_bytes(4, "little").decode("latin-1")
+
+
 class VideoSource(Source):
     """Frames of a video file, numbered 1, 2, ... in decoding order.
 
     When the container reports a frame count and decoding stops before it (truncated file, or a
     frame that fails to decode), iteration raises :class:`SourceError` saying so instead of ending
-    quietly.
+    quietly. :meth:`seek` is exact: a rewind opens the file again, and in the MPEG-1/2 streams that
+    OpenCV seeks inexactly (:data:`SEEK_BY_READING`) every seek decodes forward to its frame.
 
     Parameters
     ----------
@@ -72,6 +84,7 @@ class VideoSource(Source):
         w = int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH))
         h = int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT))
         self._header_size = (w, h) if w > 0 and h > 0 else None
+        self.seeks_by_reading = _fourcc(self._cap) in SEEK_BY_READING
         self._pos = 1  # number of the next frame
         self._ended = False
 
@@ -109,7 +122,7 @@ class VideoSource(Source):
             raise SourceError(f"{self.spec}: there is no frame {index}; expected a frame number in "
                               f"1..{last if last is not None else '?'}")
         if index != self._pos:
-            if index == 1:
+            if index == 1 or (self.seeks_by_reading and index < self._pos):
                 # rewind by opening the file again: exact in every container, whereas a seek to
                 # frame 0 of an MPEG-1/2 program stream lands inside its first group of pictures
                 cap = open_capture(str(self.path), cv2.CAP_FFMPEG)
@@ -118,10 +131,22 @@ class VideoSource(Source):
                     raise SourceError(f"{self.spec}: cannot open the video again to rewind it")
                 self._cap.release()
                 self._cap = cap
-            elif not self._cap.set(cv2.CAP_PROP_POS_FRAMES, index - 1):
+                self._pos = 1
+            if self.seeks_by_reading:
+                self._read_forward(index)
+            elif index != 1 and not self._cap.set(cv2.CAP_PROP_POS_FRAMES, index - 1):
                 raise SourceError(f"{self.spec}: cannot seek to frame {index}")
             self._pos = index
         self._ended = False
+
+    def _read_forward(self, index: int) -> None:
+        """Decode (without converting) from the next frame up to frame ``index``."""
+        while self._pos < index:
+            if not self._cap.grab():
+                self._ended = True  # until a seek that succeeds
+                raise SourceError(f"{self.spec}: cannot seek to frame {index}: decoding stopped "
+                                  f"before it; the file is truncated or corrupt")
+            self._pos += 1
 
     def _next(self):
         if self._ended or (self.max_frames is not None and self._pos > self.max_frames):

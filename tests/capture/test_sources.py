@@ -277,6 +277,39 @@ def test_rewinding_an_mpeg_program_stream_gives_its_first_frames_again(tmp_path)
     assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(first, again))
 
 
+def test_every_seek_in_an_mpeg_program_stream_finds_its_frame(tmp_path):
+    """OpenCV's seek into the first group of pictures of an MPEG-1 .mpg lands on a later frame (a
+    seek to frame 2 gives frame 3 here): such a video seeks by decoding forward, so every seek,
+    backwards or forwards, gives the frame a sequential read gives."""
+    path = tmp_path / "clip.mpg"
+    rng = np.random.default_rng(0)
+    vw = cv2.VideoWriter(str(path), cv2.CAP_FFMPEG, cv2.VideoWriter_fourcc(*"PIM1"), 25, (320, 240))
+    if not vw.isOpened():
+        pytest.skip("this OpenCV build cannot write MPEG-1")
+    for _ in range(40):
+        vw.write(rng.integers(0, 256, (240, 320, 3), dtype=np.uint8))
+    vw.release()
+    with open_source(path) as src:
+        assert src.seeks_by_reading
+        frames = dict(src)
+        for k in (5, 13, 2, 30, 14, 3, 40):
+            src.seek(k)
+            i, f = next(src)
+            assert i == k and np.array_equal(f, frames[k]), k
+        with pytest.raises(SourceError, match=r"clip\.mpg: there is no frame 42"):
+            src.seek(42)
+    with open_source(_write_video(tmp_path / "v.avi", _frames(5, 32, 24))) as src:
+        assert not src.seeks_by_reading  # other codecs keep OpenCV's (exact) seek
+    with open_source(path) as src:  # a decoder that stops before the frame sought: an error, then a rewind works
+        real, src._cap = src._cap, type("Stopped", (), {"grab": lambda self: False, "release": lambda self: None})()
+        with pytest.raises(SourceError, match=r"clip\.mpg: cannot seek to frame 5: decoding stopped before it"):
+            src.seek(5)
+        src._cap = real
+        src.seek(1)
+        i, f = next(src)
+        assert i == 1 and np.array_equal(f, frames[1])
+
+
 def test_truncated_video_says_it_stopped_early(tmp_path):
     frames = _frames(30, 64, 48)
     path = _write_video(tmp_path / "full.avi", frames)
