@@ -378,9 +378,12 @@ class OnlineSVMR(_RampSVMBase):
         Dead band of the CCCP re-assignment of V (eq. 10, steps 16-22): an example of V leaves it
         when ``g > 1 - s + b``, one outside joins when ``g <= 1 - s - b``. None sets ``b`` per example
         to the accuracy of the SMO solution, ``max(tol, sqrt(2 eps Q_ii))`` (the largest violation of
-        eq. 3 that the two stopping criteria let through; 0.0045 for the RBF kernel and the default
-        ``eps``), since a ``g`` that close to ``1 - s`` does not tell the sides apart. ``0`` is the
-        literal test of Algorithm 1, which can cycle without end (see the module notes).
+        eq. 3 that the two stopping criteria let through for a step inside the box; 0.0045 for the
+        RBF kernel and the default ``eps``), since a ``g`` that close to ``1 - s`` does not tell the
+        sides apart. Next to a bound the step is clipped and its gain, about ``g (C - alpha)``,
+        can fall below ``eps`` while ``g`` is larger (sonar with flipped labels: g = 0.0185 at
+        alpha = 0.99962 C), a change of f of the order of ``eps / g``. ``0`` is the literal test of
+        Algorithm 1, which can cycle without end (see the module notes).
 
     Attributes
     ----------
