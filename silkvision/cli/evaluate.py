@@ -53,9 +53,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="comma-separated detectors (default: silk,norma,mog2,knn; none when only "
                         "--results is given)")
     p.add_argument("--results", metavar="[NAME=]DIR", action="append", default=[],
-                   help="score existing bin%%06d.png masks from DIR (or DIR/SEQUENCE, "
-                        "DIR/CATEGORY/SEQUENCE) instead of/in addition to running detectors; "
-                        "repeatable")
+                   help="score existing bin%%06d.png masks from DIR (one SEQUENCE only) or "
+                        "DIR/SEQUENCE, DIR/CATEGORY/SEQUENCE, instead of/in addition to running "
+                        "detectors (scored before any detector runs); repeatable")
     p.add_argument("--groundtruth", metavar="DIR", default=None,
                    help="ground-truth folder (for a video file or image folder; one SEQUENCE only)")
     p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
@@ -228,19 +228,33 @@ def run(args) -> int:
     out = check_writable_folder(args.out, DataError)
     for n in notes:
         print(f"silkvision: note: {n}", file=sys.stderr)
+    # the --results masks are scored before any detector runs too (reading PNGs is cheap next to
+    # detection): a missing, wrong-sized or ill-valued mask is an error before any work is lost
+    if len(args.sequences) > 1:
+        for (_, d), item in zip(results_dirs, args.results):
+            if any(d.glob("bin*.*")):
+                raise ConfigError(f"--results {item}: holds bin* masks itself, so every one of the "
+                                  f"{len(args.sequences)} sequences would be scored against the same "
+                                  f"masks; expected DIR/SEQUENCE (or DIR/CATEGORY/SEQUENCE) folders")
+    scored = []
+    for seq, sf in zip(args.sequences, frames):
+        for _, d in results_dirs:
+            other = _exported_from_elsewhere(d, seq, sf)
+            if other:
+                print(f"silkvision: warning: {other}", file=sys.stderr)
+        scored.append([score_results(seq, d, groundtruth=args.groundtruth, rule=args.mask_rule,
+                                     name=name, progress=progress) for name, d in results_dirs])
 
     seen: set = set()
     results, light, warnings = [], {}, []
-    outer = tqdm(list(zip(args.sequences, frames, fitted)), desc="sequences", unit="seq",
+    outer = tqdm(list(zip(args.sequences, frames, fitted, scored)), desc="sequences", unit="seq",
                  file=sys.stderr, disable=not progress, position=0, dynamic_ncols=True)
     try:
-        for seq, sf, seq_switches in outer:
+        for seq, sf, seq_switches, seq_scored in outer:
             outer.set_postfix_str(Path(seq).name)
             r = evaluate_sequence(seq, algorithms, cfg, groundtruth=args.groundtruth,
                                   light_switches=seq_switches, progress=progress) if algorithms else None
-            for name, d in results_dirs:
-                ar = score_results(seq, d, groundtruth=args.groundtruth, rule=args.mask_rule, name=name,
-                                   progress=progress)
+            for ar in seq_scored:
                 if r is None:
                     r = _empty_sequence(seq, sf, ar)
                 r.algorithms[_unique(ar.algorithm, set(r.algorithms))] = ar
@@ -281,6 +295,25 @@ def run(args) -> int:
         for w in written:
             print(f"wrote {w}")
     return 0
+
+
+def _exported_from_elsewhere(results_dir: Path, seq, sf) -> str | None:
+    """A warning when the masks found for ``seq`` sit beside an ``export.json`` that names another
+    source (compared by name: the data may have moved since); None otherwise."""
+    from silkvision.errors import ExportError
+    from silkvision.evaluation.runner import _category, find_result_masks
+    from silkvision.io.manifest import read_manifest
+
+    folder = find_result_masks(results_dir, sf.name, _category(Path(seq)))
+    try:
+        manifest = read_manifest(folder)
+    except ExportError:  # not an export, or an unreadable manifest: nothing to compare
+        return None
+    source = manifest.get("source") if isinstance(manifest, dict) else None
+    if not isinstance(source, str) or Path(source).name == Path(seq).name:
+        return None
+    return (f"{folder}: its export.json says these masks were exported from {source}, not from "
+            f"{seq}; scoring them anyway")
 
 
 def _empty_sequence(seq, sf, ar):

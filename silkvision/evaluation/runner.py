@@ -543,7 +543,8 @@ def _postprocessing_of(det) -> dict:
 
 def find_result_masks(results_dir, seq_name: str, category: str | None = None) -> Path:
     """The folder of ``bin%06d.png`` for a sequence: ``DIR`` itself when it holds ``bin*`` files,
-    else ``DIR/SEQ`` or ``DIR/CATEGORY/SEQ`` (the CDnet results layout)."""
+    else ``DIR/SEQ`` or ``DIR/CATEGORY/SEQ`` (the CDnet results layout). (``silkvision evaluate``
+    refuses a DIR of the first kind for several sequences.)"""
     d = Path(results_dir)
     if not d.is_dir():
         raise DataError(f"{d}: results folder not found; expected a folder of bin%06d.png masks")

@@ -111,6 +111,66 @@ def _no_detectors(monkeypatch):
     monkeypatch.setattr(runner, "score_results", boom)
 
 
+def _perfect_masks(folder, n=20):
+    folder.mkdir(parents=True)
+    for i in range(1, n + 1):  # perfect masks from the ground truth itself
+        cv2.imwrite(str(folder / f"bin{i:06d}.png"), ((square_frame(i)[1] == 255) * 255).astype("uint8"))
+    return folder
+
+
+def test_a_flat_results_folder_is_refused_for_several_sequences(tmp_path, two_seqs, capsys, monkeypatch):
+    """One folder of bin*.png would be scored against every sequence's ground truth: refused, and
+    DIR/SEQUENCE folders work."""
+    flat = _perfect_masks(tmp_path / "flat")
+    _no_detectors(monkeypatch)
+    rc = main(["evaluate", str(two_seqs[0]), str(two_seqs[1]), "--results", f"t={flat}",
+               "--out", str(tmp_path / "o")])
+    assert rc == 2
+    _one_error_line(capsys.readouterr().err, f"--results t={flat}: holds bin* masks itself, so every "
+                    f"one of the 2 sequences would be scored against the same masks")
+    monkeypatch.undo()
+    for seq in ("s1", "s2"):
+        _perfect_masks(tmp_path / "per_seq" / seq)
+    rc = main(["evaluate", str(two_seqs[0]), str(two_seqs[1]), "--results", str(tmp_path / "per_seq"),
+               "--json", "--out", str(tmp_path / "o"), "--no-figures"])
+    assert rc == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert [rep["sequences"][s]["per_seq"]["f_measure"] for s in ("s1", "s2")] == [1.0, 1.0]
+
+
+def test_results_masks_are_checked_before_any_detector_runs(tmp_path, two_seqs, capsys, monkeypatch):
+    """A mask missing for the last sequence is an error before the first sequence's detectors run."""
+    import silkvision.evaluation.runner as runner
+
+    res = tmp_path / "res"
+    for seq in ("s1", "s2"):
+        _perfect_masks(res / seq)
+    (res / "s2" / "bin000017.png").unlink()
+
+    def boom(*a, **k):
+        raise AssertionError("a detector ran before the --results masks were checked")
+
+    monkeypatch.setattr(runner, "evaluate_sequence", boom)
+    rc = main(["evaluate", str(two_seqs[0]), str(two_seqs[1]), "--algorithms", "mog2", "--results",
+               str(res), "--out", str(tmp_path / "o")])
+    assert rc == 2
+    _one_error_line(capsys.readouterr().err, f"{res / 's2'}: mask bin000017.png of evaluated frame 17 is missing")
+
+
+def test_results_exported_from_another_sequence_are_warned_about(tmp_path, two_seqs, capsys):
+    res = tmp_path / "res"
+    main(["export", str(two_seqs[1]), "--out", str(res), "-a", "mog2"])
+    capsys.readouterr()
+    rc = main(["evaluate", str(two_seqs[0]), "--results", str(res), "--out", str(tmp_path / "o"),
+               "--no-figures"])
+    assert rc == 0
+    err = capsys.readouterr().err
+    assert f"warning: {res}: its export.json says these masks were exported from {two_seqs[1].resolve()}, " \
+           f"not from {two_seqs[0]}; scoring them anyway" in err
+    main(["evaluate", str(two_seqs[1]), "--results", str(res), "--out", str(tmp_path / "o2"), "--no-figures"])
+    assert "warning" not in capsys.readouterr().err
+
+
 def test_unwritable_out_is_refused_before_any_detector_runs(tmp_path, two_seqs, capsys, monkeypatch):
     import errno
     import types
