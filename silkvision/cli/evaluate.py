@@ -361,8 +361,10 @@ def _figures(results, out: Path, scale: str) -> list[Path]:
 def _format_light(light: dict, ev: dict) -> str:
     w = ev["light_switch_window"]
     lines = [f"light switches: F before = F over the (up to) {w} evaluated frames before the switch, "
-             f"F after = over the {w} frames after the event; recovery = frames until the {ev['recovery_smoothing']}-frame "
-             f"mean per-frame F is within {ev['recovery_tolerance']} of its mean before the switch"]
+             f"F after = over the (up to) {w} frames after the event, until the next event; recovery "
+             f"= frames until the {ev['recovery_smoothing']}-frame mean per-frame F is within "
+             f"{ev['recovery_tolerance']} of its mean before the switch (f_reference in metrics.json, "
+             f"not F before, which pools the counts)"]
     head = ("sequence", "algorithm", "frame", "event", "F before", "F after", "recovery")
     rows = [head]
     for seq, algos in light.items():

@@ -32,7 +32,8 @@ frames only (temporalROI with ground truth):
     starts after it (``END_prev + 1``), so that it holds normal light only;
 ``f_after``
     F-measure of the counts pooled over frames ``s .. s+W-1`` after the event at frame ``s`` (CDnet
-    pooling, like the tables);
+    pooling, like the tables), and not past the next event: the "after" of a switch shorter than
+    ``W`` holds only its switched frames, not those after the light came back;
 ``f_reference``
     mean per-frame F-measure over the same frames as ``f_before`` (the "value before the switch";
     frames whose F is undefined -- no ground-truth foreground and no detection -- are left out of
@@ -265,10 +266,10 @@ def recovery_report(frame_indices: np.ndarray, frame_counts: np.ndarray,
         # normal light only: not back into an earlier switch that ended less than W frames before
         lo = max([e["start"] - window] + [end + 1 for end in ends if end < e["start"]])
         before = (idx >= lo) & (idx < e["start"])
-        after = (idx >= s) & (idx < s + window)
-        ref = _mean(per_f[before])
         stop = events[j + 1]["frame"] - 1 if j + 1 < len(events) else last_eval
         stop = min(stop, last_eval)
+        after = (idx >= s) & (idx < s + window) & (idx <= stop)  # this event's light only
+        ref = _mean(per_f[before])
         rec = None
         if ref is not None:
             for k in range(0, max(stop - s - smoothing + 2, 0)):

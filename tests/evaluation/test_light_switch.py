@@ -62,6 +62,21 @@ def test_recovery_by_hand():
         assert second["searched_frames"] == 100
 
 
+def test_f_after_of_a_short_switch_holds_only_its_switched_frames():
+    """A 20-frame switch with W = 100: "F after" of the switch used to pool the 80 frames after the
+    light came back (F 0.72 for a detector at 0.0 in the dark); now only the switched frames."""
+    f = np.full(300, 0.9)
+    f[100:120] = 0.0   # dark 101..120
+    f[120:130] = 0.5   # the restore's first 10 frames
+    idx = np.arange(1, 301)
+    rep = recovery_report(idx, _counts(f), [LightSwitch(101, 120, 0.4)], window=100, tolerance=0.05,
+                          smoothing=1)
+    switch, restore = rep
+    assert switch["f_after"] == 0.0 and switch["searched_frames"] == 20
+    # the restore: frames 121..220, 10 at 0.5 and 90 at 0.9: tp 8600, fp = fn = 1400
+    assert restore["f_after"] == pytest.approx(2 * 8600 / (2 * 8600 + 2 * 1400))
+
+
 def test_f_before_of_a_later_switch_uses_normal_light_only():
     """Two switches two frames apart: the later one's "F before" used to pool the earlier one's dark
     frames (F 0.04 and "recovered at once"); now only the frames of normal light between them."""
