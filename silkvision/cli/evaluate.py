@@ -245,7 +245,7 @@ def run(args) -> int:
         scored.append([score_results(seq, d, groundtruth=args.groundtruth, rule=args.mask_rule,
                                      name=name, progress=progress) for name, d in results_dirs])
 
-    seen: set = set()
+    seen = {"mean"}  # the overall mean's row in the table and metrics.csv: a sequence "mean" becomes "mean-2"
     results, light, warnings = [], {}, []
     outer = tqdm(list(zip(args.sequences, frames, fitted, scored)), desc="sequences", unit="seq",
                  file=sys.stderr, disable=not progress, position=0, dynamic_ncols=True)
@@ -346,8 +346,9 @@ def _figures(results, out: Path, scale: str) -> list[Path]:
         with reported_write_errors(path, DataError):
             written.append(save_figure(fig, path))
 
-    for r in results:
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in r.name)
+    used: set = set()
+    for r in results:  # names that clean up alike ("x y", "x_y") get figures of their own
+        safe = _unique("".join(c if c.isalnum() or c in "-_." else "_" for c in r.name), used)
         if scale in ("log", "both"):
             save(plot_roc(r, log_fpr=True), out / f"roc_{safe}.png")
         if scale in ("linear", "both"):

@@ -42,6 +42,12 @@ def _new_axes(ax, size=(6.4, 4.8)):
     return fig, fig.add_subplot(1, 1, 1)
 
 
+def _undefined(roc) -> str:
+    """Why a curve of ``roc`` (a RocAccumulator) is undefined, for a legend."""
+    return (f"curve undefined ({roc.positives} foreground and {roc.negatives} background pixels "
+            f"evaluated)")
+
+
 def plot_roc(seq, *, log_fpr: bool = True, ax=None, title: str | None = None) -> Figure:
     """ROC of every algorithm of a :class:`~silkvision.evaluation.runner.SequenceResult`.
 
@@ -63,22 +69,26 @@ def plot_roc(seq, *, log_fpr: bool = True, ax=None, title: str | None = None) ->
         if ar.roc is not None:
             try:
                 fpr, tpr, _ = ar.roc.curve()
-            except DataError:
-                continue
-            items.append((fpr, tpr, dict(ls="-", color=c, lw=1.5, label=f"{name} (AUC {ar.roc.auc():.4f})")))
-            rc = ar.roc_counts
-            if rc is not None:
-                rm = metrics(rc)
-                items.append(([rm["fpr"]], [rm["recall"]],
-                              dict(ls="", marker="o", color=c, ms=6, mfc="none",
-                                   label=f"{name} threshold {ar.threshold:g} (raw)")))
-            pos = fpr[fpr > 0]
-            if pos.size:
-                fmin = min(fmin, float(pos.min()))
-        items.append(([m["fpr"]], [m["recall"]],
+            except DataError:  # still in the legend, saying why there is no curve
+                items.append(([], [], dict(ls="-", color=c, lw=1.5, label=f"{name}: {_undefined(ar.roc)}")))
+            else:
+                items.append((fpr, tpr, dict(ls="-", color=c, lw=1.5,
+                                             label=f"{name} (AUC {ar.roc.auc():.4f})")))
+                rc = ar.roc_counts
+                if rc is not None:
+                    rm = metrics(rc)
+                    items.append(([rm["fpr"]], [rm["recall"]],
+                                  dict(ls="", marker="o", color=c, ms=6, mfc="none",
+                                       label=f"{name} threshold {ar.threshold:g} (raw)")))
+                pos = fpr[fpr > 0]
+                if pos.size:
+                    fmin = min(fmin, float(pos.min()))
+        defined = np.isfinite(m["fpr"]) and np.isfinite(m["recall"])
+        items.append(([m["fpr"]] if defined else [], [m["recall"]] if defined else [],
                       dict(ls="", marker="x" if ar.roc is not None else "s", color=c, ms=8, mew=2,
-                           label=f"{name} masks" + (f" ({ar.postprocessing})" if ar.postprocessing else ""))))
-        if m["fpr"] > 0:
+                           label=f"{name} masks" + (f" ({ar.postprocessing})" if ar.postprocessing else "")
+                           + ("" if defined else " (undefined)"))))
+        if defined and m["fpr"] > 0:
             fmin = min(fmin, m["fpr"])
     xmin = max(min(fmin, 1e-3) / 2, _MIN_FPR)
     for x, y, style in items:
@@ -110,18 +120,20 @@ def plot_pr(seq, *, ax=None, title: str | None = None) -> Figure:
         if ar.roc is not None:
             try:
                 p, r, _ = ar.roc.pr_curve()
-            except DataError:
-                continue
-            thr, f = ar.best_f()
-            ax.plot(r, p, "-", color=c, lw=1.5,
-                    label=f"{name}" + (f" (best raw F {f:.3f} at {thr:.3g})" if f is not None else ""))
-            rc = ar.roc_counts
-            if rc is not None:
-                rm = metrics(rc)
-                ax.plot([rm["recall"]], [rm["precision"]], "o", color=c, ms=6, mfc="none",
-                        label=f"{name} threshold {ar.threshold:g} (raw)")
+            except DataError:  # still in the legend, saying why there is no curve
+                ax.plot([], [], "-", color=c, lw=1.5, label=f"{name}: {_undefined(ar.roc)}")
+            else:
+                thr, f = ar.best_f()
+                ax.plot(r, p, "-", color=c, lw=1.5,
+                        label=f"{name}" + (f" (best raw F {f:.3f} at {thr:.3g})" if f is not None else ""))
+                rc = ar.roc_counts
+                if rc is not None:
+                    rm = metrics(rc)
+                    ax.plot([rm["recall"]], [rm["precision"]], "o", color=c, ms=6, mfc="none",
+                            label=f"{name} threshold {ar.threshold:g} (raw)")
+        f_text = f"{m['f_measure']:.3f}" if np.isfinite(m["f_measure"]) else "-"
         ax.plot([m["recall"]], [m["precision"]], "x" if ar.roc is not None else "s", color=c, ms=8,
-                mew=2, label=f"{name} masks (F {m['f_measure']:.3f})")
+                mew=2, label=f"{name} masks (F {f_text})")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.01)
     ax.set_xlabel("recall")

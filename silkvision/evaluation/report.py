@@ -8,6 +8,9 @@ The JSON object (``silkvision evaluate --json`` and ``metrics.json``) is::
      "light_switch": {SEQ: {ALGO: [EVENT, ...]}}          # only with light switches
      "info": {SEQ: {"path", "category", "first", "last", "frames", "light_switches"}}}
 
+(``info``'s ``frames``: frames the detectors read, warm-up included; 0 when only ``--results`` masks
+were scored. The evaluated frames are each ROW's ``frames``.)
+
 ``ROW`` has ``tp, fp, fn, tn, recall, specificity, fpr, fnr, pwc, precision, f_measure, auc`` (null
 without scores), ``threshold`` (null without scores), ``best_f``, ``best_f_threshold`` (from the ROC;
 null without scores), ``median``, ``frames`` (evaluated frames), ``close`` and ``fill_holes`` (with

@@ -314,9 +314,16 @@ class RocAccumulator:
 
     def best_f(self) -> tuple[float, float]:
         """``(threshold, f)`` of the edge with the largest F-measure (the lowest such threshold on
-        ties)."""
-        f, thr = self.f_curve()
-        if not np.isfinite(f).any():
+        ties).
+
+        Raises
+        ------
+        DataError
+            No positive pixel was seen: F is 0 wherever something is detected, so no threshold is
+            best (detecting nothing, F undefined, would be).
+        """
+        if self.positives == 0:
             raise DataError("F-measure undefined: no positive pixel seen")
+        f, thr = self.f_curve()
         j = int(np.nanargmax(f))
         return float(thr[j]), float(f[j])

@@ -166,7 +166,7 @@ class SequenceResult:
     category: str
     first: int
     last: int
-    frames: int
+    frames: int                           # frames the detectors read (0: only --results scored)
     evaluated: np.ndarray
     algorithms: dict = field(default_factory=dict)  # name -> AlgorithmResult
     brightness: np.ndarray | None = None  # mean grey level of every processed frame (after switches)
@@ -251,9 +251,10 @@ def evaluated_frames(src, temporal_roi) -> list[int]:
     if temporal_roi is not None:
         missing = [i for i in wanted if not _has_gt(src, i)]
         if missing:
+            n = len(missing)
             raise DataError(f"{where}: ground truth of frame {missing[0]} is missing inside temporalROI "
-                            f"{temporal_roi[0]} {temporal_roi[1]} ({len(missing)} frames without "
-                            f"ground truth); expected a gt%06d.png for every evaluated frame")
+                            f"{temporal_roi[0]} {temporal_roi[1]} ({n} frame{'s' if n != 1 else ''} "
+                            f"without ground truth); expected a gt%06d.png for every evaluated frame")
     if not wanted:
         raise DataError(f"{where}: no frame with ground truth to evaluate")
     return wanted

@@ -171,6 +171,20 @@ def test_results_exported_from_another_sequence_are_warned_about(tmp_path, two_s
     assert "warning" not in capsys.readouterr().err
 
 
+def test_sequence_names_that_clash_in_files_or_rows_are_kept_apart(tmp_path, capsys):
+    """"x y" and "x_y" clean up to the same figure name, and a sequence called "mean" shared the
+    overall mean's row name: each now gets a name of its own."""
+    seqs = [make_sequence(tmp_path / "c1", n=12, temporal=(5, 12), name=n) for n in ("x y", "x_y")]
+    seqs.append(make_sequence(tmp_path / "c2", n=12, temporal=(5, 12), name="mean"))
+    out = tmp_path / "o"
+    rc = main(["evaluate", *map(str, seqs), "--algorithms", "mog2", "--json", "--out", str(out)])
+    assert rc == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert list(rep["sequences"]) == ["x y", "x_y", "mean-2"]
+    assert sorted(p.name for p in out.glob("pr_*.png")) == ["pr_mean-2.png", "pr_x_y-2.png", "pr_x_y.png"]
+    assert [line.split(",")[0] for line in (out / "metrics.csv").read_text().splitlines()].count("mean") == 1
+
+
 def test_unwritable_out_is_refused_before_any_detector_runs(tmp_path, two_seqs, capsys, monkeypatch):
     import errno
     import types

@@ -40,3 +40,27 @@ def test_roc_legend_names_the_whole_post_processing_of_the_masks():
     fig = plot_roc(_sequence("lit", "b", Counts(10, 10, 10, 70)))
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert labels == ["mog2 masks (median 5, closing 5, hole filling)"]
+
+
+def test_a_detector_without_a_defined_curve_stays_in_the_legends_saying_why():
+    """A sequence without foreground: the scored detector used to vanish from the ROC and PR
+    figures without a word, and the masks' F read "F nan"."""
+    import warnings
+
+    from silkvision.evaluation import RocAccumulator
+    from silkvision.evaluation.plots import plot_pr
+
+    seq = _sequence("empty", "a", Counts(0, 0, 0, 100))  # mog2: nothing detected, F undefined
+    roc = RocAccumulator(0.0, 1.0, bins=16, thresholds=(0.5,))
+    roc.update(np.full((10, 10), 0.7, np.float32), np.zeros((10, 10), np.uint8))
+    seq.algorithms["silk"] = AlgorithmResult("silk", Counts(0, 5, 0, 95), seq.evaluated,
+                                             seq.algorithms["mog2"].frame_counts, roc=roc, threshold=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        roc_fig, pr_fig = plot_roc(seq), plot_pr(seq)
+    roc_labels = [t.get_text() for t in roc_fig.axes[0].get_legend().get_texts()]
+    pr_labels = [t.get_text() for t in pr_fig.axes[0].get_legend().get_texts()]
+    why = "silk: curve undefined (0 foreground and 100 background pixels evaluated)"
+    assert why in roc_labels and why in pr_labels
+    assert "silk masks (undefined)" in roc_labels
+    assert "mog2 masks (F -)" in pr_labels and not any("nan" in t for t in roc_labels + pr_labels)

@@ -104,6 +104,10 @@ def test_pr_and_best_f_match_brute_force(rng):
         c = _brute(s, gt, None, t)
         best = max(best, 2 * c.tp / (2 * c.tp + c.fp + c.fn))
     assert roc.best_f()[1] == pytest.approx(best)
+    none = RocAccumulator(0, 1, 32)
+    none.update(s, np.zeros_like(gt))  # no positive: F is 0 wherever something is detected
+    with pytest.raises(DataError, match="F-measure undefined: no positive pixel seen"):
+        none.best_f()
 
 
 def test_ignored_labels_and_precomputed_classes(rng):
