@@ -94,12 +94,21 @@ class Dataset:
                 f"classes={self.n_classes}, orderings={o})")
 
 
-def default_root() -> Path:
-    """The online-data root: ``$SILKVISION_ONLINE_DATA`` or ``<repo>/../shared/data/online``."""
+def default_root() -> Path | None:
+    """The online-data root: ``$SILKVISION_ONLINE_DATA``, else ``<checkout>/../shared/data/online``
+    when silkvision runs from a source checkout (one with ``pyproject.toml``), else None (an
+    installed package has no place of its own for the data)."""
     env = os.environ.get("SILKVISION_ONLINE_DATA")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2].parent / "shared" / "data" / "online"
+    checkout = Path(__file__).resolve().parents[2]
+    if not (checkout / "pyproject.toml").is_file():
+        return None
+    return checkout.parent / "shared" / "data" / "online"
+
+
+def _root(root) -> Path | None:
+    return Path(root) if root is not None else default_root()
 
 
 # preference when a name is a folder: files with orderings first, then the usual LIBSVM names
@@ -122,8 +131,8 @@ def _pick_in_folder(folder: Path) -> Path | None:
 
 def available_names(root: str | os.PathLike | None = None) -> list[str]:
     """Names of the data-set folders under the online-data root (empty if the root is absent)."""
-    r = Path(root) if root is not None else default_root()
-    if not r.is_dir():
+    r = _root(root)
+    if r is None or not r.is_dir():
         return []
     return sorted(p.name for p in r.iterdir() if p.is_dir() and _pick_in_folder(p) is not None)
 
@@ -138,10 +147,10 @@ def resolve(name_or_path: str | os.PathLike, root: str | os.PathLike | None = No
         if f is None:
             raise DataError(f"{p}: folder holds no data file")
         return f
-    r = Path(root) if root is not None else default_root()
+    r = _root(root)
     s = str(name_or_path)
     looks_like_path = os.sep in s and (p.is_absolute() or s.startswith("."))
-    if not looks_like_path and r.is_dir():
+    if not looks_like_path and r is not None and r.is_dir():
         cand = r / s
         if cand.is_file():
             return cand
@@ -153,13 +162,11 @@ def resolve(name_or_path: str | os.PathLike, root: str | os.PathLike | None = No
             hits = sorted(r.glob(f"*/{s}"))
             if hits:
                 return hits[0]
-    if r.is_dir():
-        state = ""
-    elif r.exists():
-        state = ", which is not a folder"
+    if r is None:
+        where = " (no data root: pass --data-root DIR or set SILKVISION_ONLINE_DATA)"
     else:
-        state = ", which does not exist"
-    where = f" (data root {r}{state})"
+        state = "" if r.is_dir() else ", which is not a folder" if r.exists() else ", which does not exist"
+        where = f" (data root {r}{state})"
     raise DataError(f"{name_or_path}: no such data file or data-set name{where}")
 
 

@@ -341,7 +341,7 @@ class _RampSVMBase(BinaryClassifier):
 
 
 @register("online_svm_r", "OnlineSVM^R: online ramp-loss SVM by SMO + CCCP (Wang & Vucetic, ICDM 2009, Alg. 1; "
-          "removal step with m=)")
+          "the removal step of Alg. 2 when m is given)")
 class OnlineSVMR(_RampSVMBase):
     """OnlineSVM^R (Algorithm 1 of Wang & Vucetic, ICDM 2009), optionally with the removal step.
 

@@ -136,7 +136,8 @@ def run(args) -> int:
                        if issubclass(get_class(n), (BinaryClassifier, MultiClassifier))}
         novelty = {n: t for n, t in learners.items() if n not in classifiers}
         names = datasets.available_names(args.data_root)  # empty when the data root is absent
-        root = args.data_root if args.data_root is not None else str(datasets.default_root())
+        root = args.data_root if args.data_root is not None else datasets.default_root()
+        root = None if root is None else str(root)
         if args.json:
             _write(json.dumps({"learners": classifiers, "novelty_detectors": novelty,
                                "datasets": names, "data_root": root}) + "\n")
@@ -145,9 +146,10 @@ def run(args) -> int:
         if novelty:
             lines.append("\nnovelty detectors (Python API only; online-bench runs classifiers): "
                          + ", ".join(novelty))
+        where = "there is no data root" if root is None else f"{root} does not exist or holds none"
         lines.append(f"\ndata sets under {root}: " + ", ".join(names) if names else
-                     f"\nno named data sets: {root} does not exist or holds none (use --data-root DIR, "
-                     f"or $SILKVISION_ONLINE_DATA; --dataset also takes a file)")
+                     f"\nno named data sets: {where} (use --data-root DIR, or $SILKVISION_ONLINE_DATA; "
+                     f"--dataset also takes a file)")
         _write("\n".join(lines) + "\n")
         return 0
     for opt in ("dataset", "algorithms"):

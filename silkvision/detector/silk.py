@@ -385,11 +385,13 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         Parameters
         ----------
         scores : ndarray
-            (H, W) scores (``ValueError`` naming ``scores`` for other shapes).
+            2-D scores of any size (usually this detector's (H, W) :attr:`scores`, or those of a
+            saved frame); ``ValueError`` naming ``scores`` for another number of dimensions.
         threshold : float, optional
             A finite number >= 0, as :attr:`threshold`; None uses :attr:`threshold`.
         out : ndarray, optional
-            Writeable (H, W) uint8 output of any layout (``ValueError`` naming ``out`` otherwise).
+            Writeable uint8 output of the scores' shape, any layout (``ValueError`` naming ``out``
+            otherwise).
 
         Returns
         -------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.io as sio
@@ -399,3 +401,19 @@ def test_mat_orderings_must_be_integers(tmp_path):
     sio.savemat(f, {"data": np.column_stack([[1, -1, 1, -1], X3]), "ID_ALL": ids})
     with pytest.raises(DataError, match=r"variable 'ID_ALL' must hold integer indices 1\.\.4"):
         datasets.load(f)
+
+
+def test_an_installed_package_has_no_default_data_root(tmp_path, monkeypatch):
+    """Outside a source checkout the fallback ``<checkout>/../shared`` pointed into the venv
+    (``lib/python3.x/shared/...``): now there is no default root, and the error says how to give one."""
+    monkeypatch.delenv("SILKVISION_ONLINE_DATA", raising=False)
+    assert datasets.default_root() == Path(datasets.__file__).resolve().parents[3] / "shared" / "data" / "online"
+    fake = tmp_path / "site-packages" / "silkvision" / "backends" / "datasets.py"
+    monkeypatch.setattr(datasets, "__file__", str(fake))
+    assert datasets.default_root() is None and datasets.available_names() == []
+    with pytest.raises(DataError) as e:
+        datasets.load("sonar")
+    assert str(e.value) == ("sonar: no such data file or data-set name (no data root: pass --data-root DIR "
+                            "or set SILKVISION_ONLINE_DATA)")
+    monkeypatch.setenv("SILKVISION_ONLINE_DATA", str(tmp_path))
+    assert datasets.default_root() == tmp_path
