@@ -32,12 +32,18 @@ The paper's values are printed beside. Usage::
 
 from __future__ import annotations
 
+import argparse
+import ctypes
+import functools
+import glob
+import os
 import sys
 import time
 
 import numpy as np
 
-from silkvision.backends.datasets import load
+from silkvision.backends import datasets
+from silkvision.errors import SilkvisionError
 from silkvision.backends.duol import MARGIN_TOL, solve_prop2
 from silkvision.backends.kernels import kernel_matrix_reference, make_kernel
 
@@ -266,11 +272,45 @@ def _row(label, runs, paper):
           f"{paper[2]} | {'yes' if within else 'no'} |", flush=True)
 
 
-def main() -> int:
+def openblas_core() -> str:
+    """The CPU kernel NumPy's bundled OpenBLAS chose at run time (it decides the np.dot row's
+    summation order); "unknown" when it cannot be asked."""
+    libs = glob.glob(os.path.join(os.path.dirname(np.__file__) + ".libs", "*openblas*"))
+    for path in libs:
+        lib = ctypes.CDLL(path)
+        for name in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename", "openblas_get_corename"):
+            f = getattr(lib, name, None)
+            if f is not None:
+                f.restype = ctypes.c_char_p
+                return f().decode()
+    return "unknown"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description="Readings of the DUOL variants that the JMLR paper leaves "
+                                "open, on german, sonar, dna, vehicle, segment and satimage "
+                                "(docs/BENCHMARKS.md section 5).")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--readings", action="store_true", help="stop 20's DUOL_iter/appr readings (6 s)")
+    mode.add_argument("--mduol-steps", action="store_true", help="stop 20's M-DUOL_appr steps elsewhere (31 s)")
+    p.add_argument("--data-root", metavar="DIR", default=None,
+                   help="online data root (default: $SILKVISION_ONLINE_DATA, else ../shared/data/online "
+                        "next to the checkout)")
+    args = p.parse_args(argv)
+    try:
+        return _run(args)
+    except SilkvisionError as e:
+        print(f"duol_variants.py: error: {e}", file=sys.stderr)
+        return 2
+
+
+def _run(args) -> int:
+    load = functools.partial(datasets.load, root=args.data_root)
     t0 = time.time()
+    print(f"(numpy {np.__version__}; OpenBLAS core {openblas_core()}, which sets np.dot's summation order)")
     print("| data set / reading | ours: mistakes % | ours: #SV | paper: mistakes % | paper: #SV | within 1 sd |")
     print("|---|---|---|---|---|---|")
-    if "--readings" in sys.argv[1:]:
+    if args.readings:
         for name in ("sonar", "german"):
             ds = load(name)
             K = _gram(ds.X)
@@ -279,7 +319,7 @@ def main() -> int:
                      [duol_reading(K, ds.y, o, reading) for o in ds.orderings], PAPER[f"{name}-{family}"])
         print(f"({time.time() - t0:.0f} s wall)")
         return 0
-    if "--mduol-steps" in sys.argv[1:]:
+    if args.mduol_steps:
         from silkvision.backends.bench import make_orderings
         for name in ("vehicle", "segment", "satimage"):
             ds = load(name)
