@@ -147,6 +147,10 @@ def resolve(name_or_path: str | os.PathLike, root: str | os.PathLike | None = No
         if f is None:
             raise DataError(f"{p}: folder holds no data file")
         return f
+    if os.path.lexists(p):  # there, but not readable as a file: a FIFO, a device, a broken link
+        from silkvision.capture.base import not_a_file
+
+        raise DataError(f"{p}: {not_a_file(p)}; expected a data file")
     r = _root(root)
     s = str(name_or_path)
     looks_like_path = os.sep in s and (p.is_absolute() or s.startswith("."))

@@ -20,6 +20,7 @@ from silkvision.capture.cdnet import CdnetSource, read_roi, read_temporal_roi
 from silkvision.capture.folder import FolderSource
 from silkvision.capture.video import VideoSource
 from silkvision.errors import SourceError
+from silkvision.io.paths import expand_user, link_problem
 
 __all__ = ["open_source", "Source", "CameraSource", "VideoSource", "FolderSource", "CdnetSource",
            "GroundTruth", "IMAGE_EXTENSIONS", "read_image", "read_roi", "read_temporal_roi",
@@ -56,7 +57,7 @@ def source_kind(spec) -> str:
     (without opening it; the path is not checked)."""
     if _camera_index(spec) is not None:
         return "camera"
-    p = Path(os.fspath(spec)).expanduser()
+    p = expand_user(spec)
     if p.is_dir():
         return "cdnet" if (p / "input").is_dir() else "folder"
     return "video"
@@ -106,9 +107,10 @@ def open_source(spec, camera_timeout: float = 5.0, resize=None, max_frames=None,
             raise
     if not isinstance(spec, (str, os.PathLike)):
         raise ValueError(f"spec: {spec!r} is not a path or a camera index")
-    path = Path(os.fspath(spec)).expanduser()
+    path = expand_user(spec)
     if not path.exists():
-        raise SourceError(f"{path}: no such file or folder; expected a video file, an image folder, "
+        why = link_problem(path) or "no such file or folder"
+        raise SourceError(f"{path}: {why}; expected a video file, an image folder, "
                           f"a CDnet sequence folder or a camera index")
     if path.is_dir():
         cls = CdnetSource if (path / "input").is_dir() else FolderSource

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -73,19 +74,50 @@ def _jpeg_truncated(data: bytes) -> bool:
     return sos < 0 or data.find(b"\xff\xd9", sos + 2) < 0
 
 
+def not_a_file(path: Path) -> str:
+    """Why ``path`` (for which ``is_file()`` is False) cannot be read as a file: "file not found",
+    "is a broken symbolic link", "is a folder, not a file", "is a named pipe (FIFO), not a regular
+    file", ..."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "is a broken symbolic link" if path.is_symlink() else "file not found"
+    except OSError as e:
+        return f"cannot access ({e.strerror})"
+    if stat.S_ISDIR(mode):
+        return "is a folder, not a file"
+    if stat.S_ISFIFO(mode):
+        kind = "a named pipe (FIFO)"
+    elif stat.S_ISSOCK(mode):
+        kind = "a socket"
+    elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        kind = "a device"
+    else:
+        kind = "a special file"
+    return f"is {kind}, not a regular file"
+
+
 def read_image(path: Path, flags: int = cv2.IMREAD_COLOR, what: str = "image") -> np.ndarray:
     """Read one image file with OpenCV, raising :class:`SourceError` for missing, empty, truncated
     (JPEG without end marker) or undecodable files."""
     path = Path(path)
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        # non-blocking: opening a FIFO named like an image must not wait for a writer for ever
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
-        raise SourceError(f"{path}: file not found; expected {what}") from None
+        raise SourceError(f"{path}: {not_a_file(path)}; expected {what}") from None
     except IsADirectoryError:
         raise SourceError(f"{path}: is a folder; expected {what}") from None
     except OSError as e:
         raise SourceError(f"{path}: cannot read ({e.strerror}); expected {what}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise SourceError(f"{path}: {not_a_file(path)}; expected {what}")
+    with open(fd, "rb") as f:
+        try:
+            data = f.read()
+        except OSError as e:
+            raise SourceError(f"{path}: cannot read ({e.strerror}); expected {what}") from None
     if not data:
         raise SourceError(f"{path}: empty file; expected {what}")
     if path.suffix.lower() in _JPEG and data[:2] == b"\xff\xd8" and _jpeg_truncated(data):
@@ -123,8 +155,40 @@ def open_capture(spec, *api) -> cv2.VideoCapture:
     messages (e.g. about a damaged frame) are printed.
     """
     os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")   # (in case it was removed since import)
+    if isinstance(spec, str) and not utf8_path(spec):
+        with opencv_alias(spec) as alias, quiet_opencv():
+            return cv2.VideoCapture(alias, *api)  # FFmpeg holds the file open: the alias may go
     with quiet_opencv():
         return cv2.VideoCapture(spec, *api)
+
+
+def utf8_path(path) -> bool:
+    """Whether OpenCV's Python binding can take ``str(path)``: a file name holding bytes that are
+    not UTF-8 (Python keeps them as surrogate escapes) crashes it (SIGSEGV)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@contextmanager
+def opencv_alias(path):
+    """A UTF-8 name for ``path`` that OpenCV can take: a symbolic link to it (which need not exist
+    yet: a file created through the link is created at ``path``) in a temporary folder, removed
+    when the block ends. The link keeps the file's extension, by which FFmpeg chooses a container
+    to write."""
+    import shutil
+    import tempfile
+
+    tmp = tempfile.mkdtemp(prefix="silkvision-")
+    try:
+        suffix = Path(path).suffix if utf8_path(Path(path).suffix) else ""
+        link = os.path.join(tmp, "file" + suffix)
+        os.symlink(os.path.abspath(path), link)
+        yield link
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 @contextmanager

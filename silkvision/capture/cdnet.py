@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from silkvision.capture.base import read_image
+from silkvision.capture.base import not_a_file, read_image
 from silkvision.capture.folder import FolderSource
 from silkvision.errors import SourceError
 
@@ -18,6 +19,8 @@ __all__ = ["CdnetSource", "read_temporal_roi", "read_roi"]
 def read_temporal_roi(path: Path) -> tuple[int, int]:
     """``(first, last)`` from a CDnet ``temporalROI.txt`` (two integers)."""
     path = Path(path)
+    if not path.is_file():  # a FIFO would block, a folder or a broken link would read as absent
+        raise SourceError(f"{path}: {not_a_file(path)}; expected a text file 'first last'")
     try:
         parts = path.read_text(encoding="utf-8-sig", errors="replace").split()  # -sig: Notepad's BOM
     except OSError as e:
@@ -66,7 +69,9 @@ class CdnetSource(FolderSource):
     def roi(self) -> np.ndarray | None:
         if not self._roi_read:
             path = self.root / "ROI.bmp"
-            self._roi = self._check_roi_size(read_roi(path), path) if path.is_file() else None
+            # present (even as a broken link, a folder or a FIFO) means meant to count: read_roi
+            # refuses what it cannot read rather than the whole frame being scored
+            self._roi = self._check_roi_size(read_roi(path), path) if os.path.lexists(path) else None
             self._roi_read = self._native is not None   # its size is checked once frames have one
         return self._roi
 
@@ -74,6 +79,6 @@ class CdnetSource(FolderSource):
     def temporal_roi(self) -> tuple[int, int] | None:
         if not self._troi_read:
             path = self.root / "temporalROI.txt"
-            self._troi = read_temporal_roi(path) if path.is_file() else None
+            self._troi = read_temporal_roi(path) if os.path.lexists(path) else None
             self._troi_read = True
         return self._troi

@@ -3,36 +3,14 @@
 from __future__ import annotations
 
 import math
-import stat
 from pathlib import Path
 
 import cv2
 
-from silkvision.capture.base import IMAGE_EXTENSIONS, Source, open_capture
+from silkvision.capture.base import IMAGE_EXTENSIONS, Source, not_a_file, open_capture
 from silkvision.errors import SourceError
 
 __all__ = ["VideoSource"]
-
-
-def _not_a_file(path: Path) -> str:
-    """Why ``path`` (for which ``is_file()`` is False) cannot be read as a video file."""
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        return "file not found"
-    except OSError as e:
-        return f"cannot access ({e.strerror})"
-    if stat.S_ISDIR(mode):
-        return "is a folder, not a file"
-    if stat.S_ISFIFO(mode):
-        kind = "a named pipe (FIFO)"
-    elif stat.S_ISSOCK(mode):
-        kind = "a socket"
-    elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        kind = "a device"
-    else:
-        kind = "a special file"
-    return f"is {kind}, not a regular file"
 
 
 #: Codecs (the FOURCC OpenCV reports) whose streams OpenCV seeks inexactly: in an MPEG-1/2 program
@@ -68,7 +46,7 @@ class VideoSource(Source):
     def __init__(self, path, *, resize=None, max_frames=None, groundtruth=None):
         self.path = Path(path)
         if not self.path.is_file():
-            raise SourceError(f"{self.path}: {_not_a_file(self.path)}; expected a video file")
+            raise SourceError(f"{self.path}: {not_a_file(self.path)}; expected a video file")
         if self.path.suffix.lower() in IMAGE_EXTENSIONS:
             raise SourceError(f"{self.path}: is a single image; expected a video file or a folder of images")
         super().__init__(self.path.stem, resize=resize, max_frames=max_frames, groundtruth=groundtruth)

@@ -200,7 +200,9 @@ def _short(text: str) -> str:
 
 def _show(value: Any) -> str:
     """``repr(value)`` for a one-line message, shortened when very long (without formatting the
-    whole of a huge value first)."""
+    whole of a huge value first); true, false and null in YAML's spelling, as they were typed."""
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
     try:
         text = _BOUNDED_REPR.repr(value)
     except ValueError:  # an int too long to print

@@ -29,6 +29,7 @@ unless the source itself was opened with ``resize``, which rescales labels with 
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -185,9 +186,10 @@ class _Extras:
             return
         from silkvision.capture.cdnet import read_roi, read_temporal_roi
 
-        if (folder / "temporalROI.txt").is_file():
+        # present (even as a broken link or a FIFO) means meant to count: read, or refused
+        if os.path.lexists(folder / "temporalROI.txt"):
             self.temporal_roi = read_temporal_roi(folder / "temporalROI.txt")
-        if (folder / "ROI.bmp").is_file():
+        if os.path.lexists(folder / "ROI.bmp"):
             self.roi = read_roi(folder / "ROI.bmp")
 
 

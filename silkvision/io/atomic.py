@@ -57,8 +57,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> Path:
 
 
 def atomic_write_text(path: Path, text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` atomically."""
-    return atomic_write_bytes(path, text.encode("utf-8"))
+    """Write ``text`` (UTF-8) to ``path`` atomically. Surrogate escapes (bytes of a file name that
+    are not UTF-8, as Python decodes them) are written back as those bytes."""
+    return atomic_write_bytes(path, text.encode("utf-8", errors="surrogateescape"))
 
 
 def _reason(err: OSError) -> str:
@@ -90,7 +91,12 @@ def make_output_folder(folder, error: type[Exception] | None = None) -> Path:
         from silkvision.errors import ExportError as error
     if str(folder) == "":
         raise error("'': empty output folder name; expected a folder path")
-    folder = Path(folder).expanduser()
+    from silkvision.io.paths import expand_user, link_problem
+
+    folder = expand_user(folder, error)
+    problem = link_problem(folder)
+    if problem:
+        raise error(f"{folder}: {problem}; expected an output folder")
     if folder.exists() and not folder.is_dir():
         raise error(f"{folder}: exists and is not a folder; expected an output folder")
     try:

@@ -68,7 +68,9 @@ def save_checkpoint(out: Path, det, index: int, frames: int, frame: np.ndarray |
     try:
         save_npz(out / CHECKPOINT, arrays, compress=False)
     except OSError as e:
-        raise ExportError(f"{out / CHECKPOINT}: cannot write checkpoint ({e.strerror})") from None
+        raise ExportError(f"{out / CHECKPOINT}: cannot write checkpoint ({e.strerror}); free space, "
+                          f"or run again with --set export.checkpoint_every=0 (a checkpoint only "
+                          f"when interrupted)") from None
     return True
 
 

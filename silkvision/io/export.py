@@ -45,7 +45,7 @@ from typing import Callable, Mapping
 import cv2
 
 from silkvision import __version__
-from silkvision.capture import Source, open_source
+from silkvision.capture import Source, open_source, read_image
 from silkvision.config import ALGORITHMS, validate, write_config
 from silkvision.detector import create_subtractor
 from silkvision.errors import ExportError, SourceError
@@ -54,6 +54,7 @@ from silkvision.io.checkpoint import (CHECKPOINT, BadCheckpoint, can_checkpoint,
                                       frame_digest, indices_through, load_checkpoint, save_checkpoint)
 from silkvision.io.manifest import (MANIFEST, build_manifest, compare_manifests, output_settings,
                                     read_manifest, source_fingerprint, write_manifest)
+from silkvision.io.paths import expand_user, link_problem, resolved
 from silkvision.io.writers import (MaskVideoWriter, mask_name, scores_name, write_mask_png,
                                    write_scores_npz)
 
@@ -135,7 +136,12 @@ class ExportResult:
 
 class _FolderLock:
     """An exclusive ``flock`` on ``DIR/.export.lock`` so two exports cannot write one folder (the
-    kernel drops it when the process dies, even by SIGKILL). No-op where fcntl is missing."""
+    kernel drops it when the process dies, even by SIGKILL). No-op where fcntl is missing.
+
+    The file is removed when the lock is released. An export that opened it just before that
+    removal could then lock the removed file while a third one locks a new one; so a lock only
+    counts when the file locked is still the one at ``DIR/.export.lock``, else it is taken again.
+    """
 
     def __init__(self, out: Path):
         self.path = out / LOCK
@@ -146,17 +152,27 @@ class _FolderLock:
             import fcntl
         except ImportError:  # pragma: no cover - Windows
             return
+        while True:
+            try:
+                f = open(self.path, "a+")
+            except OSError as e:
+                raise ExportError(f"{self.path.parent}: cannot create the lock file ({e.strerror})") from None
+            try:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                f.close()
+                raise ExportError(f"{self.path.parent}: another silkvision export is writing to this "
+                                  f"folder; wait for it or choose another --out") from None
+            if self._still_there(f):
+                self._f = f
+                return
+            f.close()  # locked a file its holder removed on release: take the lock of the new one
+
+    def _still_there(self, f) -> bool:
         try:
-            self._f = open(self.path, "a+")
-        except OSError as e:
-            raise ExportError(f"{self.path.parent}: cannot create the lock file ({e.strerror})") from None
-        try:
-            fcntl.flock(self._f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return os.path.samestat(os.fstat(f.fileno()), os.stat(self.path))
         except OSError:
-            self._f.close()
-            self._f = None
-            raise ExportError(f"{self.path.parent}: another silkvision export is writing to this "
-                              f"folder; wait for it or choose another --out") from None
+            return False
 
     def release(self) -> None:
         if self._f is not None:
@@ -275,7 +291,10 @@ def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: s
             print(f"silkvision: {msg}", file=sys.stderr, flush=True)
     if str(out_dir) == "":  # Path("") is the current folder: never meant as an output folder
         raise ExportError("output folder '': empty path; expected a folder path")
-    out = Path(out_dir).expanduser()
+    out = expand_user(out_dir, ExportError)
+    problem = link_problem(out)
+    if problem:
+        raise ExportError(f"{out}: {problem}; expected an output folder")
 
     own_source = not isinstance(source, Source)
     if own_source:
@@ -293,8 +312,8 @@ def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: s
 
 def _export(src: Source, out: Path, cfg: dict, det, progress, log, handle_signals) -> ExportResult:
     if src.kind in ("folder", "cdnet"):
-        folder = Path(src.folder).resolve()
-        if out.resolve() in (folder, folder.parent if src.kind == "cdnet" else folder):
+        folder = resolved(src.folder, ExportError)
+        if resolved(out, ExportError) in (folder, folder.parent if src.kind == "cdnet" else folder):
             raise ExportError(f"{out}: is the source folder; choose another output folder")
     if det is None:
         det = create_subtractor(cfg["detector"]["algorithm"], config=cfg)
@@ -563,7 +582,10 @@ def _feed_video_from_disk(out: Path, src: Source, writer: MaskVideoWriter, last:
     """Write the masks ``first_index .. last`` from their PNG files into the video."""
     for i in indices_through(src, last):
         path = out / mask_name(i)
-        m = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+        try:
+            m = read_image(path, cv2.IMREAD_GRAYSCALE, "a mask image")
+        except SourceError:
+            m = None
         if m is None:
             raise ExportError(f"{path}: missing or unreadable while rebuilding the mask video; "
                               f"use --overwrite to start over")

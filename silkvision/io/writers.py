@@ -12,6 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from silkvision.capture.base import open_capture, opencv_alias, utf8_path
 from silkvision.errors import ExportError
 from silkvision.io.atomic import atomic_write_bytes, reported_write_errors
 from silkvision.io.npz import save_npz
@@ -85,7 +86,7 @@ def write_scores_npz(path, scores: np.ndarray) -> Path:
 
 def _count_frames(path: Path) -> int:
     """Frames that OpenCV can read back from the video ``path`` (0 if it cannot be opened)."""
-    cap = cv2.VideoCapture(str(path), cv2.CAP_FFMPEG)
+    cap = open_capture(str(path), cv2.CAP_FFMPEG)
     try:
         n = 0
         while cap.isOpened() and cap.grab():
@@ -112,10 +113,13 @@ class MaskVideoWriter:
         self._pad = np.zeros(self.video_size[::-1], np.uint8) if self.padded else None
         self._writer = None
         self.frames = 0
+        # a folder name OpenCV cannot take (not UTF-8) is reached through a link, kept while writing
+        self._alias = None if utf8_path(out_dir) else opencv_alias(out_dir)
+        folder = str(out_dir) if self._alias is None else self._alias.__enter__()
         for fourcc, ext in VIDEO_CODECS:
             partial = Path(out_dir) / f".masks.partial{ext}"
-            w = cv2.VideoWriter(str(partial), cv2.CAP_FFMPEG, cv2.VideoWriter_fourcc(*fourcc),
-                                float(fps), self.video_size, False)
+            w = cv2.VideoWriter(os.path.join(folder, partial.name), cv2.CAP_FFMPEG,
+                                cv2.VideoWriter_fourcc(*fourcc), float(fps), self.video_size, False)
             if w.isOpened():
                 self._writer, self.partial, self.fourcc = w, partial, fourcc.strip()
                 self.path = Path(out_dir) / f"masks{ext}"
@@ -123,8 +127,14 @@ class MaskVideoWriter:
             w.release()
             partial.unlink(missing_ok=True)
         if self._writer is None:
+            self._drop_alias()
             raise ExportError(f"{out_dir}: this OpenCV build cannot write a lossless video "
                               f"(tried FFV1, PNG and HuffYUV); drop --video")
+
+    def _drop_alias(self) -> None:
+        if self._alias is not None:
+            self._alias.__exit__(None, None, None)
+            self._alias = None
 
     def write(self, mask: np.ndarray) -> None:
         if self._pad is not None:
@@ -147,6 +157,7 @@ class MaskVideoWriter:
             truncated ``masks.mkv`` is published (a re-run rebuilds it from the masks on disk).
         """
         self._writer.release()
+        self._drop_alias()
         readable = _count_frames(self.partial)
         if readable != self.frames:
             self.partial.unlink(missing_ok=True)
@@ -161,6 +172,7 @@ class MaskVideoWriter:
         """Close without publishing and remove the partial file (an interrupted export rebuilds
         the video from the masks on disk when it resumes)."""
         self._writer.release()
+        self._drop_alias()
         try:
             self.partial.unlink(missing_ok=True)
         except OSError:  # pragma: no cover - best effort; a re-run removes it too
