@@ -12,17 +12,38 @@ __all__ = ["make_app", "run_gui", "main", "check_window_size"]
 
 
 def _check_display(headless: bool) -> None:
-    """Avoid Qt aborting the process when there is no display: go offscreen for headless runs,
-    otherwise say what to do."""
+    """Avoid Qt aborting the process (SIGABRT, "Reinstalling the application may fix this") when
+    it cannot use the display: headless runs always go offscreen; otherwise a display that is not
+    set, or that Qt cannot open (a stale DISPLAY, missing xcb libraries), is a one-line error."""
     if os.environ.get("QT_QPA_PLATFORM") or sys.platform in ("win32", "darwin"):
-        return
-    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
         return
     if headless:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
         return
-    raise SilkvisionError("no display found (DISPLAY is not set); run on a desktop, or use "
-                          "--screenshot PNG for a headless run")
+    shown = os.environ.get("WAYLAND_DISPLAY") or os.environ.get("DISPLAY")
+    if not shown:
+        raise SilkvisionError("no display found (DISPLAY is not set); run on a desktop, or use "
+                              "--screenshot PNG for a headless run")
+    why = _qt_cannot_start()
+    if why:
+        raise SilkvisionError(f"cannot use the display {shown!r} ({why}); check DISPLAY, or use "
+                              f"--screenshot PNG for a headless run")
+
+
+def _qt_cannot_start() -> str | None:
+    """Start a QApplication in a child process (Qt aborts a process whose platform plugin fails,
+    which no handler can catch); None when it starts, else Qt's first line about why."""
+    import subprocess
+
+    code = "import sys; from PyQt5.QtWidgets import QApplication; QApplication(sys.argv[:1])"
+    try:
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return "Qt did not start within 60 s"
+    if p.returncode == 0:
+        return None
+    lines = [ln.strip() for ln in p.stderr.splitlines() if ln.strip()]
+    return lines[0] if lines else f"Qt exited with status {p.returncode}"
 
 
 # Qt 5 cannot allocate an image of more than 2 GiB (its byte count is an int); the window's

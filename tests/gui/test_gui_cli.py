@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 
-def silkvision(*args, timeout=120):
+def silkvision(*args, timeout=120, **extra_env):
     env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY")}
+    env.update(extra_env)
     return subprocess.run([sys.executable, "-m", "silkvision.cli", *map(str, args)], env=env,
                           capture_output=True, text=True, timeout=timeout)
 
@@ -40,6 +41,19 @@ def test_errors_exit_2_with_one_line(tmp_path):
     assert p.returncode == 2 and "needs a SOURCE" in p.stderr
     p = silkvision("gui", tmp_path, "--screenshot", tmp_path / "x.jpg")
     assert p.returncode == 2 and ".png" in p.stderr
+
+
+def test_a_display_qt_cannot_use_is_one_line_not_an_abort(tmp_path, sample_seq):
+    """A stale DISPLAY (no X server at :97 here) made Qt abort the process (exit 134) with its
+    "Reinstalling the application may fix this" text; --screenshot does not need a display at all."""
+    p = silkvision("gui", sample_seq, "--frames", 2, DISPLAY=":97")
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert error_lines(p.stderr) == [ln for ln in p.stderr.splitlines() if ln.strip()]
+    assert error_lines(p.stderr)[0].startswith("silkvision: error: cannot use the display ':97' (")
+    out = tmp_path / "shot.png"
+    p = silkvision("gui", sample_seq, "--frames", 2, "--screenshot", out, DISPLAY=":97")
+    assert p.returncode == 0, p.stderr
+    assert cv2.imread(str(out)) is not None
 
 
 def test_no_qt_import_for_help():
