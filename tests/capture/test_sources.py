@@ -258,17 +258,22 @@ def test_video_file_frames_fps_count_seek_and_groundtruth(tmp_path):
     assert len(list(open_source(path, max_frames=3))) == 3
 
 
+def _mpeg1_noise(path, n: int, size: tuple[int, int]):
+    """An MPEG-1 program stream of ``n`` frames of seeded noise (skips where OpenCV cannot write one)."""
+    rng = np.random.default_rng(0)
+    vw = cv2.VideoWriter(str(path), cv2.CAP_FFMPEG, cv2.VideoWriter_fourcc(*"PIM1"), 25, size)
+    if not vw.isOpened():
+        pytest.skip("this OpenCV build cannot write MPEG-1")
+    for _ in range(n):
+        vw.write(rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8))
+    vw.release()
+    return path
+
+
 def test_rewinding_an_mpeg_program_stream_gives_its_first_frames_again(tmp_path):
     """A seek to frame 0 of an MPEG-1 .mpg lands inside its first group of pictures (on frame 14
     here); rewinding opens the file again, so a restart or a resume reads the same frames."""
-    path = tmp_path / "clip.mpg"
-    rng = np.random.default_rng(0)
-    vw = cv2.VideoWriter(str(path), cv2.CAP_FFMPEG, cv2.VideoWriter_fourcc(*"PIM1"), 25, (64, 48))
-    if not vw.isOpened():
-        pytest.skip("this OpenCV build cannot write MPEG-1")
-    for _ in range(30):
-        vw.write(rng.integers(0, 256, (48, 64, 3), dtype=np.uint8))
-    vw.release()
+    path = _mpeg1_noise(tmp_path / "clip.mpg", 30, (64, 48))
     with open_source(path) as src:
         first = [next(src) for _ in range(10)]
         src.seek(1)
@@ -281,14 +286,7 @@ def test_every_seek_in_an_mpeg_program_stream_finds_its_frame(tmp_path):
     """OpenCV's seek into the first group of pictures of an MPEG-1 .mpg lands on a later frame (a
     seek to frame 2 gives frame 3 here): such a video seeks by decoding forward, so every seek,
     backwards or forwards, gives the frame a sequential read gives."""
-    path = tmp_path / "clip.mpg"
-    rng = np.random.default_rng(0)
-    vw = cv2.VideoWriter(str(path), cv2.CAP_FFMPEG, cv2.VideoWriter_fourcc(*"PIM1"), 25, (320, 240))
-    if not vw.isOpened():
-        pytest.skip("this OpenCV build cannot write MPEG-1")
-    for _ in range(40):
-        vw.write(rng.integers(0, 256, (240, 320, 3), dtype=np.uint8))
-    vw.release()
+    path = _mpeg1_noise(tmp_path / "clip.mpg", 40, (320, 240))
     with open_source(path) as src:
         assert src.seeks_by_reading
         frames = dict(src)
