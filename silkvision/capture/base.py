@@ -106,11 +106,9 @@ def read_image(path: Path, flags: int = cv2.IMREAD_COLOR, what: str = "image") -
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise SourceError(f"{path}: {not_a_file(path)}; expected {what}") from None
-    except IsADirectoryError:
-        raise SourceError(f"{path}: is a folder; expected {what}") from None
     except OSError as e:
         raise SourceError(f"{path}: cannot read ({e.strerror}); expected {what}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a folder opens too, as does a FIFO (non-blocking)
         os.close(fd)
         raise SourceError(f"{path}: {not_a_file(path)}; expected {what}")
     with open(fd, "rb") as f:

@@ -309,7 +309,7 @@ def _exported_from_elsewhere(results_dir: Path, seq, sf) -> str | None:
         manifest = read_manifest(folder)
     except ExportError:  # not an export, or an unreadable manifest: nothing to compare
         return None
-    source = manifest.get("source") if isinstance(manifest, dict) else None
+    source = manifest.get("source")
     if not isinstance(source, str) or Path(source).name == Path(seq).name:
         return None
     return (f"{folder}: its export.json says these masks were exported from {source}, not from "

@@ -585,8 +585,6 @@ def _feed_video_from_disk(out: Path, src: Source, writer: MaskVideoWriter, last:
         try:
             m = read_image(path, cv2.IMREAD_GRAYSCALE, "a mask image")
         except SourceError:
-            m = None
-        if m is None:
             raise ExportError(f"{path}: missing or unreadable while rebuilding the mask video; "
-                              f"use --overwrite to start over")
+                              f"use --overwrite to start over") from None
         writer.write(m)

@@ -6,6 +6,7 @@ is a one-line :class:`~silkvision.errors.ExportError`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -114,8 +115,8 @@ class MaskVideoWriter:
         self._writer = None
         self.frames = 0
         # a folder name OpenCV cannot take (not UTF-8) is reached through a link, kept while writing
-        self._alias = None if utf8_path(out_dir) else opencv_alias(out_dir)
-        folder = str(out_dir) if self._alias is None else self._alias.__enter__()
+        self._links = contextlib.ExitStack()
+        folder = str(out_dir) if utf8_path(out_dir) else self._links.enter_context(opencv_alias(out_dir))
         for fourcc, ext in VIDEO_CODECS:
             partial = Path(out_dir) / f".masks.partial{ext}"
             w = cv2.VideoWriter(os.path.join(folder, partial.name), cv2.CAP_FFMPEG,
@@ -127,14 +128,9 @@ class MaskVideoWriter:
             w.release()
             partial.unlink(missing_ok=True)
         if self._writer is None:
-            self._drop_alias()
+            self._links.close()
             raise ExportError(f"{out_dir}: this OpenCV build cannot write a lossless video "
                               f"(tried FFV1, PNG and HuffYUV); drop --video")
-
-    def _drop_alias(self) -> None:
-        if self._alias is not None:
-            self._alias.__exit__(None, None, None)
-            self._alias = None
 
     def write(self, mask: np.ndarray) -> None:
         if self._pad is not None:
@@ -157,7 +153,7 @@ class MaskVideoWriter:
             truncated ``masks.mkv`` is published (a re-run rebuilds it from the masks on disk).
         """
         self._writer.release()
-        self._drop_alias()
+        self._links.close()
         readable = _count_frames(self.partial)
         if readable != self.frames:
             self.partial.unlink(missing_ok=True)
@@ -172,7 +168,7 @@ class MaskVideoWriter:
         """Close without publishing and remove the partial file (an interrupted export rebuilds
         the video from the masks on disk when it resumes)."""
         self._writer.release()
-        self._drop_alias()
+        self._links.close()
         try:
             self.partial.unlink(missing_ok=True)
         except OSError:  # pragma: no cover - best effort; a re-run removes it too
