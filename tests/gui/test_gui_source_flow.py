@@ -179,8 +179,8 @@ def test_the_roc_legend_names_the_algorithms_and_says_when_there_is_no_ground_tr
     win.step()
     shown(qtbot, win, 1)
     assert legend(win) == ["SILK  (no ground truth)", "NORMA  (no ground truth)"]
-    with qtbot.waitSignal(win.worker.detectors_changed, timeout=5000):
-        win.second_combo.setCurrentText("mog2")
+    with qtbot.waitSignal(win.worker.restarted, timeout=5000):  # the legend is redrawn on restarted,
+        win.second_combo.setCurrentText("mog2")                  # sent after detectors_changed
     assert legend(win) == ["SILK  (no ground truth)", "MOG2  (no ground truth)"]
     opened(qtbot, win, sample_seq)
     assert legend(win) == ["SILK", "MOG2"]
