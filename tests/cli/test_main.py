@@ -15,8 +15,9 @@ def test_no_command_is_a_usage_error(capsys):
     assert "usage:" in capsys.readouterr().err
 
 
-def test_version_and_help_run_as_a_process():
-    out = subprocess.run([sys.executable, "-m", "silkvision.cli", "--version"], capture_output=True,
+@pytest.mark.parametrize("module", ["silkvision", "silkvision.cli"])
+def test_version_runs_as_a_module(module):
+    out = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == f"silkvision {sv.__version__}"
 
