@@ -12,15 +12,18 @@ channels: a grey video gives the same masks as the same video stored in colour, 
 after colour ones does not silently re-initialise OpenCV's model.
 
 KNN (and GSOC) draw random numbers from OpenCV's per-thread generator ``cv::theRNG()``, so their
-masks used to depend on what had drawn from it before in the same process (another KNN, an earlier
-sequence of an evaluation). Each subtractor therefore seeds that generator with :data:`RNG_SEED` on
-its first frame after construction or :meth:`~OpenCVSubtractor.reset`, in the thread that applies
-it: a detector gives the same masks for the same frames wherever it runs, the same as in a fresh
-process (whose generator starts from the same state). This re-seeds the generator of the calling
-thread, which matters only to code that draws from it (``cv2.randu`` ...) between frames.
+masks would depend on whatever else draws from it in the same thread: another KNN applied between
+their frames (two KNN variants in one evaluation), an earlier sequence, ``cv2.randu``. Each of
+these subtractors therefore runs OpenCV's ``apply`` on a worker thread of its own (one per
+subtractor, whose generator nothing else uses) and seeds that thread's generator with
+:data:`RNG_SEED` on its first frame after construction or :meth:`~OpenCVSubtractor.reset`: a
+detector gives the same masks for the same frames wherever it runs and whatever runs beside it,
+the same as in a fresh process. The caller's own generator is left alone.
 """
 
 from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
 
 import cv2
 import numpy as np
@@ -35,6 +38,8 @@ __all__ = ["OpenCVSubtractor", "opencv_available"]
 #: ``cv2.setRNGSeed`` value at the first frame: 0 is the state a fresh OpenCV thread starts from
 RNG_SEED = 0
 _CONTRIB = {"gsoc": "createBackgroundSubtractorGSOC", "cnt": "createBackgroundSubtractorCNT"}
+#: the baselines that draw from ``cv::theRNG()``; they apply on a thread of their own
+_USES_RNG = ("knn", "gsoc")
 #: the algorithm keys each baseline takes: its config schema section (the contrib ones have none)
 _KEYS = {n: tuple(SCHEMA["detector"].get(n, ())) for n in ("mog2", "knn", *_CONTRIB)}
 
@@ -81,11 +86,16 @@ class OpenCVSubtractor(BackgroundSubtractor):
             raise ConfigError(f"algorithm {name!r} needs opencv-contrib (cv2.bgsegm), which is not installed")
         self.name = name
         self._post = MaskFilter(median, close, fill_holes)
-        self._params = self._check_params(params)
+        # every algorithm key, the schema's default where not given (get_params shows them all)
+        self._params = {k: SCHEMA["detector"][name][k].default for k in _KEYS[name]}
+        self._params.update(self._check_params(params))
         self.score_range = None
         self._raw = None
         self._bgr = None   # grey -> BGR staging buffer
         self._model = None
+        # the thread whose cv::theRNG() only this subtractor uses (module docstring)
+        self._rng_thread = (ThreadPoolExecutor(1, thread_name_prefix=f"silkvision-{name}")
+                            if name in _USES_RNG else None)
         self.reset()
 
     def _check_params(self, params: dict) -> dict:
@@ -104,12 +114,10 @@ class OpenCVSubtractor(BackgroundSubtractor):
         p = self._params
         if self.name == "mog2":
             return cv2.createBackgroundSubtractorMOG2(
-                history=p.get("history", 500), varThreshold=p.get("var_threshold", 16.0),
-                detectShadows=p.get("detect_shadows", False))
+                history=p["history"], varThreshold=p["var_threshold"], detectShadows=p["detect_shadows"])
         if self.name == "knn":
             return cv2.createBackgroundSubtractorKNN(
-                history=p.get("history", 500), dist2Threshold=p.get("dist2_threshold", 400.0),
-                detectShadows=p.get("detect_shadows", False))
+                history=p["history"], dist2Threshold=p["dist2_threshold"], detectShadows=p["detect_shadows"])
         return getattr(cv2.bgsegm, _CONTRIB[self.name])()
 
     def reset(self) -> None:
@@ -160,14 +168,21 @@ class OpenCVSubtractor(BackgroundSubtractor):
             cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR, dst=self._bgr)
             frame = self._bgr
         self._shape = (H, W)
-        if self.frames_seen == 0:
-            cv2.setRNGSeed(RNG_SEED)   # reproducible KNN/GSOC masks (module docstring)
-        self._raw = self._model.apply(frame, self._raw, lr)
+        if self._rng_thread is None:
+            self._raw = self._model.apply(frame, self._raw, lr)
+        else:
+            self._raw = self._rng_thread.submit(self._apply_seeded, frame, lr).result()
         if self._params.get("detect_shadows", False) or self.name in _CONTRIB:
             # shadows (127) and any intermediate value count as background
             cv2.threshold(self._raw, 254, 255, cv2.THRESH_BINARY, dst=self._raw)
         self.frames_seen += 1
         return self._post(self._raw, out=fgmask)
+
+    def _apply_seeded(self, frame: np.ndarray, lr: float) -> np.ndarray:
+        """OpenCV's apply on this subtractor's own thread, its generator seeded at the first frame."""
+        if self.frames_seen == 0:
+            cv2.setRNGSeed(RNG_SEED)
+        return self._model.apply(frame, self._raw, lr)
 
     def get_background_image(self) -> np.ndarray:
         """HxWx3 BGR uint8 background image of OpenCV's model (``ValueError`` before the first frame)."""
@@ -181,15 +196,16 @@ class OpenCVSubtractor(BackgroundSubtractor):
         return img
 
     @property
-    def median(self) -> int:
-        return self._post.median
-
-    @property
     def mask_filter(self) -> MaskFilter:
         """The post-processing applied to OpenCV's mask (median, closing, hole filling)."""
         return self._post
 
+    def _attribute_params(self) -> tuple:
+        # m.history, m.median ... read and write as attributes (base class)
+        return (*_KEYS[self.name], *self.POST_PARAMS) if "_params" in self.__dict__ else ()
+
     def get_params(self) -> dict:
+        """Every parameter: the algorithm's keys and the post-processing's."""
         p = self._post
         return {**self._params, "median": p.median, "close": p.close, "fill_holes": p.fill_holes}
 
@@ -216,6 +232,5 @@ class OpenCVSubtractor(BackgroundSubtractor):
         raise NotImplementedError(f"{self.name}: OpenCV models cannot be checkpointed")
 
     def __repr__(self) -> str:
-        p = self._post
-        return (f"OpenCVSubtractor({self.name!r}, median={p.median}, close={p.close}, "
-                f"fill_holes={p.fill_holes}, {self._params})")
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"OpenCVSubtractor({self.name!r}, {args})"

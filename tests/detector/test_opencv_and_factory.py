@@ -106,3 +106,46 @@ def test_knn_masks_do_not_depend_on_what_drew_from_opencvs_generator_before(samp
     t.start()
     t.join()
     assert np.array_equal(box["m"], first)
+
+
+def test_knn_masks_do_not_depend_on_detectors_interleaved_with_it(sample_seq):
+    """Two KNN variants applied frame by frame in one thread (two detectors of one evaluation)
+    used to share OpenCV's generator, so each one's masks depended on the other; so did a
+    ``cv2.randu`` between frames. Each KNN now draws on a thread of its own."""
+    import cv2
+
+    frames = [cv2.imread(str(p)) for p in sorted((sample_seq / "input").glob("*.jpg"))[:60]]
+    alone = sv.create_subtractor("knn", median=0)
+    first = np.stack([alone.apply(f).copy() for f in frames])
+    a = sv.create_subtractor("knn", median=0)
+    b = sv.create_subtractor("knn", median=0, dist2_threshold=300.0)
+    got = []
+    for f in frames:
+        got.append(a.apply(f).copy())
+        b.apply(f[::-1].copy())
+        cv2.randu(np.empty((50, 50), np.uint8), 0, 255)
+    assert np.array_equal(np.stack(got), first)
+
+
+def test_opencv_parameters_are_complete_and_attributes_take_effect():
+    from silkvision.detector.opencv import OpenCVSubtractor
+
+    d = OpenCVSubtractor("mog2")
+    assert d.get_params() == {"history": 500, "var_threshold": 16.0, "detect_shadows": False,
+                              "median": 0, "close": 0, "fill_holes": False}
+    assert repr(d) == ("OpenCVSubtractor('mog2', history=500, var_threshold=16.0, detect_shadows=False, "
+                       "median=0, close=0, fill_holes=False)")
+    frame = np.zeros((8, 8, 3), np.uint8)
+    for _ in range(3):
+        d.apply(frame)
+    d.set_params(history=500)          # the value in use: the model is kept
+    assert d.frames_seen == 3
+    d.history = 20                     # an attribute is set_params: it takes effect ...
+    assert d.history == 20 and d.get_params()["history"] == 20 and d.frames_seen == 0
+    d.median = 3
+    assert d.mask_filter.median == 3
+    with pytest.raises(ValueError, match="history"):
+        d.history = 0                  # ... and is checked
+    assert d.history == 20
+    with pytest.raises(AttributeError, match="no attribute 'tau'"):
+        d.tau
