@@ -95,6 +95,28 @@ class BackgroundSubtractor(ABC):
         """
         raise NotImplementedError(f"{self.name} has no scores to threshold")
 
+    # ------------------------------------------------------------------ parameters as attributes
+    def _attribute_params(self) -> tuple:
+        """Parameter names that read and write as attributes (none before the parameters exist)."""
+        return ()
+
+    def _attribute_value(self, name: str):
+        return self.get_params()[name]
+
+    def __getattr__(self, name):
+        # only called when normal lookup fails: parameters read as attributes (det.tau, det.history)
+        if not name.startswith("_") and name in self._attribute_params():
+            return self._attribute_value(name)
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
+
+    def __setattr__(self, name, value):
+        # det.tau = 0.02 is det.set_params(tau=0.02): validated, and it takes effect (a plain
+        # attribute would be read back but never used by the model)
+        if not name.startswith("_") and name in self._attribute_params():
+            self.set_params(**{name: value})
+        else:
+            super().__setattr__(name, value)
+
     # OpenCV-style aliases
     def getBackgroundImage(self) -> np.ndarray:  # noqa: N802 (OpenCV name)
         return self.get_background_image()

@@ -219,12 +219,12 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         else:
             self._bound = max(self._bound, self._score_bound())
 
-    def __getattr__(self, name):
-        # parameters read as attributes: det.threshold, det.tau, det.omega ...
-        p = self.__dict__.get("_p")
-        if p is not None and name in p:
-            return p[name]
-        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
+    def _attribute_params(self) -> tuple:
+        # det.tau, det.omega ... read and write as attributes (base class); NORMA's lam too
+        return self._PARAM_NAMES if self.__dict__.get("_p") else ()
+
+    def _attribute_value(self, name: str):
+        return self._p[name]      # by _PARAM_NAMES (NORMA's lam; get_params says lambda)
 
     @property
     def threshold(self) -> float:  # type: ignore[override]
@@ -233,10 +233,6 @@ class KernelPixelSubtractor(BackgroundSubtractor):
     @threshold.setter
     def threshold(self, value: float) -> None:
         self.set_params(threshold=value)
-
-    @property
-    def median(self) -> int:
-        return self._p["median"]
 
     @property
     def mask_filter(self) -> MaskFilter:
@@ -257,7 +253,8 @@ class KernelPixelSubtractor(BackgroundSubtractor):
     @property
     def scores(self) -> np.ndarray | None:
         """HxW float32 scores f_t(x_t) of the last frame, computed before the update (an internal
-        buffer overwritten by the next :meth:`apply`; ``None`` before the first frame)."""
+        buffer overwritten by the next :meth:`apply`; ``None`` before the first frame and after
+        :meth:`reset` or :meth:`set_state`)."""
         return self._scores if self._frames_scored else None
 
     @property
@@ -456,7 +453,8 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         Raises ``ValueError`` naming the bad key when the checkpoint does not fit this detector's
         algorithm, omega or colour space, or holds values no run can produce (``scale`` outside
         (0, 1], a negative ``frames_seen``, a NaN or negative coefficient ...). Everything is checked
-        before anything changes: on an error the detector keeps its model.
+        before anything changes: on an error the detector keeps its model. A checkpoint holds the
+        model, not the last frame's scores: :attr:`scores` is ``None`` until the next :meth:`apply`.
         """
         for key in ("kind", "omega", "colour_space", "scale", "frames_seen", "score_bound", "colours"):
             if key not in state:

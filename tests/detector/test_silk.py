@@ -33,6 +33,34 @@ def test_defaults_follow_the_schema_and_factory():
     assert det.RESTART_PARAMS == {"omega", "colour_space"}
 
 
+@pytest.mark.parametrize("name", ["silk", "norma"])
+def test_parameter_attributes_are_set_params(name):
+    """``det.tau = x`` used to be read back as x while the model kept the old value."""
+    det, ref = sv.create_subtractor(name, median=0), sv.create_subtractor(name, median=0)
+    key = "tau" if name == "silk" else "eta"
+    det.apply(_bg())
+    ref.apply(_bg())
+    det.sigma = 9.0                               # live change: the model is kept
+    assert det.get_params()["sigma"] == 9.0 and det.frames_seen == 1
+    setattr(det, key, 0.2)
+    assert getattr(det, key) == det.get_params()[key] == 0.2
+    ref.set_params(sigma=9.0, **{key: 0.2})
+    for shift in (9, 0, 30):
+        det.apply(_bg() + shift)
+        ref.apply(_bg() + shift)
+        assert np.array_equal(det.scores, ref.scores)  # the new values are the ones used
+    assert not np.array_equal(det.scores, sv.create_subtractor(name, median=0).scores)
+    with pytest.raises(ValueError, match=key):
+        setattr(det, key, -1.0)
+    assert getattr(det, key) == 0.2
+    det.omega = 5                                 # a restart parameter resets the model
+    assert det.omega == 5 and det.frames_seen == 0
+    det.median = 3
+    assert det.mask_filter.median == 3
+    det.note = "mine"                              # other attributes are plain attributes
+    assert det.note == "mine" and "note" not in det.get_params()
+
+
 def test_first_frame_is_all_novel_then_background_reaches_the_fixed_point():
     tau, omega = 0.05, 20
     det = SilkSubtractor(median=0, tau=tau, omega=omega, rho=1.0, C=0.4, conservative=False)
