@@ -84,6 +84,11 @@ def check_X(X: Any, n_features: int | None, name: str = "X") -> np.ndarray:
     return np.ascontiguousarray(a)
 
 
+def _plain(v: Any) -> Any:
+    """A NumPy scalar as the Python value it holds, for messages (``0``, not ``np.int64(0)``)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
 def check_binary_y(y: Any, n: int | None = None, name: str = "y") -> np.ndarray:
     """Validate binary labels: every value must be -1 or +1 (not a boolean)."""
     a = np.atleast_1d(np.asarray(y))
@@ -93,7 +98,7 @@ def check_binary_y(y: Any, n: int | None = None, name: str = "y") -> np.ndarray:
         raise ValueError(f"{name}: expected {n} label{'s' if n != 1 else ''}, got shape {a.shape}")
     if a.size and not np.all((a == 1) | (a == -1)):
         bad = a[(a != 1) & (a != -1)][0]
-        raise ValueError(f"{name}: binary labels must be -1 or +1, got {bad!r}")
+        raise ValueError(f"{name}: binary labels must be -1 or +1, got {_plain(bad)!r}")
     return a.astype(np.float64)
 
 
@@ -106,10 +111,10 @@ def _label_key(v: Any, name: str):
     if isinstance(v, (str, np.str_)):
         return str(v)
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name}: multiclass labels must be integers or strings, got {v!r}")
+        raise ValueError(f"{name}: multiclass labels must be integers or strings, got {_plain(v)!r}")
     if isinstance(v, (float, np.floating)):
         if not np.isfinite(v) or v != int(v):
-            raise ValueError(f"{name}: multiclass labels must be integers or strings, got {v!r}")
+            raise ValueError(f"{name}: multiclass labels must be integers or strings, got {_plain(v)!r}")
     return int(v)
 
 
@@ -132,10 +137,31 @@ def check_multiclass_y(y: Any, n: int | None = None, name: str = "y",
     return np.array(keys, dtype=np.int64)
 
 
+def _param_names(cls) -> frozenset:
+    """The ``__init__`` argument names of ``cls`` (its parameters)."""
+    names = cls.__dict__.get("_param_names_cache")
+    if names is None:
+        names = frozenset(k for k in inspect.signature(cls.__init__).parameters if k != "self")
+        cls._param_names_cache = names
+    return names
+
+
 class Estimator:
-    """Parameters are the ``__init__`` arguments, stored under the same names (river convention)."""
+    """Parameters are the ``__init__`` arguments, stored under the same names (river convention).
+
+    They are fixed once the learner is built: the learner validated them and derived its state from
+    them, so assigning a new value (``clf.C = 1.0``) raises ``AttributeError``; use
+    ``clone(C=1.0)`` for a learner with another value.
+    """
 
     n_features_: int | None = None
+
+    def __setattr__(self, name, value):
+        if name in self.__dict__ and name in _param_names(type(self)):
+            raise AttributeError(f"{name}: parameters are fixed once {type(self).__name__} is built "
+                                 f"(its state was derived from them); use clone({name}=...) for a "
+                                 f"learner with another value")
+        super().__setattr__(name, value)
 
     def _check_one(self, x):
         """Validate one example (its length must match once the model has learned)."""
@@ -148,7 +174,7 @@ class Estimator:
             self.n_features_ = int(d)
 
     def _get_params(self) -> dict:
-        sig = inspect.signature(type(self).__init__)
+        sig = inspect.signature(type(self).__init__)   # in order, for repr
         return {k: getattr(self, k) for k in sig.parameters if k != "self"}
 
     def clone(self, **new_params):

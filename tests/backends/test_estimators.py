@@ -96,6 +96,20 @@ def test_defaults_kernel_params_and_clone(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_parameters_cannot_be_assigned_after_construction(name):
+    """``clf.C = x`` used to be read back (and shown by repr and clone) while the learner kept
+    using the value it was built with."""
+    est = _make(name)
+    for p in _params(name):
+        before = getattr(est, p)
+        with pytest.raises(AttributeError, match=f"^{p}: parameters are fixed .*clone\\({p}="):
+            setattr(est, p, before)
+        assert getattr(est, p) is before
+    est.note = "mine"                      # other attributes stay free
+    assert est.note == "mine"
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_bad_parameters_raise_value_error_naming_them(name):
     with pytest.raises(ValueError, match="sigma"):
         _make(name, sigma=-1.0)

@@ -155,6 +155,15 @@ def test_clone_dict_features_and_boolean_labels_are_value_errors(name):
                 est.learn_one([1.0, 2.0], label)
 
 
+def test_bad_labels_are_shown_as_given():
+    """Messages used to show NumPy reprs (np.int64(0), np.str_('1')) of plain Python labels."""
+    for label, shown in ((0, "0"), ("1", "'1'"), (np.int8(2), "2")):
+        with pytest.raises(ValueError, match=f"^y: binary labels must be -1 or \\+1, got {shown}$"):
+            create("pa1").learn_one([0.0, 1.0], label)
+    with pytest.raises(ValueError, match="^y: multiclass labels must be integers or strings, got 2.5$"):
+        create("mpa1").partial_fit(np.zeros((1, 2)), np.array([np.float32(2.5)], dtype=object))
+
+
 @pytest.mark.parametrize("name", ["pa1", "duol", "mduol", "online_svm_r", "silk_novelty", "mpa1"])
 def test_a_rejected_example_or_a_prediction_does_not_fix_the_feature_count(name):
     est = create(name)
