@@ -64,6 +64,14 @@ def check_max_frames(max_frames) -> int | None:
     return int(max_frames)
 
 
+def check_index(index) -> int:
+    """A frame number as an ``int``: ``ValueError`` naming ``index`` for anything that is not an
+    integer (``100.9`` used to read frame 100, ``True`` frame 1)."""
+    if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+        raise ValueError(f"index: {index!r} is not a frame number; expected an integer")
+    return int(index)
+
+
 def _jpeg_truncated(data: bytes) -> bool:
     """True when the last start-of-scan marker (FFDA) has no end-of-image marker (FFD9) after it.
 
@@ -327,7 +335,7 @@ class GroundTruth:
         return index in self._paths
 
     def path(self, index: int) -> Path | None:
-        return self._paths.get(int(index))
+        return self._paths.get(check_index(index))
 
     @property
     def first(self) -> int:
@@ -444,14 +452,16 @@ class Source:
     def groundtruth_path(self, index: int) -> Path | None:
         """The ground-truth file of frame ``index`` (None when the frame has none), for messages and
         to know whether a frame has ground truth without decoding it."""
+        index = check_index(index)
         return None if self._gt is None else self._gt.path(index)
 
     def groundtruth(self, index: int) -> np.ndarray | None:
         """HxW uint8 ground-truth labels of frame ``index`` as stored (resized with nearest
         neighbour when ``resize`` is set), or None when the frame has no ground truth."""
+        index = check_index(index)
         if self._gt is None:
             return None
-        return self._gt.read(index, self._native, self.resize)
+        return self._gt.read(index, self.native_size, self.resize)   # a video's: header size first
 
     def check_groundtruth(self) -> None:
         """Read the first ground-truth mask (and a CDnet ``ROI.bmp``) now, so that a ground-truth

@@ -8,7 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from silkvision.capture.base import Source, list_images, number_images, read_image
+from silkvision.capture.base import Source, check_index, list_images, number_images, read_image
 from silkvision.errors import SourceError
 
 __all__ = ["FolderSource"]
@@ -69,9 +69,8 @@ class FolderSource(Source):
         return self._paths[self._position(index)]
 
     def _position(self, index: int) -> int:
-        if isinstance(index, (bool, np.bool_)):
-            raise SourceError(f"{self.spec}: frame {index!r} is not a frame number")
-        k = bisect.bisect_left(self._indices, int(index))
+        index = check_index(index)
+        k = bisect.bisect_left(self._indices, index)
         if k == len(self._indices) or self._indices[k] != index:
             raise SourceError(f"{self.spec}: there is no frame {index}; expected a frame number in "
                               f"{self._indices[0]}..{self._indices[-1]}")
@@ -80,7 +79,7 @@ class FolderSource(Source):
     def seek(self, index: int) -> None:
         if self._closed:
             raise SourceError(f"{self.spec}: source is closed")
-        if index == self._indices[-1] + 1:  # just past the end: iteration stops
+        if check_index(index) == self._indices[-1] + 1:  # just past the end: iteration stops
             self._pos = len(self._indices)
             return
         self._pos = self._position(index)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import cv2
 
-from silkvision.capture.base import IMAGE_EXTENSIONS, Source, not_a_file, open_capture
+from silkvision.capture.base import IMAGE_EXTENSIONS, Source, check_index, not_a_file, open_capture
 from silkvision.errors import SourceError
 
 __all__ = ["VideoSource"]
@@ -79,11 +79,6 @@ class VideoSource(Source):
     def frame_size(self) -> tuple[int, int] | None:
         return self.resize if self.resize is not None else self.native_size
 
-    def groundtruth(self, index: int):
-        if self._gt is None:
-            return None
-        return self._gt.read(index, self.native_size, self.resize)
-
     @property
     def frame_count(self) -> int | None:
         n = self.reported_frames
@@ -94,7 +89,7 @@ class VideoSource(Source):
     def seek(self, index: int) -> None:
         if self._closed:
             raise SourceError(f"{self.spec}: source is closed")
-        index = int(index)
+        index = check_index(index)
         last = self.frame_count
         if index < 1 or (last is not None and index > last + 1):
             raise SourceError(f"{self.spec}: there is no frame {index}; expected a frame number in "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 
 import cv2
@@ -389,12 +390,22 @@ def test_a_corrupt_bmp_is_one_line_without_opencv_error_lines(tmp_path, capfd, m
     assert "ERROR" not in capfd.readouterr().err
 
 
-def test_a_bool_is_not_a_frame_number(tmp_path):
+def test_only_integers_are_frame_numbers(tmp_path, sample_seq):
+    """A bool, 100.9 or "a" used to be frame 1, frame 100 or a bare int() error."""
     folder = tmp_path / "f"
     folder.mkdir()
     for i in (1, 2):
         cv2.imwrite(str(folder / f"in{i:06d}.png"), np.zeros((4, 4, 3), np.uint8))
-    with open_source(folder) as src:
-        for bad in (True, np.bool_(False)):
-            with pytest.raises(SourceError, match="is not a frame number"):
-                src.seek(bad)
+    video = tmp_path / "v.avi"
+    w = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (8, 8))
+    for _ in range(3):
+        w.write(np.zeros((8, 8, 3), np.uint8))
+    w.release()
+    for spec in (folder, video, sample_seq):
+        with open_source(spec) as src:
+            for bad in (True, np.bool_(False), 1.0, 100.9, "a", None):
+                for method in ("seek", "read", "groundtruth", "groundtruth_path"):
+                    with pytest.raises(ValueError, match=f"^index: {re.escape(repr(bad))} is not a frame "
+                                                         f"number; expected an integer$"):
+                        getattr(src, method)(bad)
+            assert src.groundtruth_path(np.int64(2)) == src.groundtruth_path(2)
