@@ -23,6 +23,11 @@ scores ``x_t`` first and then updates.
 
 so that in the long run a fraction ``nu`` of the points falls below the offset. The offset starts at
 ``rho`` (1 by default, as the pixel detector) and is available as ``rho_``.
+
+These learners compute in float64; the pixel detectors keep their state (coefficients, NORMA's
+offset) in float32. On the same colours the scores agree to about 1e-6, but a trajectory can split
+where a decision is an exact tie: NORMA's offset may come back to exactly 0 here and to ~1e-8 in
+float32, so that a colour with f(x) ~ 1e-22 is learned by one and not by the other.
 """
 
 from __future__ import annotations

@@ -428,7 +428,9 @@ def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, conf
         unchanged); overlapping or touching switches are a :class:`~silkvision.errors.ConfigError`
         (:func:`~silkvision.evaluation.light_switch.check_disjoint`).
     detectors : mapping, optional
-        Ready detector objects by name (instead of creating ``algorithms`` from the config).
+        Ready detector objects by name (instead of creating ``algorithms`` from the config). Each is
+        reset first: the evaluation measures a detector that starts from an empty model on the
+        sequence's first frame, as the CDnet protocol does, so a model learned before is discarded.
     progress : bool
         Show a progress bar on stderr.
     name : str, optional
