@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
@@ -21,6 +22,7 @@ import numpy as np
 from silkvision.config import validate
 from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import ConfigError, SourceError
+from silkvision.gui.recorder import MaskRecorder
 
 __all__ = ["Pipeline", "FrameResult", "RocView", "SourceInfo", "MaskRecorder", "CAPTURE_AT_OPEN"]
 
@@ -77,48 +79,6 @@ class FrameResult:
     processed: int                        # frames processed since the last (re)start
     fps: dict[str, float] = field(default_factory=dict)
     rethreshold: bool = False             # same frame redrawn (new threshold, cleared ROC): no new detection
-
-
-class MaskRecorder:
-    """Write the masks being shown to ``folder/<algorithm>/bin%06d.png`` (0/255, numbered like the
-    input, written atomically) plus ``folder/<algorithm>/config.yaml``, the same layout as
-    ``silkvision export`` produces for one algorithm."""
-
-    def __init__(self, folder: str | Path):
-        self.folder = Path(folder)
-        self._files: set[tuple[str, int]] = set()   # a mask written again (threshold, seek back) counts once
-        self._configs: set[str] = set()
-
-    @property
-    def written(self) -> int:
-        """Number of mask files written (each file once, however often it was rewritten)."""
-        return len(self._files)
-
-    def write_config(self, algorithm: str, config: dict) -> None:
-        from silkvision.config import write_config
-        from silkvision.errors import ExportError
-
-        out = self.folder / algorithm
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise ExportError(f"{out}: cannot create the recording folder ({e.strerror})") from None
-        cfg = {**config, "detector": {**config["detector"], "algorithm": algorithm}}
-        write_config(cfg, out / "config.yaml")
-        self._configs.add(algorithm)
-
-    def write(self, algorithm: str, index: int, mask: np.ndarray) -> Path:
-        from silkvision.io.writers import mask_name, write_mask_png
-
-        out = self.folder / algorithm
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            from silkvision.errors import ExportError
-            raise ExportError(f"{out}: cannot create the recording folder ({e.strerror})") from None
-        path = write_mask_png(out / mask_name(index), mask)
-        self._files.add((algorithm, index))
-        return path
 
 
 def _default_opener(spec, **kw):
@@ -261,10 +221,20 @@ class Pipeline:
 
     def _use_detectors(self, detectors: dict[str, Any]) -> None:
         self.detectors = detectors
-        if self.recorder is not None:
-            for name in self.detectors:
-                self.recorder.write_config(name, self.config)
         self._reset_state()
+        self._write_configs(list(self.detectors))   # a new second algorithm: a folder to claim
+
+    def _write_configs(self, names: list[str]) -> None:
+        """Rewrite the recording's ``config.yaml`` of ``names``; an error (the folder of a new
+        algorithm holds other files, disk full) stops the recording before it is raised."""
+        if self.recorder is None:
+            return
+        try:
+            for name in names:
+                self.recorder.write_config(name, self.config)
+        except Exception:
+            self.recorder = None
+            raise
 
     def _reset_state(self) -> None:
         bins = self.config["evaluation"]["bins"]
@@ -301,6 +271,7 @@ class Pipeline:
                 raise
         self.close()
         self.src = src
+        self._opened_at = datetime.now().astimezone().isoformat(timespec="milliseconds")  # see _source_identity
         self.capture_used = {k: cap[k] for k in CAPTURE_AT_OPEN}
         self.at_end, self.unreadable, self._next_index = False, None, src.first_index
         self._first_bad = None
@@ -414,6 +385,8 @@ class Pipeline:
         if self.recorder is None:
             return
         try:
+            if self.recorder.source is None:   # started before a source (or a camera's first frame)
+                self.recorder.bind(self._source_identity())
             for name, m in masks.items():
                 self.recorder.write(name, index, m)
         except Exception:
@@ -433,6 +406,8 @@ class Pipeline:
         if last is None or last.scores is None:
             return None
         mask = self.silk.mask_from_scores(last.scores, float(threshold))
+        if self.recorder is not None:   # config.yaml: the settings of the last mask written
+            self._write_configs(["silk"])
         self._record({"silk": mask}, last.index)
         self.last = FrameResult(index=last.index, frame=last.frame, masks={**last.masks, "silk": mask},
                                 scores=last.scores, score_range=last.score_range, gt=last.gt,
@@ -490,9 +465,7 @@ class Pipeline:
             d.set_params(**p)
         for n, d, _ in changes:
             self._store_params(n, d.get_params())
-        if self.recorder is not None:
-            for n, _, _ in changes:
-                self.recorder.write_config(n, self.config)
+        self._write_configs([n for n, _, _ in changes])
         if restart:
             self._reset_state()
         elif "threshold" in params and name == "silk" and self.last is not None:
@@ -555,8 +528,26 @@ class Pipeline:
         self.last = dataclasses.replace(self.last, roc=self.roc_views(), rethreshold=True)
         return self.last
 
+    def _source_identity(self) -> dict | None:
+        """What a recording folder's ``recording.json`` says of the open source (None: none open).
+        A camera is identified by its opening too: its frame numbers start again at each opening."""
+        if self.src is None or self.src.frame_size is None:
+            return None
+        ident = {"spec": self.info.spec, "kind": self.info.kind, "size": list(self.src.frame_size)}
+        if not self.src.seekable:
+            ident["opened"] = self._opened_at
+        return ident
+
     def start_recording(self, folder: str | Path) -> MaskRecorder:
-        rec = MaskRecorder(folder)
+        """Record every mask shown from now on into ``folder`` (:mod:`silkvision.gui.recorder`).
+
+        Raises
+        ------
+        ExportError
+            ``folder/<algorithm>`` holds an export, a recording of another source or other files,
+            or cannot be written (one line naming it); nothing is recorded then.
+        """
+        rec = MaskRecorder(folder, self._source_identity())
         for name in self.detectors:
             rec.write_config(name, self.config)
         self.recorder = rec

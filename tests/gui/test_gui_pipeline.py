@@ -91,7 +91,7 @@ def test_recorder_writes_export_layout(tmp_path, sample_seq):
     assert rec.written == 6
     for algo in ("silk", "mog2"):
         files = sorted(p.name for p in (tmp_path / "rec" / algo).iterdir())
-        assert files == ["bin000001.png", "bin000002.png", "bin000003.png", "config.yaml"]
+        assert files == ["bin000001.png", "bin000002.png", "bin000003.png", "config.yaml", "recording.json"]
         m = cv2.imread(str(tmp_path / "rec" / algo / "bin000003.png"), cv2.IMREAD_UNCHANGED)
         assert binary(m)
         np.testing.assert_array_equal(m, r.masks[algo])
@@ -114,6 +114,101 @@ def test_recorder_counts_each_file_once(tmp_path, sample_seq):
     pipe.step()
     files = [p for algo in ("silk", "mog2") for p in (tmp_path / "rec" / algo).glob("bin*.png")]
     assert rec.written == len(files) == 6
+
+
+def _video(path, size=(32, 24), frames=5):
+    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, size)
+    for i in range(frames):
+        w.write(np.full((size[1], size[0], 3), 10 * i, np.uint8))
+    w.release()
+    return path
+
+
+def test_recording_refuses_a_folder_of_other_files_or_sources(tmp_path, sample_seq):
+    """Record used to overwrite an export's masks, or an earlier recording of another source, and
+    leave masks of two sources (and sizes) in one folder."""
+    import json
+
+    from silkvision.errors import ExportError
+    from silkvision.io.export import export_masks
+
+    pipe = Pipeline({}, second="mog2")
+    pipe.open(sample_seq)
+    export_masks(sample_seq, tmp_path / "ex" / "silk", config={"capture": {"max_frames": 2}})
+    before = {p.name: p.read_bytes() for p in (tmp_path / "ex" / "silk").iterdir()}
+    with pytest.raises(ExportError, match=r"ex/silk: holds a silkvision export \(export.json\); record into "
+                                          r"an empty folder, or into one recorded from this source$"):
+        pipe.start_recording(tmp_path / "ex")
+    assert pipe.recorder is None
+    assert {p.name: p.read_bytes() for p in (tmp_path / "ex" / "silk").iterdir()} == before
+    (tmp_path / "mine" / "mog2").mkdir(parents=True)
+    (tmp_path / "mine" / "mog2" / "notes.txt").write_text("keep")
+    with pytest.raises(ExportError, match=r"mine/mog2: holds notes.txt, which no recording of this source wrote"):
+        pipe.start_recording(tmp_path / "mine")
+    # a recording of this source is continued (stop, go on, record again) ...
+    pipe.start_recording(tmp_path / "rec")
+    pipe.step()
+    pipe.stop_recording()
+    pipe.step()
+    pipe.start_recording(tmp_path / "rec")
+    pipe.step()
+    assert sorted(p.name for p in (tmp_path / "rec" / "silk").glob("bin*")) == ["bin000001.png", "bin000003.png"]
+    ident = json.loads((tmp_path / "rec" / "silk" / "recording.json").read_text())
+    assert ident == {"spec": str(sample_seq), "kind": "cdnet", "size": [320, 240]}
+    # ... but not from another source: masks of two sources would share the folder
+    pipe.stop_recording()
+    pipe.open(_video(tmp_path / "other.avi"))
+    with pytest.raises(ExportError, match=f"rec/silk: holds a recording of {sample_seq}; record into"):
+        pipe.start_recording(tmp_path / "rec")
+
+
+def test_recording_started_before_a_source_claims_an_empty_folder_only(tmp_path, sample_seq):
+    from silkvision.errors import ExportError
+
+    pipe = Pipeline({}, second="mog2")
+    (tmp_path / "old" / "silk").mkdir(parents=True)
+    (tmp_path / "old" / "silk" / "bin000001.png").write_bytes(b"x")
+    with pytest.raises(ExportError, match="old/silk: holds bin000001.png"):
+        pipe.start_recording(tmp_path / "old")
+    pipe.start_recording(tmp_path / "rec")
+    pipe.open(sample_seq)
+    pipe.step()
+    assert (tmp_path / "rec" / "silk" / "recording.json").read_text().count(str(sample_seq)) == 1
+
+
+def test_recorded_config_follows_the_threshold(tmp_path, sample_seq):
+    """A threshold move changed the recorded masks but not the recording's config.yaml."""
+    from silkvision.config import load_config
+
+    pipe = Pipeline({}, second="mog2")
+    pipe.open(sample_seq)
+    pipe.start_recording(tmp_path / "rec")
+    pipe.step()
+    pipe.rethreshold(0.75)
+    cfg = load_config(tmp_path / "rec" / "silk" / "config.yaml", use_cwd=False)
+    assert cfg["detector"]["silk"]["threshold"] == 0.75
+
+
+def test_camera_recordings_are_per_opening(tmp_path):
+    """A camera's frame numbers start again at each opening: a second opening must not overwrite
+    the first one's masks."""
+    from silkvision.errors import ExportError
+
+    video = _video(tmp_path / "cam.avi")
+    pipe = Pipeline({}, second="mog2")
+    pipe.open(video)
+    pipe.src.seekable = False                         # as a camera: identified by its opening
+    pipe.start_recording(tmp_path / "rec")
+    pipe.step()
+    pipe.stop_recording()
+    pipe.start_recording(tmp_path / "rec")            # the same opening: goes on
+    pipe.stop_recording()
+    pipe.open(video)
+    pipe.src.seekable = False
+    pipe._opened_at = "later"
+    with pytest.raises(ExportError, match="holds a recording of .*cam.avi at another frame size or from "
+                                          "another opening of it"):
+        pipe.start_recording(tmp_path / "rec")
 
 
 def test_step_without_source_raises():
