@@ -22,7 +22,7 @@ class FakeSource:
     set or ``timeout`` passes, then raises."""
 
     kind, name, first_index, seekable = "video", "fake", 1, False
-    roi, temporal_roi = None, None
+    roi, temporal_roi, frame_size = None, None, (32, 24)
 
     def __init__(self, n=6, gt_frames=None, block=None, timeout=4.0):
         self.n, self.gt_frames, self.block, self.timeout = n, gt_frames, block, timeout
