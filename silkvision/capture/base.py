@@ -463,11 +463,17 @@ class Source:
             return None
         return self._gt.read(index, self.native_size, self.resize)   # a video's: header size first
 
-    def check_groundtruth(self) -> None:
+    def check_groundtruth(self) -> tuple[int, np.ndarray] | None:
         """Read the first ground-truth mask (and a CDnet ``ROI.bmp``) now, so that a ground-truth
         folder or ROI of the wrong size (or an unreadable first mask) is refused when the source
         opens rather than at the first frame with ground truth. Does nothing without ground truth
         or while the frame size is unknown (a camera before its first frame).
+
+        Returns
+        -------
+        (index, labels) or None
+            The first mask and its frame number, for the caller to check its labels
+            (:func:`silkvision.evaluation.label_classes`); None when nothing was read.
 
         Raises
         ------
@@ -475,9 +481,12 @@ class Source:
             The mask's size is not the frames' size, or the mask cannot be read (one line naming
             the file).
         """
-        if self._gt is not None and self.native_size is not None:
-            self.groundtruth(self._gt.first)
-            self.roi   # a CDnet ROI.bmp of the wrong size is refused now too
+        if self._gt is None or self.native_size is None:
+            return None
+        first = self._gt.first
+        labels = self.groundtruth(first)
+        self.roi   # a CDnet ROI.bmp of the wrong size is refused now too
+        return first, labels
 
     @property
     def roi(self) -> np.ndarray | None:

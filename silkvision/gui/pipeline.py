@@ -21,7 +21,8 @@ import numpy as np
 
 from silkvision.config import validate
 from silkvision.detector.factory import SHARED_KEYS
-from silkvision.errors import ConfigError, SourceError
+from silkvision.errors import ConfigError, DataError, SourceError
+from silkvision.evaluation.cdnet import label_classes
 from silkvision.gui.recorder import MaskRecorder
 
 __all__ = ["Pipeline", "FrameResult", "RocView", "SourceInfo", "MaskRecorder", "CAPTURE_AT_OPEN"]
@@ -79,6 +80,12 @@ class FrameResult:
     processed: int                        # frames processed since the last (re)start
     fps: dict[str, float] = field(default_factory=dict)
     rethreshold: bool = False             # same frame redrawn (new threshold, cleared ROC): no new detection
+
+
+def _gt_name(src, index: int) -> str:
+    """The ground-truth file of frame ``index`` for messages, or ``ground truth of frame N``."""
+    path = src.groundtruth_path(index) if hasattr(src, "groundtruth_path") else None
+    return str(path) if path is not None else f"ground truth of frame {index}"
 
 
 def _default_opener(spec, **kw):
@@ -258,6 +265,9 @@ class Pipeline:
         SourceError
             The source cannot be opened, or its ground truth is not the size of its frames (the
             first ground-truth mask is checked now); the previous source stays open.
+        DataError
+            The first ground-truth mask holds values that are not CDnet labels (lossy JPEG ground
+            truth); the previous source stays open.
         """
         cap = self.config["capture"]
         resize = tuple(cap["resize"]) if cap["resize"] else None
@@ -265,7 +275,9 @@ class Pipeline:
                           groundtruth=groundtruth)
         if src.has_groundtruth:
             try:
-                src.check_groundtruth()
+                first = src.check_groundtruth()
+                if first is not None:   # lossy (JPEG) ground truth: refused now, not at each frame
+                    label_classes(first[1], name=_gt_name(src, first[0]))
             except Exception:
                 src.close()
                 raise
@@ -336,7 +348,9 @@ class Pipeline:
             try:
                 gt = self.src.groundtruth(index)
                 roi = self.src.roi if gt is not None and self._scored_frame(index) else None
-            except SourceError as e:
+                if gt is not None and self._scored_frame(index):
+                    label_classes(gt, roi, name=_gt_name(self.src, index))
+            except (SourceError, DataError) as e:
                 raise SourceError(f"{e}; frame {index} was left out (not learned or shown): Step and "
                                   f"Play go on with the next frame") from None
         masks, times = {}, {}

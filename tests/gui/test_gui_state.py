@@ -182,6 +182,36 @@ def test_a_corrupt_ground_truth_mask_leaves_its_frame_out_entirely(tmp_path, sam
     assert r.index == 4 and r.processed == 3 and pipe.silk.frames_seen == 3
 
 
+def _lossy(path):
+    import cv2
+
+    gt = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+    gt[:40, :40] = np.arange(1600, dtype=np.uint8).reshape(40, 40) % 7 + 1   # as JPEG ringing would
+    cv2.imwrite(str(path), gt)
+
+
+def test_lossy_ground_truth_is_refused_at_open_or_leaves_its_frame_out(tmp_path, sample_seq):
+    """A JPEG-saved ground truth was accepted at open; then every frame was learned and then
+    failed with "ground truth: labels ..." naming no file."""
+    from silkvision.errors import DataError
+
+    seq = _small_cdnet(tmp_path / "seq", sample_seq)
+    _lossy(seq / "groundtruth" / "gt000001.png")
+    pipe = Pipeline({}, second="mog2")
+    with pytest.raises(DataError, match=r"gt000001\.png: labels 1, 2, 3, .* are not CDnet labels"):
+        pipe.open(seq)
+    assert pipe.src is None
+    seq2 = _small_cdnet(tmp_path / "seq2", sample_seq)
+    _lossy(seq2 / "groundtruth" / "gt000003.png")
+    pipe.open(seq2)
+    assert [pipe.step().index for _ in range(2)] == [1, 2]
+    with pytest.raises(SourceError, match=r"gt000003\.png: labels 1, .* are not CDnet labels.*frame 3 was "
+                                          r"left out \(not learned or shown\)"):
+        pipe.step()
+    assert pipe.silk.frames_seen == 2 and pipe.processed == 2
+    assert pipe.step().index == 4
+
+
 # -- 2. NORMA's eta * lambda >= 1 is refused by the config layer, everywhere ----------------------
 def test_norma_eta_lambda_product_is_refused_in_the_panel_the_worker_and_yaml(qtbot, make_window, tmp_path,
                                                                              capfd):
