@@ -111,18 +111,17 @@ class MainWindow(QMainWindow):
 
     # -- construction -------------------------------------------------------------------------------
     def _build_views(self) -> None:
-        self.views = {
-            "input": ImageView("Input"),
-            "silk": ImageView("SILK mask"),
-            "second": ImageView("second mask"),
-            "gt": ImageView("Ground truth"),
-            "scores": ImageView("SILK scores (bright = novel)"),
-            "overlay": ImageView("SILK mask on input"),
-        }
-        for v in self.views.values():
-            v.set_image(None, "open a source: File > Open")
+        # every view is a child of the grid's widget from the start: a parentless widget made
+        # visible is a top-level window for an instant, which took activation and keyboard focus
+        # from the main window the first time the ground truth or overlay panel appeared
         self.grid_widget = QWidget()
         self.grid = QGridLayout(self.grid_widget)
+        titles = {"input": "Input", "silk": "SILK mask", "second": "second mask", "gt": "Ground truth",
+                  "scores": "SILK scores (bright = novel)", "overlay": "SILK mask on input"}
+        self.views = {name: ImageView(title, parent=self.grid_widget) for name, title in titles.items()}
+        for v in self.views.values():
+            v.setVisible(False)
+            v.set_image(None, "open a source: File > Open")
         self.grid.setContentsMargins(0, 0, 0, 0)
         self.grid.setSpacing(4)
 
@@ -294,10 +293,10 @@ class MainWindow(QMainWindow):
         while self.grid.count():
             self.grid.takeAt(0)
         cols = 3 if len(shown) > 4 else 2
-        for name, view in self.views.items():
-            view.setVisible(name in shown)
         for i, name in enumerate(shown):
             self.grid.addWidget(self.views[name], i // cols, i % cols)
+        for name, view in self.views.items():
+            view.setVisible(name in shown)
         for c in range(3):
             self.grid.setColumnStretch(c, 1 if c < cols else 0)
         for r in range(3):

@@ -346,6 +346,32 @@ def test_frames_after_the_ground_truth_show_an_empty_gt_panel(qtbot, make_window
     assert win.statusBar().currentMessage() == ""  # said once per source
 
 
+def test_panels_never_show_as_windows_of_their_own(qtbot, make_window):
+    """The ground-truth (and overlay) panel used to be shown before it had a parent: for an instant
+    a top-level window, which took activation and keyboard focus from the main window."""
+    from PyQt5.QtCore import QEvent, QObject
+
+    win = make_window(pipeline=fake_pipeline(FakeSource(n=6, gt_frames=2)))
+    win.show()
+    shown_as_window = []
+
+    class Spy(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Show and obj.isWindow():
+                shown_as_window.append(obj)
+            return False
+
+    spy = Spy()
+    for v in win.views.values():
+        v.installEventFilter(spy)
+    with qtbot.waitSignal(win.worker.opened, timeout=5000):
+        win.open_source("fake")
+    qtbot.waitUntil(lambda: win.views["gt"].isVisible(), timeout=5000)
+    win.overlay_action.trigger()
+    win.scores_action.trigger()
+    assert win.views["overlay"].isVisible() and not shown_as_window
+
+
 # -- 8. closing while the source is stalled ----------------------------------------------------------
 def test_closing_does_not_wait_for_a_stalled_read(qtbot, make_window):
     src = FakeSource(n=100, block=3, timeout=20.0)
