@@ -88,14 +88,18 @@ def type_into(qtbot, box, text: str) -> str:
 
 
 def write_frames(folder, n: int, size=(32, 24), seed: int = 0, pattern: str = "in{:06d}.png"):
-    """``n`` noise frames of ``size`` (width, height) in ``folder``, numbered from 1."""
+    """``n`` noise frames of ``size`` (width, height) in ``folder``, numbered from 1; with a
+    ``gt...`` pattern, ground-truth masks of random CDnet labels."""
     import cv2
 
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     for i in range(1, n + 1):
-        assert cv2.imwrite(str(folder / pattern.format(i)),
-                           rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8))
+        if pattern.startswith("gt"):
+            img = rng.choice(np.array([0, 50, 85, 170, 255], np.uint8), (size[1], size[0]))
+        else:
+            img = rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8)
+        assert cv2.imwrite(str(folder / pattern.format(i)), img)
     return folder
 
 
