@@ -601,7 +601,7 @@ class MainWindow(QMainWindow):
     def _roc_title(self, frames: int | None) -> str:
         if not self._has_groundtruth():
             return "ROC: this source has no ground truth"
-        return "ROC against the ground truth" + ("" if frames is None else f" ({frames} frames)")
+        return "ROC vs ground truth" + ("" if frames is None else f" ({frames} frames)")
 
     def _on_playing(self, playing: bool) -> None:
         self.playing = playing

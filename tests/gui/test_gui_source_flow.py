@@ -174,14 +174,14 @@ def test_the_roc_legend_names_the_algorithms_and_says_when_there_is_no_ground_tr
     win = make_window()
     assert legend(win) == ["SILK", "NORMA"]
     opened(qtbot, win, write_frames(tmp_path / "seq", 3))
-    assert legend(win) == ["SILK  (no ground truth)", "NORMA  (no ground truth)"]
+    assert legend(win) == ["SILK<br>(no ground truth)", "NORMA<br>(no ground truth)"]
     assert "no ground truth" in win.roc_plot.getPlotItem().titleLabel.text
     win.step()
     shown(qtbot, win, 1)
-    assert legend(win) == ["SILK  (no ground truth)", "NORMA  (no ground truth)"]
+    assert legend(win) == ["SILK<br>(no ground truth)", "NORMA<br>(no ground truth)"]
     with qtbot.waitSignal(win.worker.restarted, timeout=5000):  # the legend is redrawn on restarted,
         win.second_combo.setCurrentText("mog2")                  # sent after detectors_changed
-    assert legend(win) == ["SILK  (no ground truth)", "MOG2  (no ground truth)"]
+    assert legend(win) == ["SILK<br>(no ground truth)", "MOG2<br>(no ground truth)"]
     opened(qtbot, win, sample_seq)
     assert legend(win) == ["SILK", "MOG2"]
 

@@ -35,6 +35,23 @@ def test_live_roc_matches_evaluation_engine(qtbot, make_window, sample_seq):
     assert win.views["scores"].array.shape == (*r.scores.shape, 3)
 
 
+@pytest.mark.parametrize("size", [(1024, 768), (800, 600)])
+def test_the_roc_plot_and_its_legend_fit_a_small_window(qtbot, make_window, sample_seq, size):
+    """At 1024x768 the one-line legend (364 px) was wider than the plot (351 px) and was cut, as
+    were the title and the x-axis at 800x600."""
+    win = make_window(max_frames=3)
+    open_and_run(qtbot, win, sample_seq, frames=3)
+    win.show()
+    win.resize(*size)
+    qtbot.waitUntil(lambda: win.width() <= max(size[0], win.minimumSizeHint().width()), timeout=5000)
+    qtbot.wait(50)
+    plot = win.roc_plot
+    item = plot.getPlotItem()
+    assert item.geometry().width() <= plot.viewport().width() + 1      # nothing cropped
+    assert plot.legend.boundingRect().width() < item.vb.width()        # the legend fits the axes
+    assert win.minimumSizeHint().width() <= 830                        # a small screen can show it
+
+
 def test_threshold_slider_moves_mask_and_operating_point(qtbot, make_window, sample_seq):
     win = make_window(max_frames=12)
     before = open_and_run(qtbot, win, sample_seq, frames=12)

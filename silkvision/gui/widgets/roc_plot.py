@@ -14,19 +14,26 @@ from silkvision.gui.pipeline import RocView
 __all__ = ["RocPlot"]
 
 COLOURS = {"silk": (214, 39, 40), "second": (31, 119, 180)}
+#: between the parts of a legend entry (the legend is HTML, which collapses plain spaces)
+SEP = "&nbsp;&nbsp;&nbsp;"
+#: the plot's minimum width: its axes, title and two-line legend fit without being cut
+MIN_WIDTH = 330
 
 
 def _label(v: RocView) -> str:
-    parts = [v.name.upper()]
+    """The legend entry: name and AUC on one line, the two F-measures (or a note) on the next, so
+    that the legend fits a narrow plot (on one line it needed 364 px and was cut at 1024x768)."""
+    first = [v.name.upper()]
     if v.auc is not None:
-        parts.append(f"AUC {v.auc:.3f}")
+        first.append(f"AUC {v.auc:.3f}")
+    second = []
     if v.f_measure is not None:
-        parts.append(f"F scores {'' if v.exact else '≈'}{v.f_measure:.3f}")
+        second.append(f"F scores {'' if v.exact else '≈'}{v.f_measure:.3f}")
     if v.mask_f_measure is not None:
-        parts.append(f"F mask {v.mask_f_measure:.3f}")
+        second.append(f"F mask {v.mask_f_measure:.3f}")
     if v.note:
-        parts.append(f"({v.note})")
-    return "  ".join(parts)
+        second.append(f"({v.note})")
+    return SEP.join(first) + ("<br>" + SEP.join(second) if second else "")
 
 
 class RocPlot(pg.PlotWidget):
@@ -34,11 +41,11 @@ class RocPlot(pg.PlotWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent, background="w")
-        self.setMinimumSize(240, 200)
+        self.setMinimumSize(MIN_WIDTH, 200)
         item = self.getPlotItem()
         item.setLabel("bottom", "false positive rate")
         item.setLabel("left", "true positive rate")
-        self.set_title("ROC against the ground truth")
+        self.set_title("ROC vs ground truth")
         item.showGrid(x=True, y=True, alpha=0.3)
         item.setXRange(0, 1, padding=0.02)
         item.setYRange(0, 1, padding=0.02)
