@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -199,6 +201,27 @@ def test_non_utf8_config_file_is_a_one_line_error(tmp_path, data):
     with pytest.raises(ConfigError) as e:
         load_config(p, use_cwd=False)
     assert str(e.value) == f"{p}: cannot read config file (not UTF-8 text)"
+
+
+def test_an_endless_or_huge_config_file_is_refused_and_a_pipe_is_read(tmp_path):
+    """File > Load parameters on /dev/zero (or --config /dev/zero) read until memory ran out."""
+    import os
+    import threading
+
+    from silkvision.config.loader import MAX_CONFIG_BYTES
+
+    big = tmp_path / "big.yaml"
+    big.write_bytes(b"#" * (MAX_CONFIG_BYTES + 1))
+    specs = [big] + ([Path("/dev/zero")] if Path("/dev/zero").exists() else [])
+    for spec in specs:
+        with pytest.raises(ConfigError, match=f"^{spec}: is larger than 4 MiB; expected a YAML config file"):
+            load_config(spec, use_cwd=False)
+    fifo = tmp_path / "pipe.yaml"                      # as --config <(...) passes it
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text("detector:\n  silk:\n    tau: 0.02\n"))
+    writer.start()
+    assert load_config(fifo, use_cwd=False)["detector"]["silk"]["tau"] == 0.02
+    writer.join()
 
 
 def test_non_utf8_config_yaml_in_the_working_directory(tmp_path, monkeypatch):

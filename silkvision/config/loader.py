@@ -328,9 +328,18 @@ def validate(config: Mapping, source: str = "", cross: bool = True) -> dict:
     return out
 
 
+#: the largest config file read (a config is a few kB; this stops /dev/zero or a wrong huge file)
+MAX_CONFIG_BYTES = 4 * 2 ** 20
+
+
 def _read_yaml(path: Path) -> dict:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as f:   # a pipe works too: --config <(...)
+            data = f.read(MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path}: is larger than {MAX_CONFIG_BYTES // 2 ** 20} MiB; expected a YAML "
+                              f"config file of a few kB")
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
     except UnicodeDecodeError:
