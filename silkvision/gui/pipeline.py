@@ -27,6 +27,8 @@ from silkvision.gui.recorder import MaskRecorder
 
 __all__ = ["Pipeline", "FrameResult", "RocView", "SourceInfo", "MaskRecorder", "CAPTURE_AT_OPEN"]
 
+#: what Play, Step and Restart say with no source open
+NO_SOURCE = "no source is open: open a video, a folder or a camera first"
 #: Capture settings a source is opened with: a change applies to the next source opened.
 CAPTURE_AT_OPEN = ("resize", "camera_timeout")
 
@@ -326,7 +328,7 @@ class Pipeline:
             (``cannot go on: ...``) until a seek or Restart.
         """
         if self.src is None:
-            raise SourceError("no source is open")
+            raise SourceError(NO_SOURCE)
         try:
             index, frame = next(self._it)
         except StopIteration:
@@ -433,7 +435,7 @@ class Pipeline:
     def seek(self, index: int) -> None:
         """Continue from frame ``index`` with fresh detectors and ROCs (no frame is counted twice)."""
         if self.src is None:
-            raise SourceError("no source is open")
+            raise SourceError(NO_SOURCE)
         if not self.src.seekable:
             raise SourceError(f"{self.info.spec}: a {self.info.kind} cannot seek")
         first, last = self.info.first_index, self.info.last_index

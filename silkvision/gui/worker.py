@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from PyQt5.QtCore import QObject, QThread, QTimer, pyqtSignal, pyqtSlot
 
 from silkvision.errors import SilkvisionError
-from silkvision.gui.pipeline import FrameResult, Pipeline
+from silkvision.gui.pipeline import NO_SOURCE, FrameResult, Pipeline
 
 __all__ = ["Worker", "LatestSlot", "DetectorInfo", "start_worker"]
 
@@ -160,7 +160,7 @@ class Worker(QObject):
     def _do_play(self, _=None) -> None:
         """Play; at the end of a file or folder, Play starts again from the first frame."""
         if self.pipeline.src is None:
-            raise SilkvisionError("no source is open: open a video, a folder or a camera first")
+            raise SilkvisionError(NO_SOURCE)
         if self.pipeline.at_end and self.pipeline.src.seekable:
             self._do_restart()
         self._set_playing(True)

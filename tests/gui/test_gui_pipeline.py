@@ -212,8 +212,9 @@ def test_camera_recordings_are_per_opening(tmp_path):
 
 
 def test_step_without_source_raises():
-    with pytest.raises(SourceError, match="no source"):
-        Pipeline({}, second="mog2").step()
+    for action in (lambda p: p.step(), lambda p: p.seek(1)):   # Step, Restart: as Play says it
+        with pytest.raises(SourceError, match="^no source is open: open a video, a folder or a camera first$"):
+            action(Pipeline({}, second="mog2"))
 
 
 def test_second_cannot_be_silk():
