@@ -171,3 +171,17 @@ def test_switches_with_normal_light_between_them_are_accepted():
 
     check_disjoint([LightSwitch.parse("201:300:2"), LightSwitch.parse("150:199:0.4")])
     check_disjoint([])
+
+
+def test_recovery_in_the_last_window_and_at_the_tolerance_edge():
+    """Two boundaries no test pinned: a detector that recovers only in the last smoothing window
+    before the search ends, and an F exactly ``tolerance`` below the reference (both recover)."""
+    good, bad = [9, 1, 1, 89], [1, 1, 9, 89]            # per-frame F 0.9 and 0.167
+    counts = np.array([good] * 10 + [bad] * 27 + [good] * 3)
+    r = recovery_report(np.arange(1, 41), counts, [LightSwitch(11, 40, 0.5)], window=100, smoothing=3,
+                        last_frame=40)[0]
+    assert (r["f_reference"], r["recovery_frames"], r["searched_frames"]) == (0.9, 27, 30)
+    counts = np.array([[1, 0, 0, 99]] * 10 + [[1, 1, 1, 97]] * 10)   # F 1.0, then exactly 0.5
+    r = recovery_report(np.arange(1, 21), counts, [LightSwitch(11, 20, 0.5)], window=100, tolerance=0.5,
+                        smoothing=1, last_frame=20)[0]
+    assert (r["f_reference"], r["recovery_frames"]) == (1.0, 0)

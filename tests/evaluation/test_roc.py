@@ -152,3 +152,16 @@ def test_errors():
     roc.update(np.zeros((2, 2), np.float32), np.zeros((2, 2), np.uint8))
     with pytest.raises(DataError, match="ROC undefined"):
         roc.curve()
+
+
+def test_best_f_takes_the_lowest_threshold_on_ties_and_counts_at_an_edge_is_exact():
+    """Empty bins give equal F at neighbouring edges: best_f must return the lowest (documented),
+    and counts_at on a bin edge counts the scores below that edge."""
+    acc = RocAccumulator(0.0, 1.0, bins=10)
+    acc.update(np.array([[0.05, 0.95]], np.float32), np.array([[255, 0]], np.uint8))
+    thr, f = acc.best_f()
+    assert (thr, f) == (pytest.approx(0.1), 1.0)
+    acc = RocAccumulator(0.0, 1.0, bins=4)
+    acc.update(np.array([[0.3, 0.9]], np.float32), np.array([[255, 0]], np.uint8))
+    assert acc.counts_at(0.5) == Counts(tp=1, fp=0, fn=0, tn=1)
+    assert acc.counts_at(0.25) == Counts(tp=0, fp=0, fn=1, tn=1)
