@@ -30,14 +30,24 @@ def test_first_steps_by_hand():
     np.testing.assert_allclose(clf.dual_coef_, np.array([1 / 5, -1.0]) / s)
 
 
+def test_alpha_one_learns_on_a_zero_margin():
+    """With alpha = 1 the margin threshold (1 - alpha) B / sqrt(k) is 0: the update test is
+    ``y f <= 0`` (the module docstring's update test), so the first example (f = 0) is learned; with ``<`` the
+    learner never learned anything."""
+    clf = create("alma", kernel="rbf", sigma=1.0, alpha=1.0)
+    clf.learn_one([1.0, 2.0], 1)
+    assert clf.n_support_ == 1 and clf.decision_function_one([1.0, 2.0]) > 0
+
+
+@pytest.mark.parametrize("alpha", [0.7, 1.0])
 @pytest.mark.parametrize("kernel", ["rbf", "poly", "linear"])
-def test_matches_reference(kernel):
+def test_matches_reference(kernel, alpha):
     rng = np.random.default_rng(4)
     X = rng.normal(size=(150, 3)) + 0.5
     y = np.where(X[:, 0] + X[:, 1] ** 2 > 1.2, 1.0, -1.0)
-    clf = create("alma", kernel=kernel, sigma=1.2, alpha=0.7)
+    clf = create("alma", kernel=kernel, sigma=1.2, alpha=alpha)
     pred = clf.progressive_predict(X, y)
-    rp, SV, a = alma_reference(X, y, alpha=0.7, kernel=kernel, sigma=1.2)
+    rp, SV, a = alma_reference(X, y, alpha=alpha, kernel=kernel, sigma=1.2)
     np.testing.assert_array_equal(pred, rp)
     np.testing.assert_allclose(clf.support_vectors_, SV)
     np.testing.assert_allclose(clf.dual_coef_, a, rtol=1e-9, atol=1e-12)
