@@ -318,6 +318,23 @@ def test_checkpoint_restore_is_bit_identical(sample_seq, kw):
     np.testing.assert_array_equal(resumed.get_background_image(), ref.get_background_image())
 
 
+@pytest.mark.parametrize("name", ["silk", "norma"])
+def test_a_checkpoint_is_a_copy_that_later_frames_do_not_change(name):
+    """get_state promises copies; a state sharing the live arrays would change at the next apply."""
+    det = sv.create_subtractor(name, median=0)
+    for shift in (0, 5):
+        det.apply(_bg() + shift)
+    state = det.get_state()
+    saved = {k: np.array(v, copy=True) for k, v in state.items() if isinstance(v, np.ndarray)}
+    for shift in (40, 80):
+        det.apply(_bg() + shift)
+    for k, v in saved.items():
+        np.testing.assert_array_equal(state[k], v, err_msg=k)
+        for live in det.get_state().values():
+            if isinstance(live, np.ndarray):
+                assert not np.shares_memory(state[k], live), k
+
+
 def test_set_state_rejects_mismatches():
     det = SilkSubtractor(omega=5)
     det.apply(_bg())
