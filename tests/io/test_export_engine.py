@@ -375,6 +375,7 @@ def test_real_detector_interrupted_and_resumed_gives_identical_files(tmp_path, s
     res = export_masks(sample_seq, out, cfg, algorithm=algorithm, scores=True, progress=False,
                        log=notes.append)
     assert res.complete and res.resumed_from == 12 and res.processed == 18 and res.frames == 30
+    assert not any("found another frame" in n for n in notes)   # the seek landed: no replay
     fa, fb = _files(ref), _files(out)
     assert sorted(fa) == sorted(fb) and all(fa[n] == fb[n] for n in fa)
 
@@ -408,6 +409,7 @@ _CORRUPTIONS = {
     "no_index": lambda out: _checkpoint_with(out, _index=None),
     "index_not_int": lambda out: _checkpoint_with(out, _index=np.array([25.0, 1.0])),
     "wrong_frame": lambda out: _checkpoint_with(out, _index=np.int64(N - 1), _frames=np.int64(N - 1)),
+    "frames_mismatch": lambda out: _checkpoint_with(out, _frames=np.int64(20)),   # 25 frames were done
     "no_state": lambda out: _checkpoint_with(out, **{"state.bg": None, "state.frames_seen": None}),
     "bad_state": lambda out: _checkpoint_with(out, **{"state.bg": None}),   # set_state: KeyError
 }
@@ -449,6 +451,33 @@ def test_a_seek_that_lands_on_another_frame_is_caught_on_resume(tmp_path, sample
     res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
                        progress=False, log=notes.append)
     assert res.complete and res.resumed_from == 25 and res.processed == N - 25
+    assert any("seeking to frame 25 found another frame; reading forward from the first frame" in n
+               for n in notes)
+    _assert_same_export(reference, out)
+
+
+def test_a_seek_that_gives_another_frames_pixels_is_caught_by_the_digest(tmp_path, sample_seq, reference,
+                                                                          monkeypatch):
+    """The MPEG-1/2 case itself: the seek reports the right frame number with another frame's
+    pixels. Only the checkpoint's digest of the frame's content can tell."""
+    import silkvision.capture.folder as folder_mod
+
+    out = tmp_path / "out"
+    _interrupted_fake_export(out, sample_seq, after=25)
+    read = folder_mod.read_image
+    swapped = []
+
+    def read_after_seek(path, *a, **k):   # the resume's first read: frame 25 with frame 27's pixels
+        if path.name == "in000025.jpg" and not swapped:
+            swapped.append(path)
+            path = path.with_name("in000027.jpg")
+        return read(path, *a, **k)
+
+    monkeypatch.setattr(folder_mod, "read_image", read_after_seek)
+    notes = []
+    res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
+                       progress=False, log=notes.append)
+    assert swapped and res.complete and res.resumed_from == 25
     assert any("seeking to frame 25 found another frame; reading forward from the first frame" in n
                for n in notes)
     _assert_same_export(reference, out)
