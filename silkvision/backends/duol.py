@@ -733,10 +733,18 @@ def duol_reference(X, y, kernel, C=5.0, rho=0.0, variant="exact", seed=0, counts
             if counts is not None:
                 counts[1] += 1
                 counts[2] += int(wmin <= -rho and lb >= 1.0 and C >= gam[b] + 1.0 / (1.0 - rho))
+            # the variants' weights written out again here, not shared with the learner (only
+            # Proposition 2 and RAND's box QP are, and tests check those two against brute force)
             if v == EXACT:
                 ga, d, _ = solve_prop2(ka, kb, wmin, lt, lb, C, gam[b])
+            elif v in (APPR, NIPS):                      # JMLR sec. 5.1: steps 1 / (1 - rho)
+                ga = min(C, 1.0 / (1.0 - rho))
+                d = min(C, gam[b] + 1.0 / (1.0 - rho)) - gam[b]
+            elif v == ITER:                              # one coordinate step each, in the box
+                ga = min(max(lt / ka, 0.0), C)
+                d = min(max((lb - wmin * ga) / kb, -gam[b]), C - gam[b])
             else:
-                ga, d = _double_weights(v, ka, kb, wmin, lt, lb, C, gam[b], rho)
+                ga, d = solve_box_qp(ka, kb, wmin, lt, lb, C, gam[b])
             gam[b] += d
         else:
             ga = min(C, 1.0) if v == NIPS else min(C, lt / ka)
