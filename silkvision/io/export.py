@@ -31,6 +31,7 @@ header carries a random segment UID (its decoded frames are identical).
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import os
 import re
@@ -43,6 +44,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 import cv2
+import numpy as np
 
 from silkvision import __version__
 from silkvision.capture import Source, open_source, read_image
@@ -431,13 +433,21 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         bar = tqdm(total=src.frame_count, initial=frames_before, unit="frame", file=sys.stderr,
                    desc=src.name, dynamic_ncols=True, leave=False)
     t0 = time.perf_counter()
+    # one mask buffer for the whole export (no allocation per frame) when the detector takes one
+    buf = {} if "fgmask" in inspect.signature(det.apply).parameters else None
     with _StopFlag(handle_signals) as stop:
         try:
             for index, frame in (src if pending is None else itertools.chain((pending,), src)):
                 if want_video and writer is None:
                     writer = MaskVideoWriter(out, (frame.shape[1], frame.shape[0]), src.fps or 25.0)
                     _note_padding(writer, res, log)
-                mask = det.apply(frame)
+                if buf is None:
+                    mask = det.apply(frame)
+                else:
+                    shape = frame.shape[:2]
+                    if buf.get("mask") is None or buf["mask"].shape != shape:
+                        buf["mask"] = np.empty(shape, np.uint8)
+                    mask = det.apply(frame, fgmask=buf["mask"])
                 mask_path = out / mask_name(index)
                 if not (keep_existing and mask_path.is_file()):
                     write_mask_png(mask_path, mask)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import signal
@@ -610,3 +611,23 @@ def test_a_video_that_does_not_read_back_whole_is_not_published(tmp_path, sample
     assert len(frames) == 8
     for k, f in enumerate(frames, 1):
         assert np.array_equal(f, cv2.imread(str(tmp_path / f"bin{k:06d}.png"), cv2.IMREAD_GRAYSCALE))
+
+
+def test_the_export_loop_reuses_one_mask_buffer(tmp_path, sample_seq):
+    """No allocation per frame: a detector that takes ``fgmask`` gets the same buffer every frame
+    (the masks written are still each frame's own); one that does not is called without it."""
+    det = sv.create_subtractor("silk")
+    apply, buffers = det.apply, set()
+
+    def spy(frame, *a, **k):
+        buffers.add(id(k.get("fgmask")))
+        return apply(frame, *a, **k)
+
+    spy.__signature__ = inspect.signature(apply)
+    det.apply = spy
+    ref = export_masks(sample_seq, tmp_path / "ref", _cfg(), progress=False)
+    res = export_masks(sample_seq, tmp_path / "out", _cfg(), detector=det, progress=False)
+    assert res.complete and len(buffers) == 1 and id(None) not in buffers
+    assert _files(tmp_path / "ref") == _files(tmp_path / "out") and ref.frames == res.frames
+    res = export_masks(sample_seq, tmp_path / "fake", _cfg(), detector=FakeDetector(), progress=False)
+    assert res.complete
