@@ -342,11 +342,11 @@ def norma_frame(feat, colours, alphas, ptr, rho, scale, alpha_new, rho_down, rho
             for x in range(W):
                 r = rrow[x]
                 if srow[x] < r:
-                    j = np.uint32(prow[x])
+                    j = np.intp(prow[x])      # intp throughout: a uint32 + int compare went through float64
                     arows[j, x] = alpha_new
                     for c in range(C):
                         crows[j, c, x] = frow[x, c]
-                    j += np.uint32(1)
+                    j += 1
                     prow[x] = np.uint8(0 if j >= omega else j)
                     rrow[x] = r - rho_down
                 else:
