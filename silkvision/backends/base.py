@@ -23,6 +23,7 @@ linear or polynomial kernel) with a ``ValueError`` before learning it
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import sys
 from typing import Any
@@ -137,13 +138,10 @@ def check_multiclass_y(y: Any, n: int | None = None, name: str = "y",
     return np.array(keys, dtype=np.int64)
 
 
+@functools.lru_cache(maxsize=None)
 def _param_names(cls) -> frozenset:
     """The ``__init__`` argument names of ``cls`` (its parameters)."""
-    names = cls.__dict__.get("_param_names_cache")
-    if names is None:
-        names = frozenset(k for k in inspect.signature(cls.__init__).parameters if k != "self")
-        cls._param_names_cache = names
-    return names
+    return frozenset(k for k in inspect.signature(cls.__init__).parameters if k != "self")
 
 
 class Estimator:

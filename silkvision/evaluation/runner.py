@@ -47,7 +47,8 @@ from silkvision.evaluation.light_switch import LightSwitch, apply_light_switches
 from silkvision.evaluation.roc import RocAccumulator
 
 __all__ = ["AlgorithmResult", "SequenceResult", "SequenceFrames", "evaluate_sequence", "score_results",
-           "open_evaluation_source", "evaluated_frames", "sequence_frames", "DEFAULT_ALGORITHMS"]
+           "open_evaluation_source", "evaluated_frames", "sequence_frames", "groundtruth_name",
+           "DEFAULT_ALGORITHMS"]
 
 DEFAULT_ALGORITHMS = ("silk", "norma", "mog2", "knn")
 
@@ -353,7 +354,7 @@ def _check_groundtruth(src, frames: Sequence[int], progress: bool) -> None:
     bar = _progress(len(frames), f"{src.name} ground truth", progress, position=0)
     try:
         for index in frames:
-            label_classes(_read_gt(src, index, src.spec), name=_gt_name(src, index))
+            label_classes(_read_gt(src, index, src.spec), name=groundtruth_name(src, index))
             bar.update(1)
     finally:
         bar.close()
@@ -367,7 +368,7 @@ def _has_gt(src, index: int) -> bool:
     return src.groundtruth(index) is not None
 
 
-def _gt_name(src, index: int) -> str:
+def groundtruth_name(src, index: int) -> str:
     """The ground-truth file of frame ``index`` for messages (``.../groundtruth/gt000150.png``), or
     ``"ground truth of frame 150"`` when the source does not tell."""
     path = src.groundtruth_path(index) if hasattr(src, "groundtruth_path") else None
@@ -492,7 +493,7 @@ def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, conf
                     if roi is not None and roi.shape != gt.shape:
                         raise DataError(f"{where}: ROI is {roi.shape[1]}x{roi.shape[0]} but the frames "
                                         f"are {frame.shape[1]}x{frame.shape[0]}; expected the same size")
-                    cls = label_classes(gt, roi, name=_gt_name(src, index))
+                    cls = label_classes(gt, roi, name=groundtruth_name(src, index))
                     key_base = (cls.astype(np.intp) << 1).ravel()
                 for a, st in state.items():
                     det = st["det"]
@@ -620,7 +621,7 @@ def score_results(path, results_dir, *, groundtruth=None, rule: str = "strict", 
                 if fg.shape != gt.shape:
                     raise DataError(f"{mpath}: mask is {fg.shape[1]}x{fg.shape[0]} but the ground truth "
                                     f"is {gt.shape[1]}x{gt.shape[0]}; expected the same size")
-                cls = label_classes(gt, roi, name=_gt_name(src, index))
+                cls = label_classes(gt, roi, name=groundtruth_name(src, index))
                 h = np.bincount(((cls.astype(np.intp) << 1) | fg).ravel(), minlength=6)
                 counts[k] = (h[3], h[1], h[2], h[0])
                 bar.update(1)

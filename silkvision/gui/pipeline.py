@@ -23,6 +23,7 @@ from silkvision.config import validate
 from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import ConfigError, DataError, SourceError
 from silkvision.evaluation.cdnet import label_classes
+from silkvision.evaluation.runner import groundtruth_name
 from silkvision.gui.recorder import MaskRecorder
 
 __all__ = ["Pipeline", "FrameResult", "RocView", "SourceInfo", "MaskRecorder", "CAPTURE_AT_OPEN"]
@@ -82,12 +83,6 @@ class FrameResult:
     processed: int                        # frames processed since the last (re)start
     fps: dict[str, float] = field(default_factory=dict)
     rethreshold: bool = False             # same frame redrawn (new threshold, cleared ROC): no new detection
-
-
-def _gt_name(src, index: int) -> str:
-    """The ground-truth file of frame ``index`` for messages, or ``ground truth of frame N``."""
-    path = src.groundtruth_path(index) if hasattr(src, "groundtruth_path") else None
-    return str(path) if path is not None else f"ground truth of frame {index}"
 
 
 def _default_opener(spec, **kw):
@@ -279,7 +274,7 @@ class Pipeline:
             try:
                 first = src.check_groundtruth()
                 if first is not None:   # lossy (JPEG) ground truth: refused now, not at each frame
-                    label_classes(first[1], name=_gt_name(src, first[0]))
+                    label_classes(first[1], name=groundtruth_name(src, first[0]))
             except Exception:
                 src.close()
                 raise
@@ -351,7 +346,7 @@ class Pipeline:
                 gt = self.src.groundtruth(index)
                 roi = self.src.roi if gt is not None and self._scored_frame(index) else None
                 if gt is not None and self._scored_frame(index):
-                    label_classes(gt, roi, name=_gt_name(self.src, index))
+                    label_classes(gt, roi, name=groundtruth_name(self.src, index))
             except (SourceError, DataError) as e:
                 raise SourceError(f"{e}; frame {index} was left out (not learned or shown): Step and "
                                   f"Play go on with the next frame") from None

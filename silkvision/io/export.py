@@ -434,20 +434,20 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
                    desc=src.name, dynamic_ncols=True, leave=False)
     t0 = time.perf_counter()
     # one mask buffer for the whole export (no allocation per frame) when the detector takes one
-    buf = {} if "fgmask" in inspect.signature(det.apply).parameters else None
+    takes_fgmask = "fgmask" in inspect.signature(det.apply).parameters
+    mask_buf = None
     with _StopFlag(handle_signals) as stop:
         try:
             for index, frame in (src if pending is None else itertools.chain((pending,), src)):
                 if want_video and writer is None:
                     writer = MaskVideoWriter(out, (frame.shape[1], frame.shape[0]), src.fps or 25.0)
                     _note_padding(writer, res, log)
-                if buf is None:
-                    mask = det.apply(frame)
+                if takes_fgmask:
+                    if mask_buf is None or mask_buf.shape != frame.shape[:2]:
+                        mask_buf = np.empty(frame.shape[:2], np.uint8)
+                    mask = det.apply(frame, fgmask=mask_buf)
                 else:
-                    shape = frame.shape[:2]
-                    if buf.get("mask") is None or buf["mask"].shape != shape:
-                        buf["mask"] = np.empty(shape, np.uint8)
-                    mask = det.apply(frame, fgmask=buf["mask"])
+                    mask = det.apply(frame)
                 mask_path = out / mask_name(index)
                 if not (keep_existing and mask_path.is_file()):
                     write_mask_png(mask_path, mask)
