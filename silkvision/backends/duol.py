@@ -435,6 +435,41 @@ class GramCacheMixin:
         return self._G
 
 
+class SupportMixin:
+    """Model inspection shared by the DUOL learners (binary and multiclass).
+
+    An update can leave a weight at exactly 0 (mostly ``duol_rand``: its auxiliary example's weight
+    may drop to the lower bound), and such an example stays in the internal arrays (the
+    tracked scores and the Gram cache are indexed by it). The attributes show only the support
+    vectors with a non-zero weight, in the order they were added, so their lengths equal
+    ``n_support_``.
+    """
+
+    @property
+    def kernel_(self):
+        """The validated :class:`~silkvision.backends.kernels.Kernel`."""
+        return self._kernel
+
+    def _nz(self) -> np.ndarray:
+        """Internal indices of the support vectors with a non-zero weight."""
+        return np.flatnonzero(self._gam[:self._n])
+
+    @property
+    def n_support_(self) -> int:
+        """Number of support vectors (examples with a non-zero weight)."""
+        return 0 if self._SV is None else int(np.count_nonzero(self._gam[:self._n]))
+
+    @property
+    def support_vectors_(self) -> np.ndarray:
+        """The support vectors, shape ``(n_support_, d)``, in the order they were added."""
+        return np.empty((0, self.n_features_ or 0)) if self._SV is None else self._SV[self._nz()]
+
+    @property
+    def weights_(self) -> np.ndarray:
+        """The weights ``gamma_i`` in ``(0, C]`` of the support vectors (same order)."""
+        return np.empty(0) if self._SV is None else self._gam[self._nz()]
+
+
 def _check_common(C, rho, cache_mb):
     """``(C, rho, cache_mb)`` as floats: C > 0, rho in [0, 1), cache_mb >= 0 (all finite).
 
@@ -447,7 +482,7 @@ def _check_common(C, rho, cache_mb):
             check_positive("cache_mb", cache_mb, allow_zero=True))
 
 
-class _DUOLBase(GramCacheMixin, BinaryClassifier):
+class _DUOLBase(GramCacheMixin, SupportMixin, BinaryClassifier):
     _variant = EXACT
 
     def _init_common(self, kernel, sigma, degree, coef, C, rho, cache_mb):
@@ -510,30 +545,7 @@ class _DUOLBase(GramCacheMixin, BinaryClassifier):
         f = self._run(X, y)
         return np.where(f >= 0, 1, -1).astype(np.int64)
 
-    # -- model inspection -----------------------------------------------------------------------
-    # An update can leave a weight at exactly 0 (mostly duol_rand: its auxiliary example's weight may
-    # drop to the lower bound), and such an example stays in the internal arrays (the tracked scores
-    # and the Gram cache are indexed by it). The attributes below show only the support vectors with
-    # a non-zero weight, in the order they were added, so their lengths equal ``n_support_``.
-    @property
-    def kernel_(self):
-        """The validated :class:`~silkvision.backends.kernels.Kernel`."""
-        return self._kernel
-
-    def _nz(self) -> np.ndarray:
-        """Internal indices of the support vectors with a non-zero weight."""
-        return np.flatnonzero(self._gam[:self._n])
-
-    @property
-    def n_support_(self) -> int:
-        """Number of support vectors (examples with a non-zero weight)."""
-        return 0 if self._SV is None else int(np.count_nonzero(self._gam[:self._n]))
-
-    @property
-    def support_vectors_(self) -> np.ndarray:
-        """The support vectors, shape ``(n_support_, d)``, in the order they were added."""
-        return np.empty((0, self.n_features_ or 0)) if self._SV is None else self._SV[self._nz()]
-
+    # -- model inspection (see SupportMixin: only the support vectors with a non-zero weight) ----
     @property
     def dual_coef_(self) -> np.ndarray:
         """``gamma_i y_i`` of each support vector (same order as :attr:`support_vectors_`), so that
@@ -542,11 +554,6 @@ class _DUOLBase(GramCacheMixin, BinaryClassifier):
             return np.empty(0)
         nz = self._nz()
         return self._gam[nz] * self._ysv[nz]
-
-    @property
-    def weights_(self) -> np.ndarray:
-        """The weights ``gamma_i`` in ``(0, C]`` of the support vectors (same order)."""
-        return np.empty(0) if self._SV is None else self._gam[self._nz()]
 
     @property
     def scores_(self) -> np.ndarray:

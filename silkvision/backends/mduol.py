@@ -45,8 +45,8 @@ from numba import njit
 
 from silkvision.backends._support import check_budget, grow_rows, grow_vec
 from silkvision.backends.base import MultiClassifier
-from silkvision.backends.duol import (APPR, EXACT, ITER, MARGIN_TOL, GramCacheMixin, _aux_row, _check_common, _clip,
-                                      _gram_add, kval, solve_prop2)
+from silkvision.backends.duol import (APPR, EXACT, ITER, MARGIN_TOL, GramCacheMixin, SupportMixin, _aux_row,
+                                      _check_common, _clip, _gram_add, kval, solve_prop2)
 from silkvision.backends.kernels import make_kernel
 from silkvision.backends.registry import register
 
@@ -173,7 +173,7 @@ def _mduol_run(X, Y, K, SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, gram_
     return SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, K
 
 
-class _MDUOLBase(GramCacheMixin, MultiClassifier):
+class _MDUOLBase(GramCacheMixin, SupportMixin, MultiClassifier):
     _variant = EXACT
 
     def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=10.0, rho=0.0, n_classes=None,
@@ -227,33 +227,11 @@ class _MDUOLBase(GramCacheMixin, MultiClassifier):
             return np.empty(0, dtype=np.int64)
         return self._run(X, y)
 
-    # -- model inspection -----------------------------------------------------------------------
-    # As in DUOL, an example whose weight ended at exactly 0 stays in the internal arrays; the
-    # attributes below show only the support vectors with a non-zero weight (``n_support_`` rows),
-    # in the order they were added.
-    @property
-    def kernel_(self):
-        """The validated :class:`~silkvision.backends.kernels.Kernel`."""
-        return self._kernel
-
-    def _nz(self) -> np.ndarray:
-        """Internal indices of the support vectors with a non-zero weight."""
-        return np.flatnonzero(self._gam[:self._n])
-
-    @property
-    def n_support_(self) -> int:
-        """Number of support vectors (examples with a non-zero weight)."""
-        return 0 if self._SV is None else int(np.count_nonzero(self._gam[:self._n]))
-
+    # -- model inspection (see SupportMixin: only the support vectors with a non-zero weight) ----
     @property
     def n_classes_(self) -> int:
         """Number of classes the scores cover: ``n_classes`` if given, else the number of labels seen."""
         return int(self._K)
-
-    @property
-    def support_vectors_(self) -> np.ndarray:
-        """The support vectors, shape ``(n_support_, d)``, in the order they were added."""
-        return np.empty((0, self.n_features_ or 0)) if self._SV is None else self._SV[self._nz()]
 
     @property
     def dual_coef_(self) -> np.ndarray:
@@ -268,11 +246,6 @@ class _MDUOLBase(GramCacheMixin, MultiClassifier):
         A[rows, self._rsv[nz]] += self._gam[nz]
         A[rows, self._ssv[nz]] -= self._gam[nz]
         return A
-
-    @property
-    def weights_(self) -> np.ndarray:
-        """The weights ``gamma_i`` in ``(0, C]`` of the support vectors (same order)."""
-        return np.empty(0) if self._SV is None else self._gam[self._nz()]
 
     @property
     def pairs_(self) -> np.ndarray:
