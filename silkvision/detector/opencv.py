@@ -23,6 +23,7 @@ the same as in a fresh process. The caller's own generator is left alone.
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 import cv2
@@ -93,9 +94,10 @@ class OpenCVSubtractor(BackgroundSubtractor):
         self._raw = None
         self._bgr = None   # grey -> BGR staging buffer
         self._model = None
-        # the thread whose cv::theRNG() only this subtractor uses (module docstring)
-        self._rng_thread = (ThreadPoolExecutor(1, thread_name_prefix=f"silkvision-{name}")
-                            if name in _USES_RNG else None)
+        # the thread whose cv::theRNG() only this subtractor uses (module docstring), made at the
+        # first frame of each process: a forked child inherits no running thread (see _worker)
+        self._rng_thread = None
+        self._rng_pid = None
         self.reset()
 
     def _check_params(self, params: dict) -> dict:
@@ -168,15 +170,28 @@ class OpenCVSubtractor(BackgroundSubtractor):
             cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR, dst=self._bgr)
             frame = self._bgr
         self._shape = (H, W)
-        if self._rng_thread is None:
+        if self.name not in _USES_RNG:
             self._raw = self._model.apply(frame, self._raw, lr)
         else:
-            self._raw = self._rng_thread.submit(self._apply_seeded, frame, lr).result()
+            self._raw = self._worker().submit(self._apply_seeded, frame, lr).result()
         if self._params.get("detect_shadows", False) or self.name in _CONTRIB:
             # shadows (127) and any intermediate value count as background
             cv2.threshold(self._raw, 254, 255, cv2.THRESH_BINARY, dst=self._raw)
         self.frames_seen += 1
         return self._post(self._raw, out=fgmask)
+
+    def _worker(self) -> ThreadPoolExecutor:
+        """This subtractor's worker thread, made anew in a process that did not make it.
+
+        After ``fork`` the child's copy of the executor believes its thread is alive and idle, so
+        it would queue work that nothing ever runs. The new thread's generator starts from
+        OpenCV's fresh-thread state, which :data:`RNG_SEED` is.
+        """
+        pid = os.getpid()
+        if self._rng_pid != pid:
+            self._rng_thread = ThreadPoolExecutor(1, thread_name_prefix=f"silkvision-{self.name}")
+            self._rng_pid = pid
+        return self._rng_thread
 
     def _apply_seeded(self, frame: np.ndarray, lr: float) -> np.ndarray:
         """OpenCV's apply on this subtractor's own thread, its generator seeded at the first frame."""

@@ -127,6 +127,36 @@ def test_knn_masks_do_not_depend_on_detectors_interleaved_with_it(sample_seq):
     assert np.array_equal(np.stack(got), first)
 
 
+_FORKED = {}   # what a forked child inherits (an OpenCV subtractor does not pickle)
+
+
+def _apply_in_child(_):
+    return int(_FORKED["det"].apply(_FORKED["frame"]).sum())
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(),
+                    reason="needs the fork start method")
+def test_knn_used_before_a_fork_still_applies_in_the_child(rng):
+    """KNN applies on a worker thread of its own. A forked child inherits the executor but not its
+    thread, and used to queue the frame for a thread that does not exist: it hung for ever."""
+    import multiprocessing as mp
+
+    frame = rng.integers(0, 255, (24, 32, 3), dtype=np.uint8)
+    det = sv.create_subtractor("knn", median=0)
+    det.apply(frame)
+    _FORKED.update(det=det, frame=frame)
+    with mp.get_context("fork").Pool(1) as pool:
+        got = pool.apply_async(_apply_in_child, (0,))
+        try:
+            assert got.get(timeout=30) >= 0
+        except mp.TimeoutError:
+            pool.terminate()
+            pytest.fail("KNN's apply hung in a forked child")
+        finally:
+            _FORKED.clear()
+    assert det.apply(frame).shape == (24, 32)     # the parent's thread still serves the parent
+
+
 def test_opencv_parameters_are_complete_and_attributes_take_effect():
     from silkvision.detector.opencv import OpenCVSubtractor
 
