@@ -149,16 +149,18 @@ def plot_per_frame_f(seq, *, events=None, title: str | None = None, smooth: int 
     """Per-frame F-measure of every algorithm over the evaluated frames, the mean grey level of the
     frames the detectors saw (right axis) and light-switch events (vertical lines).
 
-    ``smooth`` > 1 draws a centred moving average over that many frames (undefined frames skipped).
+    ``smooth`` > 1 draws a centred moving average over that many frames (undefined frames skipped),
+    or over all of them when fewer were evaluated.
     """
     fig = Figure(figsize=(9, 4.2), dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
     for k, (name, ar) in enumerate(seq.algorithms.items()):
         f = ar.per_frame_f()
-        if smooth > 1:
+        width = min(smooth, len(f))   # np.convolve's "same" is as long as the longer input
+        if width > 1:
             ok = np.isfinite(f)
-            kern = np.ones(smooth)
+            kern = np.ones(width)
             num = np.convolve(np.where(ok, f, 0.0), kern, "same")
             den = np.convolve(ok.astype(float), kern, "same")
             f = np.where(den > 0, num / np.maximum(den, 1), np.nan)
@@ -175,7 +177,8 @@ def plot_per_frame_f(seq, *, events=None, title: str | None = None, smooth: int 
         ax.patch.set_visible(False)
     for e in events or ():
         ax.axvline(e["frame"], color="k", ls="--", lw=0.8)
-    ax.set_xlim(seq.first, seq.last)
+    pad = 0.5 if seq.first == seq.last else 0.0   # one frame: an empty range warns and is widened
+    ax.set_xlim(seq.first - pad, seq.last + pad)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="lower left", fontsize=8, ncol=4)
     ax.set_title(title or f"Per-frame F-measure: {seq.name}")

@@ -514,3 +514,14 @@ def test_capture_setting_in_the_working_directory_config_names_that_file(tmp_pat
                "--config", str(a), "--config", str(b)])
     assert rc == 2
     _one_error_line(capsys.readouterr().err, f"capture.resize: [2, 2] in {b} cannot apply to evaluate")
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("frames", [1, 4])
+def test_fewer_evaluated_frames_than_the_per_frame_plots_smoothing(tmp_path, frames):
+    """The per-frame F figure is smoothed over 5 frames; with fewer, np.convolve's "same" output
+    (as long as the longer input) did not fit the frame axis and evaluate ended in a traceback."""
+    seq = make_sequence(tmp_path, n=frames + 2, temporal=(3, frames + 2))
+    out = tmp_path / "out"
+    assert main(["evaluate", str(seq), "--algorithms", "silk,mog2", "--out", str(out)]) == 0
+    assert (out / "f_per_frame_tiny.png").is_file()
