@@ -25,6 +25,7 @@ from silkvision.errors import ConfigError, DataError, SourceError
 from silkvision.evaluation.cdnet import label_classes
 from silkvision.evaluation.runner import groundtruth_name
 from silkvision.gui.recorder import MaskRecorder
+from silkvision.io.manifest import source_fingerprint, source_id
 
 __all__ = ["Pipeline", "FrameResult", "RocView", "SourceInfo", "MaskRecorder", "CAPTURE_AT_OPEN"]
 
@@ -541,11 +542,16 @@ class Pipeline:
 
     def _source_identity(self) -> dict | None:
         """What a recording folder's ``recording.json`` says of the open source (None: none open).
-        A camera is identified by its opening too: its frame numbers start again at each opening."""
+        A file or folder by its resolved path, however it was typed, and the fingerprint of its
+        files (:func:`~silkvision.io.manifest.source_fingerprint`); a camera by its opening too: its
+        frame numbers start again at each opening."""
         if self.src is None or self.src.frame_size is None:
             return None
-        ident = {"spec": self.info.spec, "kind": self.info.kind, "size": list(self.src.frame_size)}
-        if not self.src.seekable:
+        spec = source_id(self.src) if hasattr(self.src, "spec") else self.info.spec   # custom sources
+        ident = {"spec": spec, "kind": self.info.kind, "size": list(self.src.frame_size)}
+        if self.src.seekable:   # a file or folder: another clip at the same path is another source
+            ident["fingerprint"] = source_fingerprint(self.src)
+        else:
             ident["opened"] = self._opened_at
         return ident
 

@@ -6,8 +6,8 @@ settings of the last mask written in ``FOLDER/<algorithm>/config.yaml``, and
 
 A recording never mixes sources or overwrites other files: the first time it touches
 ``FOLDER/<algorithm>`` the folder must be empty (or missing), or hold a recording of the same source
-(the same file or folder at the same frame size; for a camera, the same opening of it), which the
-recording then continues, replacing masks of the frames recorded again. A folder holding an export
+(the same file or folder, by its resolved path and the fingerprint of its files, at the same frame
+size; for a camera, the same opening of it), which the recording then continues, replacing masks of the frames recorded again. A folder holding an export
 (``export.json``), a recording of another source or any other file is refused with
 :class:`~silkvision.errors.ExportError` naming it.
 """
@@ -45,6 +45,7 @@ class MaskRecorder:
         self._files: set[tuple[str, int]] = set()   # a mask written again (threshold, seek back) counts once
         self._claimed: set[str] = set()              # algorithm folders checked by this recorder
         self._described: set[str] = set()            # ... whose recording.json names self.source
+        self._pending: dict[str, dict] = {}          # config.yaml to write once the source is known
 
     @property
     def written(self) -> int:
@@ -56,6 +57,9 @@ class MaskRecorder:
         self.source = source
         for algorithm in sorted(self._claimed):   # claimed empty: only this recording wrote there
             self._describe(algorithm)
+        for algorithm, cfg in self._pending.items():
+            self._write_config(algorithm, cfg)
+        self._pending.clear()
 
     # -- the folder rule ---------------------------------------------------------------------
     def _claim(self, algorithm: str) -> Path:
@@ -79,7 +83,7 @@ class MaskRecorder:
             raise ExportError(f"{out}: cannot read the recording folder ({e.strerror})") from None
         if out.exists() and not out.is_dir():
             raise ExportError(f"{out}: is a file; expected a folder to record {algorithm} masks into")
-        if not names or algorithm in self._described:
+        if not names:
             return
         advice = "record into an empty folder, or into one recorded from this source"
         if "export.json" in names:
@@ -88,14 +92,7 @@ class MaskRecorder:
             other = _read_json(out / RECORDING_FILE)
             if self.source is not None and other == self.source:
                 return
-            spec = other.get("spec") if isinstance(other, dict) else None
-            if spec is None:
-                what = f"an unreadable {RECORDING_FILE}"
-            elif self.source is not None and spec == self.source.get("spec"):
-                what = f"a recording of {spec} at another frame size or from another opening of it"
-            else:
-                what = f"a recording of {spec}"
-            raise ExportError(f"{out}: holds {what}; {advice}")
+            raise ExportError(f"{out}: holds {_recording_of(other, self.source)}; {advice}")
         raise ExportError(f"{out}: holds {names[0]}, which no recording of this source wrote; {advice}")
 
     def _describe(self, algorithm: str) -> None:
@@ -111,12 +108,19 @@ class MaskRecorder:
 
     # -- writing -----------------------------------------------------------------------------
     def write_config(self, algorithm: str, config: dict) -> None:
-        """Write ``config.yaml`` (the settings of the masks written from now on)."""
+        """Write ``config.yaml`` (the settings of the masks written from now on); before the
+        source is known, with ``recording.json`` when it is (:meth:`bind`)."""
+        self._claim(algorithm)
+        cfg = {**config, "detector": {**config["detector"], "algorithm": algorithm}}
+        if self.source is None:   # written with recording.json: a folder never holds it alone
+            self._pending[algorithm] = cfg
+        else:
+            self._write_config(algorithm, cfg)
+
+    def _write_config(self, algorithm: str, cfg: dict) -> None:
         from silkvision.config import write_config
 
-        out = self._claim(algorithm)
-        cfg = {**config, "detector": {**config["detector"], "algorithm": algorithm}}
-        write_config(cfg, out / "config.yaml")
+        write_config(cfg, self.folder / algorithm / "config.yaml")
 
     def write(self, algorithm: str, index: int, mask: np.ndarray) -> Path:
         from silkvision.io.writers import mask_name, write_mask_png
@@ -125,6 +129,25 @@ class MaskRecorder:
         path = write_mask_png(out / mask_name(index), mask)
         self._files.add((algorithm, index))
         return path
+
+
+#: the parts of a source's identity, and what a difference in each means
+_DIFFERENCES = (("kind", "read as another kind of source"), ("size", "at another frame size"),
+                ("fingerprint", "whose files have changed since"),
+                ("opened", "from another opening of the camera"))
+
+
+def _recording_of(other, source: dict | None) -> str:
+    """What a ``recording.json`` that does not match ``source`` describes, naming the difference."""
+    spec = other.get("spec") if isinstance(other, dict) else None
+    if not isinstance(spec, str):
+        return f"an unreadable {RECORDING_FILE}"
+    if source is None or spec != source.get("spec"):
+        return f"a recording of {spec}"
+    for key, what in _DIFFERENCES:
+        if other.get(key) != source.get(key):
+            return f"a recording of {spec} {what}"
+    return f"a recording of {spec} with other keys in its {RECORDING_FILE} ({', '.join(sorted(other))})"
 
 
 def _read_json(path: Path):

@@ -20,7 +20,7 @@ from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import ExportError, ExportMismatchError
 from silkvision.io.atomic import atomic_write_text, reported_write_errors
 
-__all__ = ["MANIFEST", "output_settings", "source_fingerprint", "FINGERPRINT_BYTES",
+__all__ = ["MANIFEST", "output_settings", "source_id", "source_fingerprint", "FINGERPRINT_BYTES",
            "build_manifest", "write_manifest", "read_manifest", "compare_manifests"]
 
 MANIFEST = "export.json"
@@ -49,7 +49,9 @@ def output_settings(cfg: Mapping, algorithm: str) -> dict:
     return _flat(keep)
 
 
-def _source_id(src: Source) -> str:
+def source_id(src: Source) -> str:
+    """How an export (and a GUI recording) names its source: the resolved path of a file or
+    folder, however it was typed, or ``camera:<spec>``."""
     if src.kind == "camera":
         return f"camera:{src.spec}"
     return str(Path(src.spec).resolve())
@@ -114,7 +116,7 @@ def source_fingerprint(src: Source) -> str | None:
 def build_manifest(src: Source, algorithm: str, settings: dict, status: str) -> dict:
     """The manifest of an export of ``src`` with ``algorithm`` and ``settings`` (as from
     :func:`output_settings`), with the given ``status`` ("running" or "complete")."""
-    return {"format": _FORMAT, "status": status, "source": _source_id(src), "source_kind": src.kind,
+    return {"format": _FORMAT, "status": status, "source": source_id(src), "source_kind": src.kind,
             "source_frames": src.frame_count, "source_fingerprint": source_fingerprint(src),
             "algorithm": algorithm, "settings": settings}
 

@@ -9,6 +9,7 @@ import pytest
 from .gui_helpers import FRAMES, START, binary, fpr_tpr, reference_run
 from silkvision.errors import SourceError
 from silkvision.gui.pipeline import MaskRecorder, Pipeline
+from silkvision.io.manifest import source_fingerprint
 
 
 def run(pipe, source, start=START, frames=FRAMES):
@@ -154,7 +155,8 @@ def test_recording_refuses_a_folder_of_other_files_or_sources(tmp_path, sample_s
     pipe.step()
     assert sorted(p.name for p in (tmp_path / "rec" / "silk").glob("bin*")) == ["bin000001.png", "bin000003.png"]
     ident = json.loads((tmp_path / "rec" / "silk" / "recording.json").read_text())
-    assert ident == {"spec": str(sample_seq), "kind": "cdnet", "size": [320, 240]}
+    assert ident == {"spec": str(sample_seq.resolve()), "kind": "cdnet", "size": [320, 240],
+                     "fingerprint": source_fingerprint(pipe.src)}
     # ... but not from another source: masks of two sources would share the folder
     pipe.stop_recording()
     pipe.open(_video(tmp_path / "other.avi"))
@@ -206,9 +208,48 @@ def test_camera_recordings_are_per_opening(tmp_path):
     pipe.open(video)
     pipe.src.seekable = False
     pipe._opened_at = "later"
-    with pytest.raises(ExportError, match="holds a recording of .*cam.avi at another frame size or from "
-                                          "another opening of it"):
+    with pytest.raises(ExportError, match="holds a recording of .*cam.avi from another opening of the camera"):
         pipe.start_recording(tmp_path / "rec")
+
+
+def test_a_recording_knows_its_source_by_path_and_content_not_by_spelling(tmp_path, monkeypatch):
+    """recording.json held the path as typed: a recording of ./seq was refused when continued from
+    its absolute path (File > Open gives one, the command line the other), while another clip
+    reached by the same relative path was accepted into the folder."""
+    from silkvision.errors import ExportError
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a").mkdir()
+    _video(tmp_path / "a" / "clip.avi")
+    pipe = Pipeline({}, second="mog2")
+    pipe.open("a/clip.avi")
+    pipe.start_recording(tmp_path / "rec")
+    pipe.step()
+    pipe.stop_recording()
+    pipe.open(str(tmp_path / "a" / "clip.avi"))        # the same file, spelt otherwise: goes on
+    pipe.start_recording(tmp_path / "rec")
+    pipe.step()
+    pipe.stop_recording()
+    pipe.close()
+    _video(tmp_path / "a" / "clip.avi", frames=7)       # another clip at the same path
+    pipe.open("a/clip.avi")
+    with pytest.raises(ExportError, match=r"rec/silk: holds a recording of .*clip.avi whose files have "
+                                          r"changed since; record into an empty folder"):
+        pipe.start_recording(tmp_path / "rec")
+
+
+def test_a_recording_stopped_before_any_source_leaves_no_file_that_refuses_the_next(tmp_path, sample_seq):
+    """config.yaml was written when Record was pressed, recording.json only at the first frame: a
+    recording started and stopped before a source was open left a folder every later one refused."""
+    pipe = Pipeline({}, second="mog2")
+    pipe.start_recording(tmp_path / "rec")
+    pipe.stop_recording()
+    assert not list((tmp_path / "rec" / "silk").iterdir())
+    pipe.open(sample_seq)
+    pipe.start_recording(tmp_path / "rec")
+    pipe.step()
+    assert sorted(p.name for p in (tmp_path / "rec" / "silk").iterdir()) == [
+        "bin000001.png", "config.yaml", "recording.json"]
 
 
 def test_step_without_source_raises():
