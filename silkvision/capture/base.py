@@ -68,7 +68,8 @@ def check_index(index) -> int:
     """A frame number as an ``int``: ``ValueError`` naming ``index`` for anything that is not an
     integer (``100.9`` used to read frame 100, ``True`` frame 1)."""
     if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
-        raise ValueError(f"index: {index!r} is not a frame number; expected an integer")
+        shown = index.item() if isinstance(index, np.generic) else index   # 5.0, not np.float64(5.0)
+        raise ValueError(f"index: {shown!r} is not a frame number; expected an integer")
     return int(index)
 
 

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from silkvision.capture.base import check_index
 from silkvision.config import validate
 from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import ConfigError, DataError, SourceError
@@ -414,12 +415,11 @@ class Pipeline:
         detection is re-run). Returns the updated result (``None`` if no frame yet)."""
         self.silk.set_params(threshold=float(threshold))
         self._store_params("silk", {"threshold": self.silk.threshold})  # kept when detectors are rebuilt
+        self._write_configs(["silk"])   # config.yaml: the settings of the masks written from now on
         last = self.last
         if last is None or last.scores is None:
             return None
         mask = self.silk.mask_from_scores(last.scores, float(threshold))
-        if self.recorder is not None:   # config.yaml: the settings of the last mask written
-            self._write_configs(["silk"])
         self._record({"silk": mask}, last.index)
         self.last = FrameResult(index=last.index, frame=last.frame, masks={**last.masks, "silk": mask},
                                 scores=last.scores, score_range=last.score_range, gt=last.gt,
@@ -429,17 +429,19 @@ class Pipeline:
 
     # -- control ------------------------------------------------------------------------------
     def seek(self, index: int) -> None:
-        """Continue from frame ``index`` with fresh detectors and ROCs (no frame is counted twice)."""
+        """Continue from frame ``index`` with fresh detectors and ROCs (no frame is counted twice).
+        ``index`` must be an integer (``ValueError`` otherwise, as for the sources)."""
+        index = check_index(index)
         if self.src is None:
             raise SourceError(NO_SOURCE)
         if not self.src.seekable:
             raise SourceError(f"{self.info.spec}: a {self.info.kind} cannot seek")
         first, last = self.info.first_index, self.info.last_index
-        if last is not None and int(index) == last + 1:  # sources allow it (iteration ends); a user means a frame
-            raise SourceError(f"{getattr(self.src, 'spec', self.info.spec)}: there is no frame {int(index)}; "
+        if last is not None and index == last + 1:  # sources allow it (iteration ends); a user means a frame
+            raise SourceError(f"{getattr(self.src, 'spec', self.info.spec)}: there is no frame {index}; "
                               f"expected a frame number in {first}..{last}")
-        self.src.seek(int(index))
-        self.at_end, self.unreadable, self._next_index = False, None, int(index)
+        self.src.seek(index)
+        self.at_end, self.unreadable, self._next_index = False, None, index
         self._reset_state()
 
     def restart(self) -> None:
@@ -500,6 +502,9 @@ class Pipeline:
         ------
         ConfigError
             ``name`` is SILK or not available; the pipeline is left as it was.
+        ExportError
+            A recording is running and ``name``'s folder in it may not be written (it holds other
+            files): the new detectors are in use, and the recording has stopped.
         """
         detectors = self._make_detectors(self.config, name)
         self.second = name

@@ -403,9 +403,10 @@ def test_only_integers_are_frame_numbers(tmp_path, sample_seq):
     w.release()
     for spec in (folder, video, sample_seq):
         with open_source(spec) as src:
-            for bad in (True, np.bool_(False), 1.0, 100.9, "a", None):
+            for bad in (True, np.bool_(False), 1.0, 100.9, np.float64(5.0), "a", None):
+                shown = bad.item() if isinstance(bad, np.generic) else bad   # plain values, not np reprs
                 for method in ("seek", "read", "groundtruth", "groundtruth_path"):
-                    with pytest.raises(ValueError, match=f"^index: {re.escape(repr(bad))} is not a frame "
+                    with pytest.raises(ValueError, match=f"^index: {re.escape(repr(shown))} is not a frame "
                                                          f"number; expected an integer$"):
                         getattr(src, method)(bad)
             assert src.groundtruth_path(np.int64(2)) == src.groundtruth_path(2)

@@ -189,6 +189,11 @@ def test_recorded_config_follows_the_threshold(tmp_path, sample_seq):
     pipe.rethreshold(0.75)
     cfg = load_config(tmp_path / "rec" / "silk" / "config.yaml", use_cwd=False)
     assert cfg["detector"]["silk"]["threshold"] == 0.75
+    pipe.restart()                     # no frame shown: the move still sets the masks to come
+    pipe.rethreshold(0.05)
+    pipe.step()
+    cfg = load_config(tmp_path / "rec" / "silk" / "config.yaml", use_cwd=False)
+    assert cfg["detector"]["silk"]["threshold"] == 0.05
 
 
 def test_camera_recordings_are_per_opening(tmp_path):
@@ -256,6 +261,17 @@ def test_step_without_source_raises():
     for action in (lambda p: p.step(), lambda p: p.seek(1)):   # Step, Restart: as Play says it
         with pytest.raises(SourceError, match="^no source is open: open a video, a folder or a camera first$"):
             action(Pipeline({}, second="mog2"))
+
+
+def test_seek_takes_frame_numbers_only(sample_seq):
+    """Pipeline.seek truncated 100.9 to frame 100 (and True to frame 1) past the sources' check."""
+    pipe = Pipeline({}, second="mog2")
+    pipe.open(sample_seq)
+    for bad in (100.9, True):
+        with pytest.raises(ValueError, match=f"^index: {bad!r} is not a frame number"):
+            pipe.seek(bad)
+    pipe.seek(3)
+    assert pipe.step().index == 3
 
 
 def test_second_cannot_be_silk():
