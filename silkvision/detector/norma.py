@@ -94,6 +94,14 @@ class NormaSubtractor(KernelPixelSubtractor):
             params["lam"] = params.pop("lambda")
         return super()._set(params, initial)
 
+    def _attribute_params(self) -> tuple:
+        # getattr(det, "lambda") / setattr(det, "lambda", v): the config key, as det.lam
+        names = super()._attribute_params()
+        return (*names, "lambda") if names else ()
+
+    def _attribute_value(self, name: str):
+        return self._p["lam" if name == "lambda" else name]
+
     def get_params(self) -> dict:
         """Current parameters with config keys (``lambda``, not ``lam``)."""
         p = dict(self._p)

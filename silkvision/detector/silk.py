@@ -224,7 +224,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         return self._PARAM_NAMES if self.__dict__.get("_p") else ()
 
     def _attribute_value(self, name: str):
-        return self._p[name]      # by _PARAM_NAMES (NORMA's lam; get_params says lambda)
+        return self._p[name]      # by _PARAM_NAMES
 
     @property
     def threshold(self) -> float:  # type: ignore[override]

@@ -25,6 +25,10 @@ def test_factory_and_config_keys():
     assert det.get_params()["lambda"] == 0.2 and det.lam == 0.2
     det.set_params(**{"lambda": 0.5})
     assert det.get_params()["lambda"] == 0.5
+    setattr(det, "lambda", 0.25)                    # the config key as an attribute is set_params too
+    assert det.get_params()["lambda"] == 0.25 and det.lam == 0.25 and getattr(det, "lambda") == 0.25
+    with pytest.raises(ValueError, match="lambda"):
+        setattr(det, "lambda", -1.0)
     twin = NormaSubtractor(**det.get_params())      # get_params' keys are constructor keywords
     assert twin.get_params() == det.get_params()
     with pytest.raises(TypeError, match="'bogus'"):
