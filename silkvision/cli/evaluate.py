@@ -126,20 +126,22 @@ def reject_capture_settings(cfg, overrides, command: str, config) -> None:
 
 
 def check_not_an_export(out: Path) -> None:
-    """Refuse an ``--out`` folder that holds an export (its ``export.json``): evaluate writes its
-    own ``config.yaml`` there, which would replace the record of how the masks were made, and the
-    export could then not be resumed in that folder.
+    """Refuse an ``--out`` folder that holds an export (its ``export.json``) or a GUI recording
+    (``recording.json``): evaluate writes its own ``config.yaml`` there, which would replace the
+    record of how the masks were made, and the export or recording could then not be continued in
+    that folder.
 
     Raises
     ------
     DataError
         Naming the folder.
     """
-    from silkvision.io.export import MANIFEST
+    from silkvision.io.manifest import MANIFEST, RECORDING_FILE
 
-    if (Path(out) / MANIFEST).is_file():
-        raise DataError(f"--out {out}: holds an export ({MANIFEST}), whose config.yaml evaluate would "
-                        f"replace; expected another output folder for the evaluation")
+    for name, what in ((MANIFEST, "an export"), (RECORDING_FILE, "a GUI recording")):
+        if (Path(out) / name).is_file():
+            raise DataError(f"--out {out}: holds {what} ({name}), whose config.yaml evaluate would "
+                            f"replace; expected another output folder for the evaluation")
 
 
 def _parse_results(items: list[str]) -> list[tuple[str | None, Path]]:
@@ -298,21 +300,21 @@ def run(args) -> int:
 
 
 def _exported_from_elsewhere(results_dir: Path, seq, sf) -> str | None:
-    """A warning when the masks found for ``seq`` sit beside an ``export.json`` that names another
-    source (compared by name: the data may have moved since); None otherwise."""
+    """A warning when the masks found for ``seq`` sit beside an ``export.json`` or a GUI
+    recording's ``recording.json`` that names another source (compared by name: the data may have
+    moved since); None otherwise."""
     from silkvision.errors import ExportError
     from silkvision.evaluation.runner import _category, find_result_masks
-    from silkvision.io.manifest import read_manifest
+    from silkvision.io.manifest import MANIFEST, RECORDING_FILE, read_manifest, read_recording
 
     folder = find_result_masks(results_dir, sf.name, _category(Path(seq)))
     try:
-        manifest = read_manifest(folder)
-    except ExportError:  # not an export, or an unreadable manifest: nothing to compare
-        return None
-    source = manifest.get("source")
+        source, named, how = read_manifest(folder).get("source"), MANIFEST, "exported"
+    except ExportError:  # not an export, or an unreadable manifest: perhaps a GUI recording
+        source, named, how = read_recording(folder).get("spec"), RECORDING_FILE, "recorded"
     if not isinstance(source, str) or Path(source).name == Path(seq).name:
         return None
-    return (f"{folder}: its export.json says these masks were exported from {source}, not from "
+    return (f"{folder}: its {named} says these masks were {how} from {source}, not from "
             f"{seq}; scoring them anyway")
 
 

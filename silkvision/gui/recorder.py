@@ -20,11 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from silkvision.errors import ExportError
+from silkvision.io.manifest import RECORDING_FILE, read_json
 
 __all__ = ["MaskRecorder", "RECORDING_FILE"]
-
-#: the file naming the source a recording folder holds masks of
-RECORDING_FILE = "recording.json"
 
 
 class MaskRecorder:
@@ -89,7 +87,7 @@ class MaskRecorder:
         if "export.json" in names:
             raise ExportError(f"{out}: holds a silkvision export (export.json); {advice}")
         if RECORDING_FILE in names:
-            other = _read_json(out / RECORDING_FILE)
+            other = read_json(out / RECORDING_FILE)
             if self.source is not None and other == self.source:
                 return
             raise ExportError(f"{out}: holds {_recording_of(other, self.source)}; {advice}")
@@ -148,10 +146,3 @@ def _recording_of(other, source: dict | None) -> str:
         if other.get(key) != source.get(key):
             return f"a recording of {spec} {what}"
     return f"a recording of {spec} with other keys in its {RECORDING_FILE} ({', '.join(sorted(other))})"
-
-
-def _read_json(path: Path):
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None

@@ -20,10 +20,12 @@ from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import ExportError, ExportMismatchError
 from silkvision.io.atomic import atomic_write_text, reported_write_errors
 
-__all__ = ["MANIFEST", "output_settings", "source_id", "source_fingerprint", "FINGERPRINT_BYTES",
-           "build_manifest", "write_manifest", "read_manifest", "compare_manifests"]
+__all__ = ["MANIFEST", "RECORDING_FILE", "read_recording", "output_settings", "source_id", "source_fingerprint",
+           "FINGERPRINT_BYTES", "build_manifest", "write_manifest", "read_manifest", "compare_manifests"]
 
 MANIFEST = "export.json"
+#: the file naming the source a GUI recording folder holds masks of (:mod:`silkvision.gui.recorder`)
+RECORDING_FILE = "recording.json"
 _FORMAT = 1
 
 
@@ -214,3 +216,18 @@ def compare_manifests(out: Path, old: dict, new: dict) -> None:
                                   f"{'interrupted ' if running else ''}export in this folder (the "
                                   f"names or sizes of its files, or its first or last file, differ); "
                                   f"{redo}")
+
+
+def read_recording(folder: str | Path) -> dict:
+    """What a GUI recording folder's ``recording.json`` says of its source (``{}`` when there is
+    none or it cannot be read)."""
+    data = read_json(Path(folder) / RECORDING_FILE)
+    return data if isinstance(data, dict) else {}
+
+
+def read_json(path: Path):
+    """The JSON in ``path``, or None when it is missing or unreadable."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None

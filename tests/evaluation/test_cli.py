@@ -171,6 +171,26 @@ def test_results_exported_from_another_sequence_are_warned_about(tmp_path, two_s
     assert "warning" not in capsys.readouterr().err
 
 
+def test_results_recorded_in_the_gui_from_another_sequence_are_warned_about(tmp_path, two_seqs, capsys):
+    """Only export.json was read: a GUI recording of another source was scored without a word."""
+    from silkvision.gui.pipeline import Pipeline
+
+    pipe = Pipeline({}, second="mog2")
+    pipe.open(two_seqs[1])
+    pipe.start_recording(tmp_path / "rec")
+    while pipe.step() is not None and not pipe.at_end:
+        pass
+    pipe.close()
+    res = tmp_path / "rec" / "silk"
+    rc = main(["evaluate", str(two_seqs[0]), "--results", str(res), "--out", str(tmp_path / "o"),
+               "--no-figures"])
+    assert rc == 0
+    assert f"warning: {res}: its recording.json says these masks were recorded from {two_seqs[1].resolve()}, " \
+           f"not from {two_seqs[0]}; scoring them anyway" in capsys.readouterr().err
+    main(["evaluate", str(two_seqs[1]), "--results", str(res), "--out", str(tmp_path / "o2"), "--no-figures"])
+    assert "warning" not in capsys.readouterr().err
+
+
 def test_sequence_names_that_clash_in_files_or_rows_are_kept_apart(tmp_path, capsys):
     """"x y" and "x_y" clean up to the same figure name, and a sequence called "mean" shared the
     overall mean's row name: each now gets a name of its own."""
@@ -422,18 +442,20 @@ def test_ground_truth_all_outside_roi_warns_and_keeps_json_valid(tmp_path, capsy
                             f"metrics.json)\n")
 
 
-def test_out_holding_an_export_is_refused_and_its_config_kept(tmp_path, two_seqs, capsys, monkeypatch):
+@pytest.mark.parametrize("held, what", [("export.json", "an export"), ("recording.json", "a GUI recording")])
+def test_out_holding_an_export_is_refused_and_its_config_kept(tmp_path, two_seqs, capsys, monkeypatch, held,
+                                                               what):
     _no_detectors(monkeypatch)
     out = tmp_path / "exported"
     out.mkdir()
-    (out / "export.json").write_text("{}\n")
+    (out / held).write_text("{}\n")
     (out / "config.yaml").write_text("# how the masks were made\n")
     rc = main(["evaluate", str(two_seqs[0]), "--results", str(out), "--out", str(out)])
     assert rc == 2
-    _one_error_line(capsys.readouterr().err, f"--out {out}: holds an export (export.json), whose config.yaml "
+    _one_error_line(capsys.readouterr().err, f"--out {out}: holds {what} ({held}), whose config.yaml "
                                              f"evaluate would replace; expected another output folder")
     assert (out / "config.yaml").read_text() == "# how the masks were made\n"
-    assert sorted(p.name for p in out.iterdir()) == ["config.yaml", "export.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["config.yaml", held]
 
 
 def test_bad_ground_truth_of_a_later_sequence_is_named_before_any_detector_runs(tmp_path, two_seqs, capsys,
