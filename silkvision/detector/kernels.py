@@ -89,7 +89,7 @@ def kernel_log2_scale(sigma: float) -> np.float32:
 
 
 @intrinsic
-def fma32(typingctx, a, b, c):
+def _fma32_llvm(typingctx, a, b, c):
     """``a * b + c`` with a single rounding (LLVM ``llvm.fma.f32``), float32 arguments."""
     sig = _nbt.float32(_nbt.float32, _nbt.float32, _nbt.float32)
 
@@ -99,6 +99,18 @@ def fma32(typingctx, a, b, c):
         return builder.call(fn, args)
 
     return sig, codegen
+
+
+def _fma32_python(a, b, c):
+    """``a * b + c`` with a single rounding, in NumPy: what runs under ``NUMBA_DISABLE_JIT=1``, where
+    an LLVM intrinsic cannot be called (the same value: both round correctly)."""
+    from silkvision.detector.reference import fma32_reference
+
+    return np.float32(fma32_reference(a, b, c))
+
+
+#: ``a * b + c`` with a single rounding, float32 arguments (module notes)
+fma32 = _fma32_python if numba.config.DISABLE_JIT else _fma32_llvm
 
 
 @njit(inline="always", cache=True)
