@@ -61,3 +61,77 @@ def test_an_edited_helper_in_another_file_recompiles_its_callers(tmp_path):
     after = run()
     assert float(before) == pytest.approx(-np.exp(-0.14 / 2), rel=1e-12)
     assert float(after) == pytest.approx(-np.exp(-0.14), rel=1e-12)
+
+
+READ_ONLY = """
+import os, tempfile
+from numba.core import caching
+private = os.path.join(tempfile.gettempdir(), "silkvision-numba-")
+real = caching._CacheLocator.ensure_cache_path
+
+def ensure(self):   # every folder but the private temporary one is read-only (as for a non-root user)
+    if not self.get_cache_path().startswith(private):
+        raise PermissionError(13, "Permission denied", self.get_cache_path())
+    return real(self)
+
+caching._CacheLocator.ensure_cache_path = ensure
+import numpy as np
+from silkvision import backends
+c = backends.create("perceptron", sigma=1.0)
+c.learn_one(np.zeros(3), -1)
+print(c.decision_function_one(np.ones(3)))
+"""
+
+
+def test_a_read_only_install_with_a_read_only_home_still_compiles(tmp_path):
+    """With the package folder, NUMBA_CACHE_DIR and the home folder all unwritable, numba found no
+    locator and every command ended in "RuntimeError: cannot cache function"."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["TMPDIR"] = str(tmp_path)
+    run = subprocess.run([sys.executable, "-c", READ_ONLY], env=env, capture_output=True, text=True,
+                         cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-1500:]
+    assert float(run.stdout) == pytest.approx(-np.exp(-1.5), rel=1e-12)
+    private = [p for p in tmp_path.iterdir() if p.name.startswith("silkvision-numba-")]
+    assert len(private) == 1 and list(private[0].rglob("*.nbi"))
+    if hasattr(os, "getuid"):
+        assert private[0].stat().st_mode & 0o777 == 0o700
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX owners and modes")
+def test_a_temporary_cache_folder_others_can_write_to_is_not_used(tmp_path, monkeypatch):
+    """numba's cache index is a pickle: a folder others may write to would let them run code."""
+    from silkvision import _numba_cache
+
+    monkeypatch.setattr(_numba_cache.tempfile, "gettempdir", lambda: str(tmp_path))
+    shared = tmp_path / f"silkvision-numba-{os.getuid()}"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    assert _numba_cache._private_dir() is None
+    shared.chmod(0o700)
+    assert _numba_cache._private_dir() == str(shared)
+
+
+def test_whole_line_comments_and_files_without_compiled_code_leave_the_digest_alone(tmp_path, monkeypatch):
+    """Any edit of a file that merely mentions njit (the package __init__, this module) recompiled
+    every cached function (15 s); so did a comment."""
+    from silkvision import _numba_cache
+
+    pkg = tmp_path / "silkvision"
+    shutil.copytree(PACKAGE, pkg, ignore=shutil.ignore_patterns("__pycache__", "gui", "*.so"))
+
+    def digest():
+        monkeypatch.setattr(_numba_cache, "_ROOT", pkg)
+        _numba_cache.package_digest.cache_clear()
+        try:
+            return _numba_cache.package_digest()
+        finally:
+            _numba_cache.package_digest.cache_clear()
+
+    before = digest()
+    (pkg / "__init__.py").write_text((pkg / "__init__.py").read_text() + "x = 1  # njit\n")
+    duol = pkg / "backends" / "duol.py"
+    duol.write_text(duol.read_text() + "\n    # a comment\n")
+    assert digest() == before
+    duol.write_text(duol.read_text() + "Y = 2\n")
+    assert digest() != before
