@@ -11,14 +11,40 @@ from silkvision.errors import SilkvisionError
 __all__ = ["make_app", "run_gui", "main", "check_window_size"]
 
 
+#: what the GUI imports beyond the core dependencies (module name, pip name)
+GUI_PACKAGES = (("PyQt5", "PyQt5"), ("pyqtgraph", "pyqtgraph"))
+#: Qt platforms that need no display
+_NO_DISPLAY = ("offscreen", "minimal")
+
+
+def _check_packages() -> None:
+    """One line naming what to install when the GUI's packages are missing (a traceback before)."""
+    import importlib.util
+
+    missing = [pip for mod, pip in GUI_PACKAGES if importlib.util.find_spec(mod) is None]
+    if missing:
+        raise SilkvisionError(f"the GUI needs {' and '.join(missing)}, not installed here; "
+                              f"install {'them' if len(missing) > 1 else 'it'} with: pip install {' '.join(missing)}")
+
+
 def _check_display(headless: bool) -> None:
     """Avoid Qt aborting the process (SIGABRT, "Reinstalling the application may fix this") when
     it cannot use the display: headless runs always go offscreen; otherwise a display that is not
-    set, or that Qt cannot open (a stale DISPLAY, missing xcb libraries), is a one-line error."""
-    if os.environ.get("QT_QPA_PLATFORM") or sys.platform in ("win32", "darwin"):
-        return
-    if headless:
+    set, or that Qt cannot open (a stale DISPLAY, missing xcb libraries, a ``QT_QPA_PLATFORM``
+    whose platform cannot start), is a one-line error."""
+    _check_packages()
+    if headless:   # --screenshot always draws offscreen, whatever the environment names
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        return
+    platform = os.environ.get("QT_QPA_PLATFORM")
+    if platform:
+        why = None if platform in _NO_DISPLAY else _qt_cannot_start()
+        if why:
+            raise SilkvisionError(f"cannot start Qt's platform {platform!r} (QT_QPA_PLATFORM) ({why}); "
+                                  f"unset QT_QPA_PLATFORM or name one that works here, or use "
+                                  f"--screenshot PNG for a headless run")
+        return
+    if sys.platform in ("win32", "darwin"):
         return
     shown = os.environ.get("WAYLAND_DISPLAY") or os.environ.get("DISPLAY")
     if not shown:
@@ -43,6 +69,8 @@ def _qt_cannot_start() -> str | None:
     if p.returncode == 0:
         return None
     lines = [ln.strip() for ln in p.stderr.splitlines() if ln.strip()]
+    if lines and lines[0].startswith("Traceback"):   # a Python error: its last line says which
+        return lines[-1]
     return lines[0] if lines else f"Qt exited with status {p.returncode}"
 
 

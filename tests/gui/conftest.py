@@ -8,6 +8,13 @@ pytest.importorskip("PyQt5")
 pytest.importorskip("pytestqt")
 
 
+@pytest.fixture(autouse=True)
+def _own_qt_settings(tmp_path_factory, monkeypatch):
+    """Qt's default settings file (recent sources...) in a throw-away folder: GUI runs in a
+    subprocess used to fill the developer's own ~/.config/silkvision with pytest's paths."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+
+
 @pytest.fixture
 def make_window(qtbot, tmp_path):
     """Factory of MainWindows (offscreen, non-interactive, settings in tmp_path); closed at teardown."""

@@ -56,6 +56,36 @@ def test_a_display_qt_cannot_use_is_one_line_not_an_abort(tmp_path, sample_seq):
     assert cv2.imread(str(out)) is not None
 
 
+def test_a_qt_platform_that_cannot_start_is_one_line_not_an_abort(tmp_path, sample_seq):
+    """QT_QPA_PLATFORM=wayland (exported by a desktop session, then used over SSH) skipped every
+    check: Qt aborted the process (exit 134), --screenshot included."""
+    p = silkvision("gui", sample_seq, "--frames", 2, QT_QPA_PLATFORM="wayland")
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert error_lines(p.stderr) == [ln for ln in p.stderr.splitlines() if ln.strip()]
+    assert error_lines(p.stderr)[0].startswith("silkvision: error: cannot start Qt's platform 'wayland' "
+                                               "(QT_QPA_PLATFORM) (")
+    out = tmp_path / "shot.png"
+    p = silkvision("gui", sample_seq, "--frames", 2, "--screenshot", out, QT_QPA_PLATFORM="wayland")
+    assert p.returncode == 0, p.stderr
+    assert cv2.imread(str(out)) is not None
+
+
+@pytest.mark.parametrize("missing", [("pyqtgraph",), ("PyQt5", "pyqtgraph")])
+def test_missing_gui_packages_are_named_in_one_line(monkeypatch, missing):
+    """Without PyQt5 or pyqtgraph the GUI ended in a ModuleNotFoundError traceback (or blamed the
+    display, quoting the probe's "Traceback" line)."""
+    import importlib.util
+
+    from silkvision.errors import SilkvisionError
+    from silkvision.gui import app
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in missing else real(name, *a))
+    with pytest.raises(SilkvisionError, match=f"^the GUI needs {' and '.join(missing)}, not installed here; "
+                                              f"install .* with: pip install {' '.join(missing)}$"):
+        app._check_display(headless=True)
+
+
 def test_no_qt_import_for_help():
     code = ("import sys; from silkvision.cli.main import build_parser; build_parser(); "
             "assert 'PyQt5' not in sys.modules, 'Qt imported by the parser'")
