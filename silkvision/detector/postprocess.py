@@ -145,9 +145,10 @@ def fill_holes(mask: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     out = _copy(mask, out)
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
     if hierarchy is not None:
-        holes = [c for c, h in zip(contours, hierarchy[0]) if h[3] >= 0]   # children: hole boundaries
-        if holes:
-            cv2.drawContours(out, holes, -1, 255, cv2.FILLED)
+        for c, h in zip(contours, hierarchy[0]):
+            if h[3] >= 0:   # a child: a hole's boundary. One at a time: contours drawn in one call
+                # are filled together by parity, so the hole of an island inside a hole cancelled out
+                cv2.drawContours(out, [c], -1, 255, cv2.FILLED)
     return out
 
 

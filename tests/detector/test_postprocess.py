@@ -57,6 +57,17 @@ def test_fill_holes_by_hand():
     assert np.count_nonzero(got) == np.count_nonzero(m) + 1
 
 
+def test_fill_holes_fills_the_hole_of_an_island_inside_a_hole():
+    """All hole contours were drawn in one call, which fills by parity: the hole of an island that
+    sits inside another hole is inside two hole contours, and stayed background."""
+    m = np.zeros((11, 11), np.uint8)
+    m[1, 1:10] = m[9, 1:10] = m[1:10, 1] = m[1:10, 9] = 255   # a ring: all inside it is a hole
+    m[4, 5] = m[6, 5] = m[5, 4] = m[5, 6] = 255               # an island in it, with its own hole at (5, 5)
+    want = R.fill_holes_reference(m)
+    assert want[5, 5] == 255 and np.count_nonzero(want) == 81
+    assert np.array_equal(fill_holes(m), want)
+
+
 def test_reference_fill_agrees_with_scipy(rng):
     ndi = pytest.importorskip("scipy.ndimage")
     for _ in range(20):
