@@ -22,7 +22,7 @@ import threading
 from silkvision import __version__
 from silkvision.errors import SilkvisionError, Terminated, signal_behind
 
-COMMANDS = ["export", "evaluate", "gui", "online_bench", "demo"]
+COMMANDS = ["export", "evaluate", "gui", "online_bench", "demo", "config"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
 def add_config_arguments(p: argparse.ArgumentParser) -> None:
     """The ``--config FILE`` and ``--set key=value`` options shared by all sub-commands."""
     p.add_argument("--config", metavar="FILE", action="append", default=None,
-                   help="YAML configuration file (see config.yaml); repeatable: the files are merged "
+                   help="YAML configuration file (every key: silkvision config); repeatable: the files are merged "
                         "in the order given, a later file overriding the keys it sets")
     p.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], dest="overrides",
                    help="override one configuration key, e.g. --set detector.silk.tau=0.02 (repeatable)")
