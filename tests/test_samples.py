@@ -56,7 +56,8 @@ def test_wheel_data_files_cover_every_sample_file():
     import tomllib
 
     cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    data_files = cfg["tool"]["setuptools"]["data-files"]
+    data_files = dict(cfg["tool"]["setuptools"]["data-files"])
+    assert data_files.pop("share/silkvision") == ["config.yaml"]   # the reference configuration
     packaged = set()
     for dest, globs in data_files.items():
         assert dest.startswith("share/silkvision/samples"), dest
