@@ -42,6 +42,13 @@ def _new_axes(ax, size=(6.4, 4.8)):
     return fig, fig.add_subplot(1, 1, 1)
 
 
+def _text(s: str) -> str:
+    """``s`` as matplotlib can draw it: a name from a file system that is not UTF-8 (a Latin-1
+    folder, or any non-ASCII name under ``LC_ALL=C``) holds lone surrogates, which its text
+    engine refuses; they are drawn as U+FFFD."""
+    return s.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def _undefined(roc) -> str:
     """Why a curve of ``roc`` (a RocAccumulator) is undefined, for a legend."""
     return (f"curve undefined ({roc.positives} foreground and {roc.negatives} background pixels "
@@ -65,6 +72,7 @@ def plot_roc(seq, *, log_fpr: bool = True, ax=None, title: str | None = None) ->
     fmin = 1.0
     for k, (name, ar) in enumerate(seq.algorithms.items()):
         c = _colour(name, k)
+        name = _text(name)
         m = metrics(ar.counts)
         if ar.roc is not None:
             try:
@@ -105,7 +113,7 @@ def plot_roc(seq, *, log_fpr: bool = True, ax=None, title: str | None = None) ->
     ax.set_xlabel("false positive rate" + (" (log)" if log_fpr else ""))
     ax.set_ylabel("true positive rate (recall)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.set_title(title or f"ROC: {seq.name} (frames {seq.first}-{seq.last})")
+    ax.set_title(_text(title or f"ROC: {seq.name} (frames {seq.first}-{seq.last})"))
     ax.legend(loc="lower right", fontsize=7)
     fig.tight_layout()
     return fig
@@ -116,6 +124,7 @@ def plot_pr(seq, *, ax=None, title: str | None = None) -> Figure:
     fig, ax = _new_axes(ax)
     for k, (name, ar) in enumerate(seq.algorithms.items()):
         c = _colour(name, k)
+        name = _text(name)
         m = metrics(ar.counts)
         if ar.roc is not None:
             try:
@@ -139,7 +148,7 @@ def plot_pr(seq, *, ax=None, title: str | None = None) -> Figure:
     ax.set_xlabel("recall")
     ax.set_ylabel("precision")
     ax.grid(True, alpha=0.3)
-    ax.set_title(title or f"Precision-recall: {seq.name}")
+    ax.set_title(_text(title or f"Precision-recall: {seq.name}"))
     ax.legend(loc="lower left", fontsize=7)
     fig.tight_layout()
     return fig
@@ -156,6 +165,7 @@ def plot_per_frame_f(seq, *, events=None, title: str | None = None, smooth: int 
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
     for k, (name, ar) in enumerate(seq.algorithms.items()):
+        colour, name = _colour(name, k), _text(name)
         f = ar.per_frame_f()
         width = min(smooth, len(f))   # np.convolve's "same" is as long as the longer input
         if width > 1:
@@ -164,7 +174,7 @@ def plot_per_frame_f(seq, *, events=None, title: str | None = None, smooth: int 
             num = np.convolve(np.where(ok, f, 0.0), kern, "same")
             den = np.convolve(ok.astype(float), kern, "same")
             f = np.where(den > 0, num / np.maximum(den, 1), np.nan)
-        ax.plot(ar.frame_indices, f, "-", color=_colour(name, k), lw=1, label=name)
+        ax.plot(ar.frame_indices, f, "-", color=colour, lw=1, label=name)
     ax.set_ylim(0, 1.0)
     ax.set_xlabel("frame")
     ax.set_ylabel("per-frame F-measure" + (f" ({smooth}-frame mean)" if smooth > 1 else ""))
@@ -181,7 +191,7 @@ def plot_per_frame_f(seq, *, events=None, title: str | None = None, smooth: int 
     ax.set_xlim(seq.first - pad, seq.last + pad)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="lower left", fontsize=8, ncol=4)
-    ax.set_title(title or f"Per-frame F-measure: {seq.name}")
+    ax.set_title(_text(title or f"Per-frame F-measure: {seq.name}"))
     fig.tight_layout()
     return fig
 

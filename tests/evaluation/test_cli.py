@@ -2,6 +2,7 @@
 
 import json
 import shutil
+import sys
 
 import cv2
 import numpy as np
@@ -547,3 +548,23 @@ def test_fewer_evaluated_frames_than_the_per_frame_plots_smoothing(tmp_path, fra
     out = tmp_path / "out"
     assert main(["evaluate", str(seq), "--algorithms", "silk,mog2", "--out", str(out)]) == 0
     assert (out / "f_per_frame_tiny.png").is_file()
+
+
+@pytest.mark.skipif(sys.platform == "win32" or sys.getfilesystemencoding().lower() != "utf-8",
+                    reason="a name that is not UTF-8 needs a POSIX, UTF-8 file system encoding")
+def test_a_sequence_name_that_is_not_utf8_gets_its_figures(tmp_path, capsys):
+    """A Latin-1 folder name reaches Python with a lone surrogate, which matplotlib's text engine
+    refused: evaluate lost its figures and --json output in a traceback."""
+    import os
+
+    ascii_seq = make_sequence(tmp_path, n=12, temporal=(3, 12), name="cafe")   # cv2.imwrite would crash
+    seq = ascii_seq.rename(tmp_path / os.fsdecode(b"caf\xe9"))
+    masks = tmp_path / "masks"                 # ground truth as someone's masks, named like the folder
+    masks.mkdir()
+    for gt in (seq / "groundtruth").iterdir():
+        shutil.copy(gt, masks / gt.name.replace("gt", "bin"))
+    out = tmp_path / "out"
+    assert main(["evaluate", str(seq), "--algorithms", "silk,mog2", "--results", f"{seq.name}={masks}",
+                 "--mask-rule", "cdnet", "--out", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["sequences"]
+    assert len(list(out.glob("*.png"))) == 4
