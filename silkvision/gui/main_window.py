@@ -533,15 +533,30 @@ class MainWindow(QMainWindow):
             self.record_action.setChecked(False)
 
     def save_snapshot(self, path) -> bool:
-        """Save a PNG of the whole window."""
+        """Save a PNG of the whole window, atomically. Qt encodes the PNG in memory and Python
+        writes the file: Qt's own file names follow the locale, so under ``LC_ALL=C`` it could not
+        write a non-ASCII path, and a failed write could leave a partial file."""
+        from PyQt5.QtCore import QBuffer, QByteArray, QIODevice
+
+        from silkvision.io.atomic import atomic_write_bytes
+
         self.draw_now()
         QApplication.sendPostedEvents(None, QEvent.LayoutRequest)  # labels just relabelled take their size
-        ok = self.grab().save(str(path))
-        if not ok:
-            self.show_error(f"{path}: cannot write the snapshot (check the folder and the .png name)")
+        data = QByteArray()
+        buf = QBuffer(data)
+        buf.open(QIODevice.WriteOnly)
+        why = None if self.grab().save(buf, "PNG") else "Qt could not encode the picture"
+        buf.close()
+        if why is None:
+            try:
+                atomic_write_bytes(Path(path), bytes(data))
+            except OSError as e:
+                why = e.strerror or type(e).__name__
+        if why is not None:
+            self.show_error(f"{path}: cannot write the snapshot ({why}; check the folder and the .png name)")
         else:
             self.statusBar().showMessage(f"snapshot saved to {path}", 8000)
-        return ok
+        return why is None
 
     def _ask_snapshot(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save snapshot", "silkvision.png", "PNG (*.png)")

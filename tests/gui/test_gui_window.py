@@ -3,6 +3,8 @@ recording, closing."""
 
 from __future__ import annotations
 
+import sys
+
 import cv2
 import numpy as np
 import pytest
@@ -242,7 +244,16 @@ def test_record_masks_and_snapshot(qtbot, make_window, sample_seq, tmp_path):
     img = QImage(str(snap))
     assert img.width() == win.width() and img.height() == win.height()
     assert not win.save_snapshot(tmp_path / "no-such-folder" / "x.png")
-    assert "no-such-folder" in win.errors[-1]
+    assert "no-such-folder" in win.errors[-1] and "No such file or directory" in win.errors[-1]
+    if sys.platform != "win32":   # Qt named files by the locale: a name that is not UTF-8 failed
+        import os
+
+        odd = tmp_path / os.fsdecode(b"snap\xe9.png")
+        assert win.save_snapshot(odd)
+        assert os.fsencode(odd.name) in os.listdir(os.fsencode(tmp_path))
+        shot = cv2.imdecode(np.frombuffer(odd.read_bytes(), np.uint8), cv2.IMREAD_COLOR)
+        assert shot.shape == (win.height(), win.width(), 3)
+        assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
 def test_step_seek_restart_and_recent_list(qtbot, make_window, sample_seq):
