@@ -49,7 +49,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("sequences", nargs="+", metavar="SEQUENCE",
                    help="CDnet folder (input/, groundtruth/, optional ROI.bmp, temporalROI.txt), "
                         "image folder or video file with ground truth")
-    p.add_argument("--algorithms", metavar="LIST", default=None,
+    p.add_argument("--algorithms", "-a", metavar="LIST", default=None,
                    help="comma-separated detectors (default: silk,norma,mog2,knn; none when only "
                         "--results is given)")
     p.add_argument("--results", metavar="[NAME=]DIR", action="append", default=[],

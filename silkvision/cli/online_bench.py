@@ -51,7 +51,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--dataset", metavar="NAME|PATH",
                    help="a data-set name under the online-data root (e.g. german, spambase, dna) or a "
                         "file (.mat, LIBSVM, CSV with the label first, ARFF)")
-    p.add_argument("--algorithms", metavar="A,B,...",
+    p.add_argument("--algorithms", "-a", metavar="A,B,...",
                    help="comma-separated learner names (see --list)")
     p.add_argument("--runs", type=int, default=20,
                    help="number of orderings (default 20; the stored ones first, then seeded random "

@@ -141,3 +141,16 @@ def test_config_may_be_given_several_times_and_is_kept_in_order():
     args = build_parser().parse_args(["evaluate", "seq", "--config", "a.yaml", "--config", "b.yaml"])
     assert args.config == ["a.yaml", "b.yaml"]
     assert build_parser().parse_args(["evaluate", "seq"]).config is None
+
+
+def test_every_command_that_runs_algorithms_takes_a_for_short():
+    """-a worked for export and demo only; evaluate and online-bench answered with the top-level
+    usage ("unrecognized arguments: -a")."""
+    from silkvision.cli.main import build_parser
+
+    parser = build_parser()
+    for argv, dest, value in ((["export", "v.mp4", "--out", "o", "-a", "mog2"], "algorithm", "mog2"),
+                              (["demo", "-a", "silk,mog2"], "algorithms", "silk,mog2"),
+                              (["evaluate", "seq", "-a", "silk,knn"], "algorithms", "silk,knn"),
+                              (["online-bench", "--dataset", "f.libsvm", "-a", "pa1"], "algorithms", "pa1")):
+        assert getattr(parser.parse_args(argv), dest) == value, argv
