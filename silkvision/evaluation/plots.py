@@ -14,11 +14,28 @@ and no pyplot state needed).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+
+
+def _import_matplotlib():
+    """matplotlib at WARNING level is silent but for one case: a home whose config folder cannot be
+    written (a read-only home, a service user), where it logs two lines on stderr at import and then
+    uses a temporary folder, which is all figures need. Those two lines are left out."""
+    log = logging.getLogger("matplotlib")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        import matplotlib.backends.backend_agg
+        import matplotlib.figure
+    finally:
+        log.setLevel(level)
+    return matplotlib.backends.backend_agg.FigureCanvasAgg, matplotlib.figure.Figure
+
+
+FigureCanvasAgg, Figure = _import_matplotlib()
 
 from silkvision.evaluation.cdnet import metrics
 from silkvision.errors import DataError

@@ -64,3 +64,19 @@ def test_a_detector_without_a_defined_curve_stays_in_the_legends_saying_why():
     assert why in roc_labels and why in pr_labels
     assert "silk masks (undefined)" in roc_labels
     assert "mog2 masks (F -)" in pr_labels and not any("nan" in t for t in roc_labels + pr_labels)
+
+
+def test_a_home_matplotlib_cannot_write_to_gives_no_stderr_lines(tmp_path):
+    """matplotlib logs two lines on stderr when it cannot make its config folder (a read-only home)
+    and uses a temporary one; silkvision's own messages are the only lines its commands print."""
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "not-a-folder"
+    home.write_text("")
+    env = {k: v for k, v in os.environ.items() if k not in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
+    env["HOME"] = str(home)
+    run = subprocess.run([sys.executable, "-c", "import silkvision.evaluation.plots"], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stderr == ""
