@@ -1,5 +1,6 @@
 """The shipped sample clip: found in a source tree and after a wheel install, and packaged whole."""
 
+import re
 import sys
 from pathlib import Path
 
@@ -70,3 +71,17 @@ def test_wheel_data_files_cover_every_sample_file():
                 packaged.add(h.relative_to(ROOT).as_posix())
     shipped = {p.relative_to(ROOT).as_posix() for p in (ROOT / "samples").rglob("*") if p.is_file()}
     assert shipped == packaged
+
+
+def test_a_missing_samples_path_names_where_the_shipped_sample_is(tmp_path, monkeypatch):
+    """The README's examples say samples/highway, which exists only in a checkout: from an installed
+    wheel the error gave no hint that the clip is under <prefix>/share/silkvision/samples."""
+    from silkvision.capture import open_source
+    from silkvision.errors import SourceError
+    from silkvision.samples import highway
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SourceError, match=f"the shipped sample highway is {re.escape(str(highway()))}\\)$"):
+        open_source("samples/highway")
+    with pytest.raises(SourceError, match="camera index$"):
+        open_source("elsewhere/highway")

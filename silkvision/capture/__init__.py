@@ -63,6 +63,20 @@ def source_kind(spec) -> str:
     return "video"
 
 
+def _sample_hint(path: Path) -> str:
+    """Where the shipped sample is, for a ``samples/NAME`` that is not here (the README's examples
+    run from a checkout; an installed wheel keeps the sample under ``<prefix>/share``)."""
+    if len(path.parts) < 2 or path.parts[-2] != "samples":
+        return ""
+    from silkvision.samples import samples_dir
+
+    try:
+        shipped = samples_dir() / path.name
+    except SourceError:
+        return ""
+    return f" (the shipped sample {path.name} is {shipped})" if shipped.is_dir() else ""
+
+
 def open_source(spec, camera_timeout: float = 5.0, resize=None, max_frames=None,
                 groundtruth=None) -> Source:
     """Open a capture source.
@@ -111,7 +125,7 @@ def open_source(spec, camera_timeout: float = 5.0, resize=None, max_frames=None,
     if not path.exists():
         why = link_problem(path) or "no such file or folder"
         raise SourceError(f"{path}: {why}; expected a video file, an image folder, "
-                          f"a CDnet sequence folder or a camera index")
+                          f"a CDnet sequence folder or a camera index{_sample_hint(path)}")
     if path.is_dir():
         cls = CdnetSource if (path / "input").is_dir() else FolderSource
         return cls(path, resize=resize, max_frames=max_frames, groundtruth=groundtruth)
