@@ -476,6 +476,31 @@ def test_a_yaml_alias_bomb_is_refused_while_reading_the_file(tmp_path):
     assert msg.endswith("expected aliases (*name) that copy a few settings, or none") and "\n" not in msg
 
 
+
+def _aliases_to(total: int) -> str:
+    """A flat document of exactly ``total`` values (>= 9906) once aliases are expanded, the last
+    alias reaching the total: ``c`` pads with scalars, ``b`` holds 98 aliases of the 100-value ``a``.
+    Counted as the loader counts: the root, each key, each list and each item are one value each."""
+    pad = total - (1 + 2 + 101 + 2 + 98 * 100)          # root; c: key+list; a: key+list+99; b: key+list
+    assert pad >= 0
+    return (f"c: [{', '.join(['x'] * pad)}]\na: &a [{', '.join(['1'] * 99)}]\n"
+            f"b: [{', '.join(['*a'] * 98)}]\n")
+
+
+def test_the_alias_limit_is_exactly_max_expanded_values(tmp_path):
+    """The bomb above is far over any plausible limit; this pins the limit itself: a document of
+    exactly MAX_EXPANDED_VALUES values loads, one more value is refused at its last alias."""
+    from silkvision.config.loader import MAX_EXPANDED_VALUES, _load_yaml
+
+    assert MAX_EXPANDED_VALUES == 10_000                  # the number the README and the message give
+    doc = _load_yaml(_aliases_to(MAX_EXPANDED_VALUES))
+    assert len(doc["b"]) == 98 and doc["b"][0] == [1] * 99
+    p = tmp_path / "over.yaml"
+    p.write_text(_aliases_to(MAX_EXPANDED_VALUES + 1))
+    with pytest.raises(ConfigError) as e:
+        load_config(p, use_cwd=False)
+    assert str(e.value).startswith(f"{p}: alias *a expands the file to more than 10000 values (line 3, column ")
+
 def test_a_yaml_alias_bomb_in_set_is_refused():
     with pytest.raises(ConfigError) as e:
         load_config(overrides=[f"detector.algorithm={_laughs(6)}"], use_cwd=False)

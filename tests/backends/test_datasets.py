@@ -129,6 +129,25 @@ def test_bad_lines_one_line_errors(tmp_path, name, text, match):
     assert "\n" not in str(ei.value)
 
 
+
+def test_libsvm_repeated_feature_index_is_an_error(tmp_path):
+    """``1:0.5 1:0.7`` names feature 1 twice: refused like a decreasing index (the case above),
+    instead of the later value silently winning."""
+    f = tmp_path / "rep.libsvm"
+    f.write_text("+1 2:0.1\n-1 1:0.5 1:0.7\n")
+    with pytest.raises(DataError, match=r"rep\.libsvm:2: feature indices must increase \(1 then 1\)$"):
+        datasets.load(f)
+
+
+def test_libsvm_feature_index_one_above_n_features(tmp_path):
+    """An index of exactly ``n_features + 1`` is the off-by-one case: a one-line DataError, not a raw
+    IndexError from filling the dense array; ``n_features`` equal to the largest index is fine."""
+    f = tmp_path / "wide.libsvm"
+    f.write_text("+1 1:0.5 3:1\n-1 2:-2\n")
+    with pytest.raises(DataError, match=r"wide\.libsvm: feature index 3 exceeds n_features=2$"):
+        datasets.load(f, n_features=2)
+    np.testing.assert_array_equal(datasets.load(f, n_features=3).X, [[0.5, 0.0, 1.0], [0.0, -2.0, 0.0]])
+
 def test_bad_files(tmp_path):
     with pytest.raises(DataError, match="no such data file"):
         datasets.load(tmp_path / "missing.csv")

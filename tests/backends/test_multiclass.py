@@ -50,6 +50,18 @@ def test_pa_and_silk_steps_by_hand():
     assert lone.n_support_ == 0 and lone.predict_one(x) == 0
 
 
+@pytest.mark.parametrize("label", [0, 1])
+def test_silk_multi_step_is_clipped_to_the_decayed_box_not_to_c(label):
+    """alpha_hat = rho / (2 k) = 0.995 lies in the band ``((1 - tau) C, C]``: it must be clipped to
+    ``(1 - tau) C = 0.99`` (the steps by hand above never reach the box)."""
+    clf = create("silk_multi", C=1.0, tau=0.01, rho=1.99, omega=None, n_classes=2)
+    clf.partial_fit([[0.0, 0.0]], [label])          # RBF: k = 1, all scores 0
+    row = [0.99, -0.99] if label == 0 else [-0.99, 0.99]
+    np.testing.assert_allclose(clf.dual_coef_, [row], rtol=1e-15)
+    _, _, A = multiclass_reference([[0.0, 0.0]], [label], "silk", C=1.0, tau=0.01, rho=1.99, n_classes=2)
+    np.testing.assert_allclose(A, [row], rtol=1e-15)
+
+
 def test_silk_multi_buffer_evicts_the_weakest_row():
     clf = create("silk_multi", sigma=1.0, C=10.0, tau=0.1, omega=2)
     clf.learn_one([0.0, 0.0], 1)            # row alpha 0.5

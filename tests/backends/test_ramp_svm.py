@@ -226,6 +226,32 @@ def test_numba_matches_reference(cfg, shrinking):
     assert est.decision_function_one(x) == pytest.approx(ref.decision(x), abs=tol + 1e-12)
 
 
+
+def test_shrinking_bound_by_hand_with_kernel_norms_other_than_one():
+    """The Cauchy-Schwarz safety bound of the shrinking SMO, worked by hand on two orthogonal linear
+    examples with ``||x|| != 1`` (for the RBF kernel kappa = 1 hides a missing kappa): theta =
+    (tol - g_1) / kappa_1 = 1.5 for x_1 = (0, 2), and one step alpha_0 = 0 -> 4 on x_0 = (0.5, 0)
+    moves B = |D_0| kappa_0 = 2 >= theta, which must trigger one refresh."""
+    est = OnlineSVMR(kernel="linear")
+    est._alloc(2, cap=4)
+    st = est._st
+    tol, margin, C = 1e-3, 1.0, 10.0
+    st["SX"][:2] = [[0.5, 0.0], [0.0, 2.0]]
+    st["SY"][:2] = 1.0
+    st["QD"][:2] = [0.25, 4.0]
+    st["G"][:2] = [1.0, tol - 3.0]          # x_0 violates eq. (3); x_1 is far: g_1 <= tol - margin
+    st["ACT"][:2] = st["INV"][:2] = 1
+    st["META"][K._HW] = 2
+    n_w, theta = K._build_w(st["A"], st["G"], st["QD"], st["ACT"], st["INV"], 2, tol, margin, st["WIDX"],
+                            st["TRK"])
+    assert n_w == 1 and st["WIDX"][0] == 0 and list(st["TRK"][:2]) == [1, 0]
+    assert theta == pytest.approx(1.5, rel=1e-12)
+    K._optimize(st["SX"], st["SY"], st["A"], st["G"], st["QD"], st["ACT"], st["INV"], st["CROW"], st["C_OF"],
+                st["S_OF"], st["LRU"], st["SCRATCH"], st["REMOVED"], st["META"], st["WIDX"], st["TRK"], st["D"],
+                st["CHG"], st["CHGF"], *est._kernel.args, C, -1.0, tol, 1e-6, 100, 1, margin, -1.0)
+    assert st["A"][:2].tolist() == [4.0, 0.0] and st["G"][0] == 0.0     # alpha_0 = g / q = 1 / 0.25
+    assert st["META"][K._NSMO] == 1 and st["META"][K._NREFRESH] == 1
+
 def test_shrinking_takes_the_same_steps_at_large_C():
     """Shrinking skips far examples only while a bound proves they cannot violate eq. (3): same
     number of SMO steps and the same model (up to rounding) as the literal algorithm."""
@@ -329,6 +355,14 @@ def test_bad_parameters(bad):
     with pytest.raises(ValueError, match=name):
         OnlineSVMR(**bad)
 
+
+
+def test_max_cccp_must_be_at_least_one():
+    """``max_cccp = 0`` would never run a CCCP round (``_optimize`` would only count a limit hit): it
+    is refused like ``max_smo = 0``, and the lower bound 1 itself is accepted."""
+    with pytest.raises(ValueError, match=r"max_cccp: 0 must be an integer >= 1"):
+        OnlineSVMR(max_cccp=0)
+    assert OnlineSVMR(max_cccp=1).max_cccp == 1
 
 # ---------------------------------------------------------------------------- generators
 def test_generators_deterministic_given_seed():

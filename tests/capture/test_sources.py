@@ -101,6 +101,41 @@ def test_seek_read_and_max_frames(tmp_path):
     assert "no frame 5" in _one_line(e) and "1..4" in str(e.value)
 
 
+
+def _gap_folder(tmp_path):
+    """Frames numbered 1, 2, 3 and 7 (4..6 missing), each frame a flat image of value 10 x number."""
+    folder = tmp_path / "gap"
+    folder.mkdir()
+    for i in (1, 2, 3, 7):
+        assert cv2.imwrite(str(folder / f"in{i:06d}.png"), np.full((4, 4, 3), 10 * i, np.uint8))
+    return folder
+
+
+def test_folder_missing_frame_number_is_an_error_not_the_next_frame(tmp_path):
+    """Frame 5 of a folder numbered 1, 2, 3, 7 does not exist: read and seek must say so, not land on
+    frame 7 (the README: frames are never silently renumbered)."""
+    src = FolderSource(_gap_folder(tmp_path))
+    for call in (src.read, src.seek):
+        with pytest.raises(SourceError) as e:
+            call(5)
+        assert "there is no frame 5" in _one_line(e) and "1..7" in str(e.value)
+    assert src.read(7)[0, 0, 0] == 70 and src.read(3)[0, 0, 0] == 30
+
+
+def test_folder_seek_to_the_last_frame_and_just_past_it(tmp_path):
+    """``seek(last)`` must still give the last frame, and ``seek(last + 1)`` (just past the end, the
+    same contract as a video's) ends the iteration; ``seek(last + 2)`` is an error."""
+    src = FolderSource(_gap_folder(tmp_path))
+    last = src.indices[-1]
+    src.seek(last)
+    i, f = next(src)
+    assert i == last == 7 and f[0, 0, 0] == 70
+    src.seek(1)
+    src.seek(last + 1)
+    assert list(src) == []
+    with pytest.raises(SourceError, match="no frame 9"):
+        src.seek(last + 2)
+
 def test_resize_uses_inter_area(tmp_path):
     frames = _frames(2, 64, 48)
     _write_folder(tmp_path / "r", frames)
@@ -323,6 +358,34 @@ def test_truncated_video_says_it_stopped_early(tmp_path):
     msg = _one_line(e)
     assert "cut.avi" in msg and "of the 30 the container reports" in msg
 
+
+
+def test_video_missing_only_its_last_frame_says_so(tmp_path):
+    """The file cut at the last frame's ``00dc`` chunk still reports 5 frames: frames 1..4 come out,
+    then frame 5 must be an error, not a quiet end (the off-by-one case of the test above)."""
+    path = _write_video(tmp_path / "v.avi", [np.full((24, 32, 3), 40 * i, np.uint8) for i in range(5)])
+    data = path.read_bytes()
+    cut = tmp_path / "cut.avi"
+    cut.write_bytes(data[: data.rfind(b"00dc", 0, data.find(b"idx1"))])   # the 5th frame's chunk
+    src = open_source(cut)
+    assert src.reported_frames == 5
+    got = []
+    with pytest.raises(SourceError) as e:
+        for i, _ in src:
+            got.append(i)
+    assert got == [1, 2, 3, 4]
+    assert "could not decode frame 5 of the 5 the container reports" in _one_line(e)
+
+
+def test_video_seek_just_past_the_end_ends_the_iteration(tmp_path):
+    """Like a folder, ``seek(frame_count + 1)`` is accepted and the iteration then yields nothing;
+    ``seek(frame_count + 2)`` is an error naming the frame."""
+    src = open_source(_write_video(tmp_path / "v.avi", _frames(5)))
+    assert isinstance(src, VideoSource) and src.frame_count == 5
+    src.seek(src.frame_count + 1)
+    assert list(src) == []
+    with pytest.raises(SourceError, match="there is no frame 7"):
+        src.seek(src.frame_count + 2)
 
 def test_garbage_video_cannot_be_opened(tmp_path):
     bad = tmp_path / "bad.mp4"

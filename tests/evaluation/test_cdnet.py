@@ -45,6 +45,16 @@ def test_mask_rules():
         confusion_counts(m, GT, rule="bogus")
 
 
+
+def test_mask_rule_boundaries():
+    """Each rule at its threshold: "half" is documented as >= 128, so 128 itself is foreground (the
+    rule test above uses 127 and 200 only); "cdnet" is 255 alone, "nonzero" anything above 0."""
+    from silkvision.evaluation.cdnet import mask_foreground
+    m = np.array([[0, 1, 127, 128, 129, 254, 255]], np.uint8)
+    assert mask_foreground(m, "half").tolist() == [[False, False, False, True, True, True, True]]
+    assert mask_foreground(m, "cdnet").tolist() == [[False, False, False, False, False, False, True]]
+    assert mask_foreground(m, "nonzero").tolist() == [[False, True, True, True, True, True, True]]
+
 def test_bad_inputs_are_errors():
     with pytest.raises(DataError, match="same size"):
         confusion_counts(MASK[:, :5], GT)
