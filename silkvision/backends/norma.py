@@ -7,6 +7,10 @@ Stochastic gradient descent on ``lam/2 ||f||^2 + max(0, rho - y f(x))`` with lea
     alpha_i <- (1 - eta lam) alpha_i            (i < t)
     alpha_t  = eta sigma_t y_t
 
+The margin must be positive: the model starts at ``f = 0`` and takes a step only when ``y f < rho``
+(strictly, as in the paper; a tie ``y f = rho`` is no step), so ``rho = 0`` would never learn anything
+and is refused.
+
 Truncated NORMA keeps only the ``omega`` most recent terms (the least-recently-added term is
 dropped, the "LRU" truncation the SILK paper compares against, section 2.1). A term whose
 ``k(x_t, x_t)`` is 0 (a zero vector under the linear kernel) is the zero function and is not stored;
@@ -18,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from silkvision.backends._support import (BinaryKernelClassifier, check_budget, check_positive, check_range,
-                                          reference_decision, sv_append, sv_decision, sv_remove)
+from silkvision.backends._support import (BinaryKernelClassifier, as_number, check_budget, check_positive,
+                                          check_range, reference_decision, sv_append, sv_decision, sv_remove)
 from silkvision.backends.kernels import kernel_eval, make_kernel
 from silkvision.backends.registry import register
 
@@ -69,7 +73,8 @@ class NORMA(BinaryKernelClassifier):
     lam : float, default 0.01
         Regulariser lambda; old terms decay by ``1 - eta lam`` per example (``eta lam < 1``).
     rho : float, default 1.0
-        Margin of the hinge loss (>= 0).
+        Margin of the hinge loss, > 0: a step is taken only when ``y f < rho`` and the model starts at
+        ``f = 0``, so ``rho = 0`` would never learn (ValueError).
     omega : int or None, default None
         Truncation: keep only the ``omega`` most recent terms.
     """
@@ -80,7 +85,10 @@ class NORMA(BinaryKernelClassifier):
         self._eta = check_positive("eta", eta)
         self._lam = check_positive("lam", lam, allow_zero=True)
         check_range("eta*lam", self._eta * self._lam, 0.0, 1.0, hi_open=True)
-        self._rho = check_positive("rho", rho, allow_zero=True)
+        if as_number("rho", rho) == 0.0:
+            raise ValueError(f"rho: {rho!r} never updates: the model starts at f = 0 and learns only when "
+                             f"y f < rho; expected rho > 0")
+        self._rho = check_positive("rho", rho)
         self._omega = check_budget("omega", omega)
         self._init_kernel(kernel, sigma, degree, coef)
 
@@ -102,10 +110,11 @@ class TruncatedNORMA(NORMA):
 
 def norma_reference(X, y, eta=0.1, lam=0.01, rho=1.0, omega=None, kernel="rbf", sigma=1.0, degree=2, coef=1.0):
     """Plain NumPy (truncated) NORMA; returns ``(predictions, support vectors in insertion order,
-    coefficients)``."""
+    coefficients)``; ``(0, d)`` and ``(0,)`` arrays when nothing is stored."""
     k = make_kernel(kernel, sigma, degree, coef)
+    X = np.asarray(X, float)
     SV, a, pred = [], [], []
-    for x, yt in zip(np.asarray(X, float), np.asarray(y, float)):
+    for x, yt in zip(X, np.asarray(y, float)):
         f = reference_decision(SV, a, x, k)
         pred.append(1.0 if f >= 0 else -1.0)
         a = [(1 - eta * lam) * v for v in a]
@@ -114,4 +123,4 @@ def norma_reference(X, y, eta=0.1, lam=0.01, rho=1.0, omega=None, kernel="rbf", 
             a.append(eta * yt)
             if omega is not None and len(SV) > omega:
                 SV, a = SV[1:], a[1:]
-    return np.array(pred), np.array(SV).reshape(len(SV), -1), np.array(a)
+    return np.array(pred), np.array(SV, float).reshape(len(SV), X.shape[1]), np.array(a, float)

@@ -52,6 +52,34 @@ def test_parameters():
         create("norma", rho=-1)
 
 
+@pytest.mark.parametrize("name", ["norma", "tnorma"])
+def test_rho_zero_is_refused_since_it_never_learns(name):
+    """The model starts at f = 0 and steps only when ``y f < rho``: with ``rho = 0`` it would stay
+    empty forever (it took 0 support vectors from any stream), so the margin must be > 0."""
+    for rho in (0, 0.0, -0.0):
+        with pytest.raises(ValueError, match=r"rho: .*0 never updates: .*y f < rho; expected rho > 0"):
+            create(name, rho=rho)
+    with pytest.raises(ValueError, match=r"rho: -0\.5 must be a finite number > 0"):
+        create(name, rho=-0.5)
+    assert create(name, rho=1e-12).rho == 1e-12
+
+
+def test_a_tie_y_f_equal_to_rho_is_no_step():
+    """The step condition is the paper's strict ``y f < rho``: at ``y f == rho`` only the decay
+    applies (all numbers here are exact in binary)."""
+    clf = create("norma", kernel="linear", eta=0.5, lam=0.5, rho=0.5)
+    clf.learn_one([1.0, 0.0], 1)           # f = 0 < 0.5: alpha_1 = eta y = 0.5
+    assert clf.decision_function_one([1.0, 0.0]) == 0.5
+    clf.learn_one([1.0, 0.0], 1)           # y f = 0.5 = rho: no new term, alpha_1 *= 1 - eta lam
+    np.testing.assert_array_equal(clf.dual_coef_, [0.375])
+    clf.learn_one([-1.0, 0.0], -1)         # y f = 0.375 < 0.5: a step again
+    np.testing.assert_array_equal(clf.dual_coef_, [0.28125, -0.5])
+    _, SV, a = norma_reference([[1.0, 0.0], [1.0, 0.0], [-1.0, 0.0]], [1, 1, -1], eta=0.5, lam=0.5, rho=0.5,
+                               kernel="linear")
+    np.testing.assert_array_equal(SV, [[1.0, 0.0], [-1.0, 0.0]])
+    np.testing.assert_array_equal(a, [0.28125, -0.5])
+
+
 @pytest.mark.parametrize("name", ["norma", "tnorma", "norma_novelty"])
 def test_zero_vector_is_not_stored_and_never_evicts_a_real_term(name):
     """k(x, .) = 0 for x = 0 under the linear kernel: the term is the zero function. It must not
