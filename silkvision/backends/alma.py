@@ -127,22 +127,25 @@ class ALMA(BinaryKernelClassifier):
 
 
 def alma_reference(X, y, alpha=0.9, B=None, C=math.sqrt(2.0), kernel="rbf", sigma=1.0, degree=2, coef=1.0):
-    """Plain NumPy kernel ALMA_2 that renormalises with the Gram matrix; returns ``(pred, SV, coef)``."""
+    """Plain NumPy kernel ALMA_2 that renormalises with the Gram matrix; returns ``(pred, SV, coef)``
+    (``(0, d)`` and ``(0,)`` arrays when nothing is stored). An example with ``k(x, x) = 0`` scores 0
+    and is skipped, as by :class:`ALMA`."""
     from silkvision.backends.kernels import kernel_matrix_reference
 
     k = make_kernel(kernel, sigma, degree, coef)
     B = 1.0 / alpha if B is None else B
+    X = np.asarray(X, float)
     SV, a, pred = [], [], []
     upd = 1
-    for x, yt in zip(np.asarray(X, float), np.asarray(y, float)):
+    for x, yt in zip(X, np.asarray(y, float)):
         nx = math.sqrt(k(x, x))
-        f = reference_decision(SV, a, x, k) / nx
+        f = reference_decision(SV, a, x, k) / nx if nx > 0 else 0.0
         pred.append(1.0 if f >= 0 else -1.0)
-        if yt * f <= (1 - alpha) * B / math.sqrt(upd):
+        if nx > 0 and yt * f <= (1 - alpha) * B / math.sqrt(upd):
             SV.append(x)
             a.append(C / math.sqrt(upd) * yt / nx)
             A = np.array(a)
             norm = math.sqrt(A @ kernel_matrix_reference(np.array(SV), np.array(SV), k) @ A)
             a = [v / max(1.0, norm) for v in a]
             upd += 1
-    return np.array(pred), np.array(SV).reshape(len(SV), -1), np.array(a)
+    return np.array(pred), np.array(SV, float).reshape(len(SV), X.shape[1]), np.array(a, float)

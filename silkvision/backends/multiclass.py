@@ -323,12 +323,14 @@ def multiclass_reference(X, y, algorithm="max", C=1.0, tau=0.01, rho=1.0, omega=
     ``algorithm`` is ``"max"``, ``"uniform"``, ``"prop"``, ``"pa1"``, ``"pa2"`` or ``"silk"``. Returns
     ``(predictions, support vectors, coefficient matrix (n, K))`` with the vectors in insertion order
     and ``K`` = ``n_classes`` or 1 + the largest label. ``y`` holds class codes as the numba loops
-    see them (the labels themselves when they first arrive in the order 0, 1, 2, ...).
+    see them (the labels themselves when they first arrive in the order 0, 1, 2, ...). When nothing
+    is stored the arrays are ``(0, d)`` and ``(0, K)``; an example with ``k(x, x) = 0`` is skipped by
+    every algorithm, as by the learners.
     """
     k = make_kernel(kernel, sigma, degree, coef)
     X = np.asarray(X, float)
     y = np.asarray(y, int)
-    Kmax = n_classes or int(y.max()) + 1
+    Kmax = n_classes or (int(y.max()) + 1 if len(y) else 0)
     SV, A, pred = [], [], []
     K = n_classes or 0
     for x, yt in zip(X, y):
@@ -354,7 +356,7 @@ def multiclass_reference(X, y, algorithm="max", C=1.0, tau=0.01, rho=1.0, omega=
             A.append(row)
             continue
         a = 0.0
-        if s >= 0:
+        if s >= 0 and kxx > 0:
             if algorithm == "silk":
                 a = float(np.clip((rho - (1 - tau) * (F[yt] - F[s])) / (2 * kxx), 0, (1 - tau) * C))
             else:
@@ -369,4 +371,5 @@ def multiclass_reference(X, y, algorithm="max", C=1.0, tau=0.01, rho=1.0, omega=
             if algorithm == "silk" and omega is not None and len(SV) > omega:
                 j = int(np.argmin([np.abs(r).max() for r in A]))
                 del SV[j], A[j]
-    return np.array(pred), np.array(SV).reshape(len(SV), -1), np.array(A).reshape(len(A), Kmax)
+    return (np.array(pred), np.array(SV, float).reshape(len(SV), X.shape[1]),
+            np.array(A, float).reshape(len(A), Kmax))

@@ -186,13 +186,16 @@ class NORMANovelty(NoveltyKernelDetector):
 
 
 def silk_novelty_reference(X, C=0.4, tau=0.01, rho=1.0, omega=20, kernel="rbf", sigma=1.0, degree=2, coef=1.0):
-    """Plain NumPy SILK novelty detector; returns ``(scores, support vectors, coefficients)``."""
+    """Plain NumPy SILK novelty detector; returns ``(scores, support vectors, coefficients)`` (``(0, d)``
+    and ``(0,)`` arrays when nothing is stored; an example with ``k(x, x) = 0`` gets no term)."""
     k = make_kernel(kernel, sigma, degree, coef)
+    X = np.asarray(X, float)
     SV, a, out = [], [], []
-    for x in np.asarray(X, float):
+    for x in X:
         f = reference_decision(SV, a, x, k)
         out.append(f)
-        at = float(np.clip((rho - (1 - tau) * f) / k(x, x), 0, (1 - tau) * C))
+        kxx = k(x, x)
+        at = float(np.clip((rho - (1 - tau) * f) / kxx, 0, (1 - tau) * C)) if kxx > 0 else 0.0
         a = [(1 - tau) * v for v in a]
         if at > 0:
             SV.append(x)
@@ -200,15 +203,17 @@ def silk_novelty_reference(X, C=0.4, tau=0.01, rho=1.0, omega=20, kernel="rbf", 
             if len(SV) > omega:
                 j = int(np.argmin(np.abs(a)))
                 del SV[j], a[j]
-    return np.array(out), np.array(SV).reshape(len(SV), -1), np.array(a)
+    return np.array(out), np.array(SV, float).reshape(len(SV), X.shape[1]), np.array(a, float)
 
 
 def norma_novelty_reference(X, eta=0.1, lam=0.1, nu=0.5, omega=20, rho=1.0, kernel="rbf", sigma=1.0, degree=2,
                             coef=1.0):
-    """Plain NumPy NORMA novelty detector; returns ``(scores, support vectors, coefficients, final rho)``."""
+    """Plain NumPy NORMA novelty detector; returns ``(scores, support vectors, coefficients, final rho)``
+    (``(0, d)`` and ``(0,)`` arrays when nothing is stored)."""
     k = make_kernel(kernel, sigma, degree, coef)
+    X = np.asarray(X, float)
     SV, a, out = [], [], []
-    for x in np.asarray(X, float):
+    for x in X:
         f = reference_decision(SV, a, x, k)
         out.append(f)
         a = [(1 - eta * lam) * v for v in a]
@@ -219,4 +224,4 @@ def norma_novelty_reference(X, eta=0.1, lam=0.1, nu=0.5, omega=20, rho=1.0, kern
             if omega is not None and len(SV) > omega:
                 SV, a = SV[1:], a[1:]
         rho -= eta * (sig - nu)
-    return np.array(out), np.array(SV).reshape(len(SV), -1), np.array(a), rho
+    return np.array(out), np.array(SV, float).reshape(len(SV), X.shape[1]), np.array(a, float), rho

@@ -107,10 +107,12 @@ class PA2(_PABase):
 
 
 def pa_reference(X, y, variant=1, C=1.0, kernel="rbf", sigma=1.0, degree=2, coef=1.0):
-    """Plain NumPy PA / PA-I / PA-II; returns ``(predictions, support vectors, coefficients)``."""
+    """Plain NumPy PA / PA-I / PA-II; returns ``(predictions, support vectors, coefficients)``
+    (``(0, d)`` and ``(0,)`` arrays when nothing is stored)."""
     k = make_kernel(kernel, sigma, degree, coef)
+    X = np.asarray(X, float)
     SV, a, pred = [], [], []
-    for x, yt in zip(np.asarray(X, float), np.asarray(y, float)):
+    for x, yt in zip(X, np.asarray(y, float)):
         f = reference_decision(SV, a, x, k)
         pred.append(1.0 if f >= 0 else -1.0)
         loss = max(0.0, 1.0 - yt * f)
@@ -119,4 +121,4 @@ def pa_reference(X, y, variant=1, C=1.0, kernel="rbf", sigma=1.0, degree=2, coef
             tau = [loss / kxx, min(C, loss / kxx), loss / (kxx + 1 / (2 * C))][variant]
             SV.append(x)
             a.append(yt * tau)
-    return np.array(pred), np.array(SV).reshape(len(SV), -1), np.array(a)
+    return np.array(pred), np.array(SV, float).reshape(len(SV), X.shape[1]), np.array(a, float)

@@ -81,13 +81,15 @@ class Perceptron(BinaryKernelClassifier):
 
 
 def perceptron_reference(X, y, kernel="rbf", sigma=1.0, degree=2, coef=1.0):
-    """Plain NumPy kernel Perceptron; returns ``(predictions, support vectors, coefficients)``."""
+    """Plain NumPy kernel Perceptron; returns ``(predictions, support vectors, coefficients)``
+    (``(0, d)`` and ``(0,)`` arrays when nothing is stored)."""
     k = make_kernel(kernel, sigma, degree, coef)
+    X = np.asarray(X, float)
     SV, a, pred = [], [], []
-    for x, yt in zip(np.asarray(X, float), np.asarray(y, float)):
+    for x, yt in zip(X, np.asarray(y, float)):
         p = 1.0 if reference_decision(SV, a, x, k) >= 0 else -1.0
         pred.append(p)
         if p != yt and k(x, x) > 0:
             SV.append(x)
             a.append(yt)
-    return np.array(pred), np.array(SV).reshape(len(SV), -1), np.array(a)
+    return np.array(pred), np.array(SV, float).reshape(len(SV), X.shape[1]), np.array(a, float)

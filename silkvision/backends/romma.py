@@ -118,19 +118,23 @@ class AggressiveROMMA(_ROMMABase):
 def romma_reference(X, y, aggressive=False, kernel="rbf", sigma=1.0, degree=2, coef=1.0):
     """Plain NumPy (agg-)ROMMA that recomputes ``||w||^2 = a^T K a`` from the Gram matrix each step.
 
-    Returns ``(predictions, support vectors, coefficients)``.
+    Returns ``(predictions, support vectors, coefficients)`` (``(0, d)`` and ``(0,)`` arrays when
+    nothing is stored). An example with ``k(x, x) = 0`` is skipped, as by the learners.
     """
     from silkvision.backends.kernels import kernel_matrix_reference
 
     k = make_kernel(kernel, sigma, degree, coef)
+    X = np.asarray(X, float)
     SV, a, pred = [], [], []
-    for x, yt in zip(np.asarray(X, float), np.asarray(y, float)):
+    for x, yt in zip(X, np.asarray(y, float)):
         f = reference_decision(SV, a, x, k)
         p = 1.0 if f >= 0 else -1.0
         pred.append(p)
         if not ((yt * f < 1) if aggressive else (p != yt)):
             continue
         kxx = k(x, x)
+        if kxx <= 0:
+            continue
         if not SV:
             SV, a = [x], [yt / kxx]
             continue
@@ -143,4 +147,4 @@ def romma_reference(X, y, aggressive=False, kernel="rbf", sigma=1.0, degree=2, c
         d = W * (yt - f) / D
         a = [c * v for v in a] + [d]
         SV.append(x)
-    return np.array(pred), np.array(SV).reshape(len(SV), -1), np.array(a)
+    return np.array(pred), np.array(SV, float).reshape(len(SV), X.shape[1]), np.array(a, float)
