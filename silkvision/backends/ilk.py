@@ -46,27 +46,34 @@ HINGE, SQUARE, LOGISTIC = 0, 1, 2
 def logistic_root(m, k, B):
     """The root ``a`` in ``[0, B]`` of ``a - B / (1 + exp(m + a k)) = 0`` (``B >= 0``, ``k >= 0``).
 
-    Safeguarded Newton iteration inside a shrinking bisection bracket; accurate to ~1e-14 relative.
+    Newton's iteration inside a bisection bracket, to ~1e-15 relative. A Newton step is taken only
+    while it stays inside the bracket and the bracket at least halved since the step before;
+    otherwise the step bisects. (Without the second rule Newton could bounce from one end of the
+    bracket to the other, each step inside it, and 200 steps ended far from the root.)
     """
     if B <= 0.0:
         return 0.0
     lo, hi = 0.0, B
     a = B / (1.0 + math.exp(min(m, 700.0)))   # exact when k = 0, a good start otherwise
+    width = hi - lo
     for _ in range(200):
         z = min(m + a * k, 700.0)
         e = math.exp(z)
         s = 1.0 / (1.0 + e)
         g = a - B * s
+        if g == 0.0:
+            return a
         if g > 0.0:
             hi = a
         else:
             lo = a
-        if abs(g) <= 1e-15 * (1.0 + B) or hi - lo <= 1e-15 * (1.0 + B):
+        step = g / (1.0 + B * k * e * s * s)
+        if abs(step) <= 1e-16 * a or hi - lo <= 4e-16 * hi:
             return a
-        dg = 1.0 + B * k * e * s * s
-        an = a - g / dg
-        if an <= lo or an >= hi:
+        an = a - step
+        if an <= lo or an >= hi or hi - lo > 0.5 * width:
             an = 0.5 * (lo + hi)
+        width = hi - lo
         a = an
     return a
 
@@ -74,11 +81,12 @@ def logistic_root(m, k, B):
 @njit(cache=True)
 def ilk_alpha(loss, f, yt, kxx, C, tau, rho):
     """The new coefficient alpha_t of ILK/SILK for ``f = f_t(x_t)``: hinge eq. 16, square the closed form
-    that follows from eq. 13 (unnumbered in the paper), logistic the root of its fixed-point equation."""
+    that follows from eq. 13 (unnumbered in the paper), logistic the root of its fixed-point equation;
+    0 for an example with ``k(x, x) = 0`` (its term would be the zero function, yet take a SILK slot)."""
     om = 1.0 - tau
+    if kxx <= 0.0:   # k(x, .) is then the zero function (Cauchy-Schwarz): nothing to store
+        return 0.0
     if loss == 0:
-        if kxx <= 0.0:
-            return 0.0
         a = (rho - om * yt * f) / kxx    # = y alpha_hat
         if a <= 0.0:
             return 0.0
@@ -162,18 +170,23 @@ def ilk_reference(X, y, loss="hinge", C=1.0, tau=0.01, rho=1.0, omega=None, kern
                   coef=1.0):
     """Plain NumPy/SciPy ILK/SILK (logistic root by :func:`scipy.optimize.brentq`).
 
-    Returns ``(predictions, support vectors, coefficients)`` with the vectors in insertion order.
+    Returns ``(predictions, support vectors, coefficients)`` with the vectors in insertion order
+    (``(0, d)`` and ``(0,)`` arrays when nothing is stored). An example with ``k(x, x) = 0`` gets no
+    term, as in :func:`ilk_alpha`.
     """
     from scipy.optimize import brentq
 
     k = make_kernel(kernel, sigma, degree, coef)
+    X = np.asarray(X, float)
     SV, a, pred = [], [], []
     om = 1 - tau
-    for x, yt in zip(np.asarray(X, float), np.asarray(y, float)):
+    for x, yt in zip(X, np.asarray(y, float)):
         f = reference_decision(SV, a, x, k)
         pred.append(1.0 if f >= 0 else -1.0)
         kxx = k(x, x)
-        if loss == "square":
+        if kxx <= 0:
+            at = 0.0
+        elif loss == "square":
             at = C * om * (yt - om * f) / (1 + C * om * kxx)
         elif loss == "hinge":
             ahat = yt * (rho - om * yt * f) / kxx
@@ -189,4 +202,4 @@ def ilk_reference(X, y, loss="hinge", C=1.0, tau=0.01, rho=1.0, omega=None, kern
             if omega is not None and len(SV) > omega:
                 j = int(np.argmin(np.abs(a)))
                 del SV[j], a[j]
-    return np.array(pred), np.array(SV).reshape(len(SV), -1), np.array(a)
+    return np.array(pred), np.array(SV, float).reshape(len(SV), X.shape[1]), np.array(a, float)
