@@ -7,9 +7,10 @@ settings of the last mask written in ``FOLDER/<algorithm>/config.yaml``, and
 A recording never mixes sources or overwrites other files: the first time it touches
 ``FOLDER/<algorithm>`` the folder must be empty (or missing), or hold a recording of the same source
 (the same file or folder, by its resolved path and the fingerprint of its files, at the same frame
-size; for a camera, the same opening of it), which the recording then continues, replacing masks of the frames recorded again. A folder holding an export
-(``export.json``), a recording of another source or any other file is refused with
-:class:`~silkvision.errors.ExportError` naming it.
+size; for a camera, the same opening of it), which the recording then continues, replacing masks of
+the frames recorded again. A folder holding an export (``export.json``), a recording of another
+source or any other file is refused with :class:`~silkvision.errors.ExportError` naming what
+differs. ``config.yaml`` is written once the source is known, with ``recording.json``.
 """
 
 from __future__ import annotations
