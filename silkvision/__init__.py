@@ -8,10 +8,8 @@ online kernel learning (SILK, Cheng et al., NIPS 2006) and related online kernel
 
 __version__ = "0.1.0"
 
-# before any @njit(cache=True) is defined: caches keyed on all compiled sources (silkvision/_numba_cache.py)
-from silkvision._numba_cache import install as _install_numba_cache  # noqa: E402
-
-_install_numba_cache()
+# numba is imported by the modules that compile (detector.kernels, detector.mask_kernels, backends),
+# each of which installs the package's cache locators first (silkvision/_numba_cache.py)
 # before anything can load GNU OpenMP: cap its spin-waiting (see silkvision/detector/numba_threads.py)
 import silkvision.detector.numba_threads  # noqa: E402,F401
 from silkvision import samples  # noqa: E402

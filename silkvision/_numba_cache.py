@@ -14,6 +14,8 @@ that a change to any of them recompiles every cached function of the package on 
 none of those folders can be written (a read-only install, run by a user whose home is read-only
 too), a private folder in the temporary directory is the last resort, where numba alone would
 refuse to compile.
+Importing this module installs them; every module with ``@njit(cache=True)`` functions imports it
+first (the backends through their package), so ``import silkvision`` alone does not load numba.
 This relies on ``numba.core.caching.CacheImpl._locator_classes`` (numba's internal list of
 locators); :func:`install` returns False when numba no longer has it, and
 ``tests/test_numba_cache.py`` fails then.
@@ -135,3 +137,6 @@ def install() -> bool:
     ours.append(_package_locator(_temp_locator(bases[1])))   # after every other folder
     classes[:0] = ours
     return True
+
+
+install()   # on import: a module that compiles imports this module before its first @njit(cache=True)

@@ -135,3 +135,37 @@ def test_whole_line_comments_and_files_without_compiled_code_leave_the_digest_al
     assert digest() == before
     duol.write_text(duol.read_text() + "Y = 2\n")
     assert digest() != before
+
+
+def test_every_compiling_module_installs_the_locators_before_its_first_decorator():
+    """``import silkvision`` no longer loads numba (0.25 s, every --help paid it); each module that
+    compiles imports silkvision._numba_cache first, itself or through its package's __init__."""
+    import re
+
+    marker = "import silkvision._numba_cache"
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text()
+        first = re.search(r"^[ \t]*@(?:njit|intrinsic|numba\.)", text, re.MULTILINE)
+        if first is None:
+            continue
+        init = path.parent / "__init__.py"
+        assert marker in text[:first.start()] or (path.parent != PACKAGE and marker in init.read_text()), path
+
+
+@pytest.mark.parametrize("module", ["silkvision.detector.kernels", "silkvision.detector.mask_kernels",
+                                    "silkvision.backends.perceptron"])
+def test_a_compiling_module_imported_first_is_stamped(module, tmp_path):
+    code = ("import importlib, sys, numba; from silkvision._numba_cache import package_digest; "
+            f"m = importlib.import_module({module!r}); "
+            "ds = [d for d in vars(m).values() if isinstance(d, numba.core.registry.CPUDispatcher)]; "
+            "assert ds and all(type(d._cache._impl._locator).__name__.startswith('Silkvision') for d in ds); "
+            "print(len(ds))")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-1500:]
+
+
+def test_importing_silkvision_does_not_load_numba():
+    run = subprocess.run([sys.executable, "-c", "import sys, silkvision; print('numba' in sys.modules)"],
+                         capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "False"

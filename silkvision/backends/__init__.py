@@ -6,6 +6,7 @@
 >>> sorted(backends.available())[:3]           # doctest: +SKIP
 """
 
+import silkvision._numba_cache  # noqa: F401  (before any @njit(cache=True) of the learners)
 from silkvision.backends.base import BinaryClassifier, Estimator, MultiClassifier, NoveltyDetector
 from silkvision.backends.registry import available, create, get_class, register
 

@@ -49,6 +49,7 @@ threads; each thread uses the slice of ``numba.get_thread_id()``, so nothing is 
 
 from __future__ import annotations
 
+import silkvision._numba_cache  # noqa: F401  (before any @njit(cache=True): the package's cache stamp)
 import silkvision.detector.numba_threads  # noqa: F401  (before any parallel loop: OpenMP spin count)
 
 import numba

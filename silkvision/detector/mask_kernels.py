@@ -39,6 +39,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+import silkvision._numba_cache  # noqa: F401  (before any @njit(cache=True): the package's cache stamp)
+
 __all__ = ["median5_close5", "MedianClose5", "check_mask_out"]
 
 _U0 = np.uint8(0)
