@@ -9,6 +9,14 @@ shows a traceback for these.
 from __future__ import annotations
 
 
+def plain(value):
+    """``value`` as a one-line message shows it: a NumPy scalar as the Python value it holds (``5.0``,
+    not ``np.float64(5.0)``); anything else unchanged."""
+    import numpy as np
+
+    return value.item() if isinstance(value, np.generic) else value
+
+
 class SilkvisionError(Exception):
     """Base class of the errors a user can cause; ``str(err)`` is a one-line message."""
 

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from silkvision.backends.kernels import check_kernel_finite
+from silkvision.errors import plain
 
 __all__ = ["Estimator", "BinaryClassifier", "MultiClassifier", "NoveltyDetector", "check_x", "check_X",
            "check_binary_y", "check_multiclass_y"]
@@ -85,11 +86,6 @@ def check_X(X: Any, n_features: int | None, name: str = "X") -> np.ndarray:
     return np.ascontiguousarray(a)
 
 
-def _plain(v: Any) -> Any:
-    """A NumPy scalar as the Python value it holds, for messages (``0``, not ``np.int64(0)``)."""
-    return v.item() if isinstance(v, np.generic) else v
-
-
 def check_binary_y(y: Any, n: int | None = None, name: str = "y") -> np.ndarray:
     """Validate binary labels: every value must be -1 or +1 (not a boolean)."""
     a = np.atleast_1d(np.asarray(y))
@@ -99,7 +95,7 @@ def check_binary_y(y: Any, n: int | None = None, name: str = "y") -> np.ndarray:
         raise ValueError(f"{name}: expected {n} label{'s' if n != 1 else ''}, got shape {a.shape}")
     if a.size and not np.all((a == 1) | (a == -1)):
         bad = a[(a != 1) & (a != -1)][0]
-        raise ValueError(f"{name}: binary labels must be -1 or +1, got {_plain(bad)!r}")
+        raise ValueError(f"{name}: binary labels must be -1 or +1, got {plain(bad)!r}")
     return a.astype(np.float64)
 
 
@@ -112,10 +108,10 @@ def _label_key(v: Any, name: str):
     if isinstance(v, (str, np.str_)):
         return str(v)
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name}: multiclass labels must be integers or strings, got {_plain(v)!r}")
+        raise ValueError(f"{name}: multiclass labels must be integers or strings, got {plain(v)!r}")
     if isinstance(v, (float, np.floating)):
         if not np.isfinite(v) or v != int(v):
-            raise ValueError(f"{name}: multiclass labels must be integers or strings, got {_plain(v)!r}")
+            raise ValueError(f"{name}: multiclass labels must be integers or strings, got {plain(v)!r}")
     return int(v)
 
 

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from silkvision.config.schema import MAX_FRAME_SIDE
-from silkvision.errors import SourceError
+from silkvision.errors import SourceError, plain
 
 __all__ = ["Source", "GroundTruth", "IMAGE_EXTENSIONS", "read_image", "list_images", "number_images",
            "check_resize", "check_max_frames", "open_capture", "quiet_opencv", "MAX_FRAME_SIDE"]
@@ -68,8 +68,7 @@ def check_index(index) -> int:
     """A frame number as an ``int``: ``ValueError`` naming ``index`` for anything that is not an
     integer (``100.9`` used to read frame 100, ``True`` frame 1)."""
     if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
-        shown = index.item() if isinstance(index, np.generic) else index   # 5.0, not np.float64(5.0)
-        raise ValueError(f"index: {shown!r} is not a frame number; expected an integer")
+        raise ValueError(f"index: {plain(index)!r} is not a frame number; expected an integer")
     return int(index)
 
 

@@ -346,8 +346,9 @@ class Pipeline:
         if self.src.has_groundtruth:
             try:
                 gt = self.src.groundtruth(index)
-                roi = self.src.roi if gt is not None and self._scored_frame(index) else None
-                if gt is not None and self._scored_frame(index):
+                scored = gt is not None and self._scored_frame(index)
+                roi = self.src.roi if scored else None
+                if scored:
                     label_classes(gt, roi, name=groundtruth_name(self.src, index))
             except (SourceError, DataError) as e:
                 raise SourceError(f"{e}; frame {index} was left out (not learned or shown): Step and "

@@ -34,16 +34,15 @@ class MaskRecorder:
     folder : path
         The recording folder; one sub-folder per algorithm.
     source : dict, optional
-        What identifies the source (``spec``, ``size`` and, for a camera, when it was opened); set
-        by the pipeline when the source is known (:meth:`bind`).
+        What identifies the source (``spec``, ``kind``, ``size`` and the files' ``fingerprint``, or
+        for a camera when it was opened); set by the pipeline when the source is known (:meth:`bind`).
     """
 
     def __init__(self, folder: str | Path, source: dict | None = None):
         self.folder = Path(folder)
         self.source = source
         self._files: set[tuple[str, int]] = set()   # a mask written again (threshold, seek back) counts once
-        self._claimed: set[str] = set()              # algorithm folders checked by this recorder
-        self._described: set[str] = set()            # ... whose recording.json names self.source
+        self._claimed: set[str] = set()              # algorithm folders checked (and described) by this recorder
         self._pending: dict[str, dict] = {}          # config.yaml to write once the source is known
 
     @property
@@ -95,15 +94,15 @@ class MaskRecorder:
         raise ExportError(f"{out}: holds {names[0]}, which no recording of this source wrote; {advice}")
 
     def _describe(self, algorithm: str) -> None:
-        """Write ``recording.json`` once the source is known."""
-        if self.source is None or algorithm in self._described:
+        """Write ``recording.json`` of a folder just claimed, or of every claimed folder when the
+        source becomes known (:meth:`bind`); nothing before that."""
+        if self.source is None:
             return
         from silkvision.io.atomic import atomic_write_text, reported_write_errors
 
         path = self.folder / algorithm / RECORDING_FILE
         with reported_write_errors(path):
             atomic_write_text(path, json.dumps(self.source, indent=1) + "\n")
-        self._described.add(algorithm)
 
     # -- writing -----------------------------------------------------------------------------
     def write_config(self, algorithm: str, config: dict) -> None:

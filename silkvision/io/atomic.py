@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 __all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_write_with", "reported_write_errors",
-           "make_output_folder", "check_writable_folder"]
+           "output_path", "make_output_folder", "check_writable_folder"]
 
 
 def _umask() -> int:
@@ -82,11 +82,10 @@ def reported_write_errors(path, error: type[Exception] | None = None) -> Iterato
         raise error(f"{path}: cannot write ({_reason(e)})") from None
 
 
-def make_output_folder(folder, error: type[Exception] | None = None) -> Path:
-    """Create the output ``folder`` (with its parents) if needed; raise ``error`` (a one-line
-    :class:`~silkvision.errors.SilkvisionError`, default :class:`~silkvision.errors.ExportError`)
-    naming it when it is a file or cannot be created. An empty path is refused (it would mean the
-    current folder)."""
+def output_path(folder, error: type[Exception] | None = None) -> Path:
+    """``folder`` as an output folder path (``~`` expanded), checked before anything is opened:
+    ``error`` (default :class:`~silkvision.errors.ExportError`) naming it when it is empty (it would
+    mean the current folder) or a link that leads nowhere or to itself."""
     if error is None:
         from silkvision.errors import ExportError as error
     if str(folder) == "":
@@ -97,6 +96,17 @@ def make_output_folder(folder, error: type[Exception] | None = None) -> Path:
     problem = link_problem(folder)
     if problem:
         raise error(f"{folder}: {problem}; expected an output folder")
+    return folder
+
+
+def make_output_folder(folder, error: type[Exception] | None = None) -> Path:
+    """Create the output ``folder`` (with its parents) if needed; raise ``error`` (a one-line
+    :class:`~silkvision.errors.SilkvisionError`, default :class:`~silkvision.errors.ExportError`)
+    naming it when it is a file or cannot be created. An empty path is refused (it would mean the
+    current folder)."""
+    if error is None:
+        from silkvision.errors import ExportError as error
+    folder = output_path(folder, error)
     if folder.exists() and not folder.is_dir():
         raise error(f"{folder}: exists and is not a folder; expected an output folder")
     try:

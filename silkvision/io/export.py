@@ -51,12 +51,12 @@ from silkvision.capture import Source, open_source, read_image
 from silkvision.config import ALGORITHMS, validate, write_config
 from silkvision.detector import create_subtractor
 from silkvision.errors import ExportError, SourceError
-from silkvision.io.atomic import make_output_folder, reported_write_errors
+from silkvision.io.atomic import make_output_folder, output_path, reported_write_errors
 from silkvision.io.checkpoint import (CHECKPOINT, BadCheckpoint, can_checkpoint, describe_error,
                                       frame_digest, indices_through, load_checkpoint, save_checkpoint)
 from silkvision.io.manifest import (MANIFEST, build_manifest, compare_manifests, output_settings,
                                     read_manifest, source_fingerprint, write_manifest)
-from silkvision.io.paths import expand_user, link_problem, resolved
+from silkvision.io.paths import resolved
 from silkvision.io.writers import (MaskVideoWriter, mask_name, scores_name, write_mask_png,
                                    write_scores_npz)
 
@@ -293,10 +293,7 @@ def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: s
             print(f"silkvision: {msg}", file=sys.stderr, flush=True)
     if str(out_dir) == "":  # Path("") is the current folder: never meant as an output folder
         raise ExportError("output folder '': empty path; expected a folder path")
-    out = expand_user(out_dir, ExportError)
-    problem = link_problem(out)
-    if problem:
-        raise ExportError(f"{out}: {problem}; expected an output folder")
+    out = output_path(out_dir, ExportError)   # refused before the source is opened
 
     own_source = not isinstance(source, Source)
     if own_source:
