@@ -29,7 +29,8 @@ Variants (JMLR section 5.1 and 5.3), selected by the registered name:
 ``duol_rand``
     the auxiliary example drawn uniformly at random among the existing support vectors (seeded),
     weights from the exact optimum of (1) (which then need not satisfy Proposition 2's assumptions,
-    so the general two-variable box solver is used);
+    so the general two-variable box solver is used); every update with a support vector to draw is
+    a double update, so ``rho`` does not change what it learns (section 5.3 has no threshold);
 ``duol_nips``
     the algorithm as first published (NIPS 2009 Algorithm 1, section 4.1's rho = 0.2): a
     misclassified auxiliary example (``f^i <= 0``, strict ``<`` from ``w_min = 0``), the fixed steps
@@ -185,10 +186,8 @@ def solve_prop2(ka, kb, w, la, lb, C, gb_hat):
 
 @njit(cache=True)
 def _double_weights(variant, ka, kb, w, la, lb, C, gb_hat, rho):
-    """(g_a, d_b) of a double update for the given variant."""
-    if variant == EXACT:
-        g, d, _ = solve_prop2(ka, kb, w, la, lb, C, gb_hat)
-        return g, d
+    """(g_a, d_b) of a double update for the variants other than EXACT (which calls
+    :func:`solve_prop2` itself, to count its fallback solves)."""
     if variant == APPR or variant == NIPS:
         s = 1.0 / (1.0 - rho)
         return min(C, s), min(C, gb_hat + s) - gb_hat
@@ -630,11 +629,12 @@ class DUOLNips(_DUOLBase):
 
     Differences from :class:`DUOL` (JMLR 2011 Algorithm 1):
 
-    - the auxiliary example must be *misclassified*, ``f^i <= 0`` (line 9), with ``w_min`` starting
-      at 0 and a strict ``<`` (lines 8, 10): the first of equal ``w_ab``, and only ``w_ab < 0``;
+    - the auxiliary example must be *misclassified*, ``f^i <= 0`` (line 10), with ``w_min`` starting
+      at 0 and a strict ``<`` (lines 8, 11): the first of equal ``w_ab``, and only ``w_ab < 0``;
     - a double update (``w_min <= -rho``, line 19) sets ``gamma_t = min(C, 1/(1-rho))`` and
       ``gamma_b = min(C, hat_gamma_b + 1/(1-rho))`` (lines 20-21, Theorem 1's optimum);
-    - a single update sets ``gamma_t = min(C, 1)`` (line 28);
+    - a single update sets ``gamma_t = min(C, 1)`` (the branch "no auxiliary example found", after
+      the double update's lines 20-21);
     - the default ``rho`` is the paper's 0.2 (section 4.1: "we fix rho to be 0.2 for all cases").
 
     It reproduces the NIPS paper's Table 3 on spambase (docs/BENCHMARKS.md, section 5).
@@ -670,7 +670,11 @@ class DUOLRand(_DUOLBase):
         identical. None draws fresh entropy from the operating system
         (:class:`numpy.random.SeedSequence`), so every model created with ``seed=None`` (also by
         :meth:`clone`) makes different draws.
-    kernel, sigma, degree, coef, C, rho, cache_mb
+    rho : float in [0, 1), default 0.0
+        Does not change what is learned: the random auxiliary example is always used (JMLR
+        section 5.3 sets no threshold). It only enters the test of ``n_strong_updates_``
+        (``y_a y_b k(x_a, x_b) <= -rho``, among others).
+    kernel, sigma, degree, coef, C, cache_mb
         As :class:`DUOL`.
     """
 

@@ -5,7 +5,7 @@ The implicit update (paper eq. 9, fixed step eta = 1, ``tau = lam / (1 + lam)``)
 coefficient by ``(1 - tau)`` (eq. 11) and gives the new point ``x_t`` the coefficient ``alpha_t``
 (eq. 12) that solves the update at ``f_{t+1}``. Writing ``f = f_t(x_t)`` and ``k = k(x_t, x_t)``:
 
-* square loss ``(f(x) - y)^2 / 2`` (eq. 13 gives the loss and its gradient): the closed form that
+* square loss ``(f(x) - y)^2 / 2`` (eq. 13 is its gradient ``(f(x) - y) k(x, .)``): the closed form that
   follows from eq. 13 with eqs. 9 and 12 (unnumbered in the paper)
   ``alpha_t = C (1 - tau) (y - (1 - tau) f) / (1 + C (1 - tau) k)``
 * hinge loss ``(rho - y f(x))_+`` (eqs. 14-16): ``alpha_hat = y (rho - (1 - tau) y f) / k``, clipped so
@@ -39,7 +39,7 @@ from silkvision.backends.registry import register
 __all__ = ["ILK", "SILK", "ilk_alpha", "logistic_root", "ilk_reference", "LOSSES"]
 
 LOSSES = ("hinge", "square", "logistic")
-HINGE, SQUARE, LOGISTIC = 0, 1, 2
+HINGE, SQUARE, LOGISTIC = 0, 1, 2   # indices into LOSSES: the codes ilk_alpha takes
 
 
 @njit(cache=True)
@@ -86,14 +86,14 @@ def ilk_alpha(loss, f, yt, kxx, C, tau, rho):
     om = 1.0 - tau
     if kxx <= 0.0:   # k(x, .) is then the zero function (Cauchy-Schwarz): nothing to store
         return 0.0
-    if loss == 0:
+    if loss == HINGE:
         a = (rho - om * yt * f) / kxx    # = y alpha_hat
         if a <= 0.0:
             return 0.0
         if a > om * C:
             a = om * C
         return yt * a
-    if loss == 1:
+    if loss == SQUARE:
         return C * om * (yt - om * f) / (1.0 + C * om * kxx)
     return yt * logistic_root(yt * om * f, kxx, om * C)
 

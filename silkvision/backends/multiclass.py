@@ -1,5 +1,7 @@
 """Multiclass kernel learners: Perceptron with Max / Uniform / Prop updates, PA-I / PA-II, and SILK with
-the graph-structured loss.
+the graph-structured loss. Crammer & Singer (2003) and Crammer et al. (2006) are cited by title,
+section and formula: they are not among the project's stored papers, so no equation numbers are given
+here; SILK's graph-structured loss is eqs. 17-18 of the SILK paper.
 
 All share one set of support vectors with a coefficient per class, ``f(x, r) = sum_j A[j, r]
 k(x_j, x)``; the prediction is ``argmax_r f(x, r)`` over the ``K`` classes (the labels seen so far, in
@@ -43,7 +45,8 @@ from silkvision.backends.registry import register
 __all__ = ["MulticlassPerceptron", "PerceptronMax", "PerceptronUniform", "PerceptronProp", "MulticlassPA1",
            "MulticlassPA2", "SILKMulticlass", "multiclass_reference"]
 
-MAX, UNIFORM, PROP = 0, 1, 2
+MAX, UNIFORM, PROP = 0, 1, 2   # _perceptron_loop's updates (indices into MulticlassPerceptron._updates)
+STEP_PA1, STEP_PA2, STEP_SILK = 1, 2, 3   # _pa_silk_loop's updates
 
 
 @njit(cache=True)
@@ -107,7 +110,7 @@ def _perceptron_loop(X, y, SV, A, stamp, n, t0, state, variant, kind, sigma, deg
         fy = F[yt]
         if variant == MAX:
             row[_runner_up(F, Ks, yt)] = -1.0
-        else:
+        else:   # UNIFORM, or PROP
             ne = 0
             tot = 0.0
             for r in range(Ks):
@@ -131,7 +134,7 @@ def _perceptron_loop(X, y, SV, A, stamp, n, t0, state, variant, kind, sigma, deg
 @njit(cache=True)
 def _pa_silk_loop(X, y, SV, A, stamp, n, t0, state, variant, C, tau, rho, omega, kind, sigma, degree, c0,
                   cols, XT, sqn):
-    """variant 1: PA-I, 2: PA-II (tau unused), 3: SILK (graph-structured loss)."""
+    """variant STEP_PA1: PA-I, STEP_PA2: PA-II (tau unused), STEP_SILK: SILK (graph-structured loss)."""
     m = X.shape[0]
     Kc = A.shape[1]
     pred = np.empty(m, dtype=np.int64)
@@ -152,18 +155,18 @@ def _pa_silk_loop(X, y, SV, A, stamp, n, t0, state, variant, C, tau, rho, omega,
         if s >= 0:
             kxx = kernel_eval(x, x, kind, sigma, degree, c0)
             if kxx > 0.0:
-                if variant == 3:
+                if variant == STEP_SILK:
                     a = (rho - om * (F[yt] - F[s])) / (2.0 * kxx)
                     if a > om * C:
                         a = om * C
                 else:
                     loss = 1.0 - F[yt] + F[s]
                     if loss > 0.0:
-                        if variant == 1:
+                        if variant == STEP_PA1:
                             a = min(C, loss / (2.0 * kxx))
                         else:
                             a = loss / (2.0 * kxx + 1.0 / (2.0 * C))
-        if variant == 3:
+        if variant == STEP_SILK:
             for j in range(n):
                 for r in range(Kc):
                     A[j, r] *= om
@@ -246,7 +249,7 @@ class PerceptronProp(MulticlassPerceptron):
 
 
 class _MulticlassPABase(MultiKernelClassifier):
-    _variant = 1
+    _variant = STEP_PA1
 
     def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
                  C: float = 1.0, n_classes: int | None = None):
@@ -268,14 +271,14 @@ class MulticlassPA1(_MulticlassPABase):
     """Multiclass kernel PA-I. Parameters: the kernel, ``C`` (default 1; the DUOL paper uses 10) and
     ``n_classes`` (see :class:`MulticlassPerceptron`)."""
 
-    _variant = 1
+    _variant = STEP_PA1
 
 
 @register("mpa2", "multiclass kernel PA-II (Crammer et al. 2006), max-loss runner-up update; DUOL paper peer")
 class MulticlassPA2(_MulticlassPABase):
     """Multiclass kernel PA-II. Parameters: the kernel, ``C`` and ``n_classes``."""
 
-    _variant = 2
+    _variant = STEP_PA2
 
 
 @register("silk_multi", "multiclass SILK (Cheng et al. 2006): implicit update, graph-structured hinge loss")
@@ -310,7 +313,7 @@ class SILKMulticlass(MultiKernelClassifier):
 
     def _run(self, X, y, st):
         pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _pa_silk_loop(
-            X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, 3, self._C, self._tau, self._rho,
+            X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, STEP_SILK, self._C, self._tau, self._rho,
             self._omega or 0, *self.kernel_.args, st.columns, *st.cols_args())
         st.keep_cols(XT, sqn)
         return pred

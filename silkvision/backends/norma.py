@@ -1,5 +1,6 @@
 """NORMA classifiers (Kivinen, Smola & Williamson, "Online learning with kernels", IEEE TSP 52(8),
-2004, section III-B, soft-margin hinge loss with fixed margin rho).
+2004, section III-B, soft-margin hinge loss with fixed margin rho). Cited by title, section and
+formula: the paper is not among the project's stored papers, so no equation numbers are given here.
 
 Stochastic gradient descent on ``lam/2 ||f||^2 + max(0, rho - y f(x))`` with learning rate ``eta``::
 

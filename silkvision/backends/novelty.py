@@ -1,5 +1,6 @@
 """Novelty detectors on vectors: SILK (Cheng et al., NIPS 2006) and NORMA (Kivinen, Smola & Williamson,
-IEEE TSP 2004, section III-C), the same maths as the per-pixel video detectors.
+IEEE TSP 2004, section III-C; cited by title, section and formula: the paper is not among the project's stored papers, so no equation numbers are given here), the same maths as
+the per-pixel video detectors.
 
 ``score_one(x)`` is ``f(x) = sum_j alpha_j k(x_j, x)``; lower means more novel. Each learning step
 scores ``x_t`` first and then updates.

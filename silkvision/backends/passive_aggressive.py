@@ -1,5 +1,5 @@
 """Kernel Passive-Aggressive classifiers PA, PA-I and PA-II (Crammer, Dekel, Keshet, Shalev-Shwartz
-& Singer, JMLR 7, 2006, section 3 / Figure 1).
+& Singer, JMLR 7, 2006, section 3 / Figure 1). Cited by title, section and formula: the paper is not among the project's stored papers, so no equation numbers are given here.
 
 With ``f(x) = sum_j alpha_j k(x_j, x)`` and the hinge loss ``l_t = max(0, 1 - y_t f(x_t))``, a new
 support vector ``x_t`` gets ``alpha_t = y_t tau_t`` whenever ``l_t > 0``, where

@@ -1,6 +1,8 @@
 r"""Per-pixel truncated NORMA novelty detection (Kivinen, Smola and Williamson, "Online learning with
 kernels", IEEE Trans. Signal Processing 52(8), 2004) -- the baseline of SILK's video experiment
-(Cheng et al. 2006, Sec. 4: "SILK vs. truncated NORMA", omega = 20 for both).
+(Cheng et al. 2006, Sec. 4: "SILK vs. truncated NORMA", omega = 20 for both). NORMA's paper is
+cited by title and formula: it is not among the project's stored papers, so no equation numbers are
+given here.
 
 NORMA's novelty detection minimises the regularised nu-loss
 (lambda / 2) ||f||^2 + (rho - f(x_t))_+ - nu rho by stochastic gradient descent with learning
