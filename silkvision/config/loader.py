@@ -220,13 +220,6 @@ def defaults() -> dict:
     return _defaults(SCHEMA)
 
 
-def _type_name(t) -> str:
-    if isinstance(t, tuple):
-        return " or ".join(x.__name__ for x in t)
-    return {"float": "a number", "int": "an integer", "bool": "true or false",
-            "str": "a string", "list": "a list"}.get(t.__name__, t.__name__)
-
-
 # largest integer a key accepts, whatever its own range says: the values end up in C ints
 _INT_MAX = 2 ** 31 - 1
 
@@ -270,7 +263,7 @@ def _check_value(key: str, value: Any, spec: Param, source: str) -> Any:
     if isinstance(value, int) and t is int and abs(value) > _INT_MAX:  # OpenCV/Qt take C ints
         raise ConfigError(f"{key}: {_show(value)}{where} is out of range; "
                           f"expected {spec.allowed} (at most {_INT_MAX})")
-    if isinstance(value, float) and not math.isfinite(value) and not (spec.allow_inf and math.isinf(value)):
+    if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"{key}: {value!r}{where} is out of range; expected {_finite_allowed(spec.allowed)}")
     if spec.check is not None and not spec.check(value):
         raise ConfigError(f"{key}: {_show(value)}{where} is out of range; expected {spec.allowed}")

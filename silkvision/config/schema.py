@@ -22,14 +22,15 @@ class Param:
         Allowed Python type(s) after YAML parsing (``int`` is accepted where ``float`` is asked;
         a NumPy scalar counts as the Python type it holds and a tuple as a list).
     check : callable, optional
-        Predicate on the value; ``False`` means out of range.
+        Predicate on the value; ``False`` means out of range. Numbers reach it only when finite
+        (inf and NaN are refused before).
     allowed : str
         Human description of the allowed values, used in error messages.
     nullable : bool
         Whether ``null`` is allowed.
-    allow_inf : bool
-        Whether ``.inf`` / ``-.inf`` may reach ``check``. Numbers must be finite by default (NaN is
-        always refused); no key allows infinity at present.
+    help : str
+        One line on what the key does: the comment of ``silkvision config`` and the tooltip of
+        the GUI's parameter boxes.
     bounds : (lo, hi)
         The range of a number as plain limits (``None``: unbounded on that side; an open end is given
         as the limit itself), for widgets such as the GUI's spin boxes. ``check`` decides.
@@ -45,7 +46,6 @@ class Param:
     check: Callable[[Any], bool] | None = None
     nullable: bool = False
     help: str = ""
-    allow_inf: bool = False
     bounds: tuple = (None, None)
     open_ends: tuple = (False, False)
     values: tuple | None = None

@@ -246,8 +246,8 @@ class KernelPixelSubtractor(BackgroundSubtractor):
 
     @property
     def score_range(self) -> tuple[float, float]:
-        """``(0, bound)``: every score lies in it (bound = omega x the largest coefficient cap used
-        since the last reset)."""
+        """``(0, bound)``: every score lies in it (bound = omega x the largest ``C`` used since the
+        last reset; a coefficient is at most ``(1 - tau) C``)."""
         return (0.0, float(self._bound))
 
     @property

@@ -229,11 +229,6 @@ class RocAccumulator:
     def negatives(self) -> int:
         return int(self._hist[0].sum())
 
-    @property
-    def histograms(self) -> tuple[np.ndarray, np.ndarray]:
-        """Copies of the (negative, positive) histograms, in bin order."""
-        return self._hist[0].copy(), self._hist[1].copy()
-
     def _below(self) -> tuple[np.ndarray, np.ndarray]:
         """Negatives and positives strictly below each edge (arrays of len(edges))."""
         c = np.cumsum(self._hist, axis=1)

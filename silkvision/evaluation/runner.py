@@ -161,7 +161,27 @@ class AlgorithmResult:
 
 @dataclass
 class SequenceResult:
-    """Everything measured on one sequence."""
+    """Everything measured on one sequence.
+
+    Attributes
+    ----------
+    name, path, category : str
+        The sequence's folder name, its path, and the name of the folder above it (CDnet's
+        category).
+    first, last : int
+        Numbers of the first and last evaluated frames.
+    frames : int
+        Frames the detectors read (0 when only ``--results`` masks were scored).
+    evaluated : ndarray of int
+        Numbers of the evaluated frames.
+    algorithms : dict
+        Name -> :class:`AlgorithmResult`.
+    brightness, brightness_indices : ndarray or None
+        Mean grey level of every frame the detectors read (after any light switch), and those
+        frames' numbers.
+    light_switches : tuple of LightSwitch
+        The simulated light switches applied.
+    """
 
     name: str
     path: str

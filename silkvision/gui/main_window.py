@@ -54,6 +54,9 @@ class MainWindow(QMainWindow):
         Pause after this many frames.
     interactive : bool
         False for headless runs: errors go to the status bar and :attr:`errors` only, no message box.
+    pipeline : Pipeline, optional
+        The capture/detection model the worker thread drives (default: one built from ``config``;
+        tests pass their own).
     """
 
     request = pyqtSignal(str, object)
@@ -373,8 +376,9 @@ class MainWindow(QMainWindow):
         self.request.emit("restart", None)
 
     def eventFilter(self, obj, event) -> bool:
-        """Keys on the frame slider act as the Playback shortcuts (Right = Step, Home = Restart,
-        Space = Play/Pause) instead of seeking; other keys are ignored there."""
+        """Space on a button or list of this window acts on that widget, not as Play/Pause; keys on
+        the frame slider act as the Playback shortcuts (Right = Step, Home = Restart, Space =
+        Play/Pause) instead of seeking, and other keys are ignored there."""
         if (event.type() == QEvent.ShortcutOverride and event.key() == Qt.Key_Space
                 and isinstance(obj, (QAbstractButton, QComboBox)) and obj.window() is self):
             event.accept()   # the widget takes Space: the window-wide Play/Pause shortcut does not
@@ -439,7 +443,8 @@ class MainWindow(QMainWindow):
             self.request.emit("second", name)
 
     def save_params(self, path) -> Path | None:
-        """Write the current parameters as a config YAML (``silkvision --config`` reads it)."""
+        """Write the current parameters as a config YAML (``silkvision --config`` reads it); return
+        its path, or None after showing the error when it cannot be written."""
         cfg = copy.deepcopy(self.config)
         det = cfg["detector"]
         for role, info in self.detectors.items():
