@@ -26,8 +26,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "truth is scored at its size, over frames 100-400).")
     p.add_argument("--out", "-o", metavar="DIR", default="out/demo",
                    help="output folder (default: out/demo)")
-    p.add_argument("--algorithms", "-a", default="silk", metavar="LIST",
-                   help="comma-separated detectors to run, e.g. silk,mog2 (default: silk)")
+    p.add_argument("--algorithms", "-a", default=None, metavar="LIST",
+                   help="comma-separated detectors to run, e.g. silk,mog2 (default: config "
+                        "detector.algorithm, silk unless a config file or --set changes it)")
     add_overwrite_argument(p, "redo the demo exports from the first frame instead of resuming or "
                               "reusing them")
     add_config_arguments(p)
@@ -42,6 +43,9 @@ def run(args: argparse.Namespace) -> int:
     from silkvision.evaluation import score_results
     from silkvision.io.export import export_masks
 
+    cfg = sv.load_config(args.config, args.overrides)
+    if args.algorithms is None:
+        args.algorithms = cfg["detector"]["algorithm"]
     algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()]
     if not algorithms:
         raise ConfigError(f"--algorithms {args.algorithms!r}: no algorithm named; expected some of "
@@ -53,7 +57,6 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--out '': empty path; expected an output folder")
     for a in algorithms:
         check_installed(a, "--algorithms")
-    cfg = sv.load_config(args.config, args.overrides)
     reject_capture_settings(cfg, args.overrides, "demo", args.config)
     seq = sv.samples.highway()
     rows = []

@@ -50,7 +50,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="list the learner names with one-line descriptions, and the named data sets")
     p.add_argument("--dataset", metavar="NAME|PATH",
                    help="a data-set name under the online-data root (e.g. german, spambase, dna) or a "
-                        "file (.mat, LIBSVM, CSV with the label first, ARFF)")
+                        "file (.mat, LIBSVM, CSV, ARFF; a CSV's label is its header column y/label/class/"
+                        "target, else the first column: see --label-column)")
     p.add_argument("--algorithms", "-a", metavar="A,B,...",
                    help="comma-separated learner names (see --list)")
     p.add_argument("--runs", type=int, default=20,

@@ -131,7 +131,8 @@ COLOUR_SPACES = ("rgb", "ycrcb", "lab", "gray")
 
 SCHEMA: dict[str, Any] = {
     "detector": {
-        "algorithm": choice("silk", ALGORITHMS, "background subtractor used by default"),
+        "algorithm": choice("silk", ALGORITHMS, "background subtractor of export and demo when none is named "
+                                                   "(evaluate compares its --algorithms list)"),
         "colour_space": choice("ycrcb", COLOUR_SPACES, "pixel feature for SILK/NORMA"),
         "median": one_of(5, FILTER_SIZES, "0 (off) or an odd integer 3..15",
                          help="median filter size applied to the mask"),
@@ -201,7 +202,7 @@ SCHEMA: dict[str, Any] = {
         "overwrite": boolean(False, "allow writing into a non-empty folder with other content"),
         "checkpoint_every": ranged(100, int, 0,
                                   help="save the detector state every N frames so an interrupted "
-                                       "export resumes (0: only on Ctrl-C)"),
+                                       "export resumes (0: only when interrupted by Ctrl-C or SIGTERM)"),
     },
     "evaluation": {
         "bins": ranged(4096, int, 16, 1 << 20,

@@ -19,6 +19,13 @@ def test_demo_rejects_an_unknown_algorithm(tmp_path, capsys):
     assert "--algorithms: 'bogus' is unknown" in capsys.readouterr().err
 
 
+def test_demo_without_algorithms_runs_the_configured_detector(tmp_path, capsys):
+    # detector.algorithm is the detector export and demo run when none is named
+    assert main(["demo", "--out", str(tmp_path), "--set", "detector.algorithm=mog2"]) == 0
+    assert "mog2" in capsys.readouterr().out.splitlines()[-1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mog2"]
+
+
 def test_demo_replaces_its_own_earlier_export_made_with_other_settings(tmp_path, capsys):
     assert main(["demo", "--out", str(tmp_path), "-a", "mog2"]) == 0
     capsys.readouterr()
