@@ -35,6 +35,12 @@ Why it is fast (each point measured with ``benchmarks/detector_speed.py``-style 
   frame instead of twice (written as ``min`` and a select of loaded values, LLVM vectorises it;
   about +5-9% per frame in lockstep A/B runs, on a machine whose A/A runs spread +-4%).
 * **One de-interleaving pass** per row turns the (W, C) uint8 features into C float32 rows.
+* **The row is a function of its own** (:func:`_silk_row`, inlined): the ``prange`` loop only hands
+  it the row and the thread's id. Against the same body written inside the ``prange`` it ran
+  1.11-1.12x as fast on one thread and 1.01-1.06x on two, bit-identical
+  (``benchmarks/kernel_ab.py``, BENCHMARKS section 1); NORMA's row gained nothing measurable. The
+  ``*_serial`` twins (for forked processes, :mod:`silkvision.detector.numba_threads`) loop over
+  the same row functions.
 * **Branchy insertion with unsigned slot indices**: a pixel inserts with probability ~0.3-0.5, the
   branch costs less than unconditional (select) stores; unsigned indices avoid numba's
   negative-index wraparound code in that scalar loop (+13%).
@@ -60,7 +66,8 @@ from numba.core import types as _nbt
 from numba.extending import intrinsic
 
 __all__ = ["fma32", "exp2_neg", "exp2_neg_array", "fma32_array", "silk_frame", "norma_frame",
-           "renormalise", "U_MIN", "EXP2_COEFFS", "SCRATCH_ROWS", "kernel_log2_scale"]
+           "renormalise", "silk_frame_serial", "norma_frame_serial", "renormalise_serial", "U_MIN",
+           "EXP2_COEFFS", "SCRATCH_ROWS", "kernel_log2_scale"]
 
 #: exp2_neg(u) = 2^max(u, U_MIN): kernel values below 2^-72 = 2.1e-22 are clamped to it.
 U_MIN = np.float32(-72.0)
@@ -210,6 +217,68 @@ def _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j
         mini[x] = j32 if a < m else i
 
 
+@njit(inline="always", cache=True)
+def _silk_row(y, tid, feat, colours, alphas, since, scale, inv_scale_new, decay, rho, cap, cap_fg,
+              threshold, hold, nl, learn, scores, mask, scr_f, scr_i):
+    """Row ``y`` of :func:`silk_frame`, with the scratch of thread ``tid``."""
+    H, W, C = feat.shape
+    omega = alphas.shape[1]
+    featf = scr_f[tid]
+    acc = featf[3]
+    minv = featf[4]
+    ubuf = featf[5]
+    mini = scr_i[tid]
+    _load_features(feat, y, featf, C, W)
+    for x in range(W):
+        acc[x] = _ZERO
+        minv[x] = _INF
+        mini[x] = np.uint32(0)
+    if learn:   # also the lowest coefficient and its slot (first slot on ties)
+        for j in range(omega):
+            _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j)
+    else:
+        for j in range(omega):
+            _slot_sums(colours, alphas, y, featf, ubuf, acc, nl, C, W, j)
+    srow = scores[y]
+    mrow = mask[y]
+    for x in range(W):
+        s = acc[x] * scale
+        srow[x] = s
+        mrow[x] = _FG if s < threshold else _BG
+    if learn:
+        # new coefficients, vectorised (into acc, no longer needed): eq. 16, novelty form
+        sincerow = since[y]
+        for x in range(W):
+            s = srow[x]
+            c = np.int32(sincerow[x])
+            c = 0 if s < threshold else min(c + 1, 255)
+            sincerow[x] = np.uint8(c)
+            cp = cap_fg if c <= hold else cap
+            a = rho - decay * s
+            a = min(max(a, _ZERO), cp)
+            acc[x] = a * inv_scale_new
+        # the new pair replaces the lowest slot iff its coefficient is larger
+        arows = alphas[y]
+        crows = colours[y]
+        frow = feat[y]
+        if C == 3:
+            for x in range(W):
+                a = acc[x]
+                if a > minv[x]:
+                    j = mini[x]
+                    arows[j, x] = a
+                    crows[j, 0, x] = frow[x, 0]
+                    crows[j, 1, x] = frow[x, 1]
+                    crows[j, 2, x] = frow[x, 2]
+        else:
+            for x in range(W):
+                a = acc[x]
+                if a > minv[x]:
+                    j = mini[x]
+                    arows[j, x] = a
+                    crows[j, 0, x] = frow[x, 0]
+
+
 @njit(parallel=True, cache=True)
 def silk_frame(feat, colours, alphas, since, scale, inv_scale_new, decay, rho, cap, cap_fg,
                threshold, hold, nl, learn, scores, mask, scr_f, scr_i):
@@ -250,64 +319,61 @@ def silk_frame(feat, colours, alphas, since, scale, inv_scale_new, decay, rho, c
     scr_f : (T, 6, W) float32, scr_i : (T, W) uint32
         Per-thread scratch.
     """
+    H = feat.shape[0]
+    for y in prange(H):
+        _silk_row(y, numba.get_thread_id(), feat, colours, alphas, since, scale, inv_scale_new, decay,
+                  rho, cap, cap_fg, threshold, hold, nl, learn, scores, mask, scr_f, scr_i)
+
+
+@njit(cache=True)
+def silk_frame_serial(feat, colours, alphas, since, scale, inv_scale_new, decay, rho, cap, cap_fg,
+                      threshold, hold, nl, learn, scores, mask, scr_f, scr_i):
+    """:func:`silk_frame` on the calling thread alone (the same results): what a process forked
+    after numba's OpenMP threads started must use
+    (:func:`~silkvision.detector.numba_threads.parallel_allowed`)."""
+    for y in range(feat.shape[0]):
+        _silk_row(y, 0, feat, colours, alphas, since, scale, inv_scale_new, decay, rho, cap, cap_fg,
+                  threshold, hold, nl, learn, scores, mask, scr_f, scr_i)
+
+
+@njit(inline="always", cache=True)
+def _norma_row(y, tid, feat, colours, alphas, ptr, rho, scale, alpha_new, rho_down, rho_up,
+               threshold, nl, learn, scores, mask, scr_f):
+    """Row ``y`` of :func:`norma_frame`, with the scratch of thread ``tid``."""
     H, W, C = feat.shape
     omega = alphas.shape[1]
-    for y in prange(H):
-        tid = numba.get_thread_id()
-        featf = scr_f[tid]
-        acc = featf[3]
-        minv = featf[4]
-        ubuf = featf[5]
-        mini = scr_i[tid]
-        _load_features(feat, y, featf, C, W)
+    featf = scr_f[tid]
+    acc = featf[3]
+    ubuf = featf[5]
+    _load_features(feat, y, featf, C, W)
+    for x in range(W):
+        acc[x] = _ZERO
+    for j in range(omega):
+        _slot_sums(colours, alphas, y, featf, ubuf, acc, nl, C, W, j)
+    srow = scores[y]
+    mrow = mask[y]
+    for x in range(W):
+        s = acc[x] * scale
+        srow[x] = s
+        mrow[x] = _FG if s < threshold else _BG
+    if learn:
+        rrow = rho[y]
+        prow = ptr[y]
+        arows = alphas[y]
+        crows = colours[y]
+        frow = feat[y]
         for x in range(W):
-            acc[x] = _ZERO
-            minv[x] = _INF
-            mini[x] = np.uint32(0)
-        if learn:   # also the lowest coefficient and its slot (first slot on ties)
-            for j in range(omega):
-                _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j)
-        else:
-            for j in range(omega):
-                _slot_sums(colours, alphas, y, featf, ubuf, acc, nl, C, W, j)
-        srow = scores[y]
-        mrow = mask[y]
-        for x in range(W):
-            s = acc[x] * scale
-            srow[x] = s
-            mrow[x] = _FG if s < threshold else _BG
-        if learn:
-            # new coefficients, vectorised (into acc, no longer needed): eq. 16, novelty form
-            sincerow = since[y]
-            for x in range(W):
-                s = srow[x]
-                c = np.int32(sincerow[x])
-                c = 0 if s < threshold else min(c + 1, 255)
-                sincerow[x] = np.uint8(c)
-                cp = cap_fg if c <= hold else cap
-                a = rho - decay * s
-                a = min(max(a, _ZERO), cp)
-                acc[x] = a * inv_scale_new
-            # the new pair replaces the lowest slot iff its coefficient is larger
-            arows = alphas[y]
-            crows = colours[y]
-            frow = feat[y]
-            if C == 3:
-                for x in range(W):
-                    a = acc[x]
-                    if a > minv[x]:
-                        j = mini[x]
-                        arows[j, x] = a
-                        crows[j, 0, x] = frow[x, 0]
-                        crows[j, 1, x] = frow[x, 1]
-                        crows[j, 2, x] = frow[x, 2]
+            r = rrow[x]
+            if srow[x] < r:
+                j = np.intp(prow[x])      # intp throughout: a uint32 + int compare went through float64
+                arows[j, x] = alpha_new
+                for c in range(C):
+                    crows[j, c, x] = frow[x, c]
+                j += 1
+                prow[x] = np.uint8(0 if j >= omega else j)
+                rrow[x] = r - rho_down
             else:
-                for x in range(W):
-                    a = acc[x]
-                    if a > minv[x]:
-                        j = mini[x]
-                        arows[j, x] = a
-                        crows[j, 0, x] = frow[x, 0]
+                rrow[x] = r + rho_up
 
 
 @njit(parallel=True, cache=True)
@@ -328,51 +394,38 @@ def norma_frame(feat, colours, alphas, ptr, rho, scale, alpha_new, rho_down, rho
     rho_down, rho_up : float32
         ``eta (1 - nu)`` (rho falls when ``f < rho``) and ``eta nu`` (rho rises otherwise).
     """
-    H, W, C = feat.shape
-    omega = alphas.shape[1]
-    for y in prange(H):
-        tid = numba.get_thread_id()
-        featf = scr_f[tid]
-        acc = featf[3]
-        ubuf = featf[5]
-        _load_features(feat, y, featf, C, W)
-        for x in range(W):
-            acc[x] = _ZERO
-        for j in range(omega):
-            _slot_sums(colours, alphas, y, featf, ubuf, acc, nl, C, W, j)
-        srow = scores[y]
-        mrow = mask[y]
-        for x in range(W):
-            s = acc[x] * scale
-            srow[x] = s
-            mrow[x] = _FG if s < threshold else _BG
-        if learn:
-            rrow = rho[y]
-            prow = ptr[y]
-            arows = alphas[y]
-            crows = colours[y]
-            frow = feat[y]
-            for x in range(W):
-                r = rrow[x]
-                if srow[x] < r:
-                    j = np.intp(prow[x])      # intp throughout: a uint32 + int compare went through float64
-                    arows[j, x] = alpha_new
-                    for c in range(C):
-                        crows[j, c, x] = frow[x, c]
-                    j += 1
-                    prow[x] = np.uint8(0 if j >= omega else j)
-                    rrow[x] = r - rho_down
-                else:
-                    rrow[x] = r + rho_up
+    for y in prange(feat.shape[0]):
+        _norma_row(y, numba.get_thread_id(), feat, colours, alphas, ptr, rho, scale, alpha_new,
+                   rho_down, rho_up, threshold, nl, learn, scores, mask, scr_f)
+
+
+@njit(cache=True)
+def norma_frame_serial(feat, colours, alphas, ptr, rho, scale, alpha_new, rho_down, rho_up,
+                       threshold, nl, learn, scores, mask, scr_f):
+    """:func:`norma_frame` on the calling thread alone (see :func:`silk_frame_serial`)."""
+    for y in range(feat.shape[0]):
+        _norma_row(y, 0, feat, colours, alphas, ptr, rho, scale, alpha_new, rho_down, rho_up,
+                   threshold, nl, learn, scores, mask, scr_f)
+
+
+@njit(inline="always", cache=True)
+def _renormalise_row(alphas, y, scale, floor):
+    for j in range(alphas.shape[1]):
+        row = alphas[y, j]
+        for x in range(alphas.shape[2]):
+            v = row[x] * scale
+            row[x] = v if v >= floor else _ZERO
 
 
 @njit(parallel=True, cache=True)
 def renormalise(alphas, scale, floor):
     """``alphas *= scale`` in place, zeroing results below ``floor`` (the caller then sets g = 1)."""
-    H, K, W = alphas.shape
-    for y in prange(H):
-        for j in range(K):
-            row = alphas[y, j]
-            for x in range(W):
-                v = row[x] * scale
-                row[x] = v if v >= floor else _ZERO
+    for y in prange(alphas.shape[0]):
+        _renormalise_row(alphas, y, scale, floor)
+
+
+@njit(cache=True)
+def renormalise_serial(alphas, scale, floor):
+    """:func:`renormalise` on the calling thread alone (see :func:`silk_frame_serial`)."""
+    for y in range(alphas.shape[0]):
+        _renormalise_row(alphas, y, scale, floor)

@@ -14,13 +14,22 @@ So, on import, silkvision sets ``GOMP_SPINCOUNT=1000`` unless the user already c
 it is loaded, i.e. at the first parallel loop of the process, so the setting takes effect only if
 no library has loaded it before silkvision is imported. Other OpenMP runtimes (LLVM's on macOS,
 Microsoft's on Windows) and numba's ``workqueue`` and ``tbb`` layers ignore it.
+
+**Forked processes.** GNU OpenMP cannot be used in a process forked after it started its threads:
+numba then kills the child with SIGTERM at its first parallel loop ("fork() called from a process
+already using GNU OpenMP, this is unsafe"), and a ``multiprocessing.Pool`` whose worker died that
+way waits for ever. So a child forked after numba's ``omp`` layer started runs the detectors'
+serial kernels (``*_serial`` in :mod:`~silkvision.detector.kernels`, the same results on one
+thread): :func:`parallel_allowed` says which. Processes started by ``spawn`` or ``forkserver``,
+and children of a parent that never ran a parallel loop, keep the parallel kernels.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
-__all__ = ["SPIN_COUNT", "limit_omp_spinning"]
+__all__ = ["SPIN_COUNT", "limit_omp_spinning", "parallel_allowed"]
 
 #: GNU OpenMP's spin count used unless the user set one (its own default is 300,000)
 SPIN_COUNT = "1000"
@@ -36,3 +45,23 @@ def limit_omp_spinning(environ=os.environ) -> bool:
 
 
 limit_omp_spinning()
+
+
+_forked_after_omp = False
+
+
+def _after_fork_in_child() -> None:
+    global _forked_after_omp
+    layer = sys.modules.get("numba.np.ufunc.parallel")
+    if layer is not None and layer._is_initialized and layer._threading_layer == "omp":
+        _forked_after_omp = True
+
+
+def parallel_allowed() -> bool:
+    """Whether numba's parallel loops may run in this process: False in a child forked after the
+    ``omp`` threading layer started its threads (module notes)."""
+    return not _forked_after_omp
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -86,6 +86,7 @@ from silkvision.detector import kernels as _k
 from silkvision.detector.base import BackgroundSubtractor, check_learning_rate
 from silkvision.detector.colour import (FeatureConverter, channels, check_colour_space, check_frame,
                                         features_to_bgr)
+from silkvision.detector.numba_threads import parallel_allowed
 from silkvision.detector.postprocess import MaskFilter, check_mask_out
 
 __all__ = ["SilkSubtractor", "KernelPixelSubtractor"]
@@ -359,7 +360,8 @@ class KernelPixelSubtractor(BackgroundSubtractor):
             self._fg_pending = True   # counted when (if ever) needed: see _fg_now
             self._frames += 1
             if self._scale < RENORM_BELOW:
-                _k.renormalise(self._alphas, _F(self._scale), _F(ALPHA_FLOOR))
+                renorm = _k.renormalise if parallel_allowed() else _k.renormalise_serial
+                renorm(self._alphas, _F(self._scale), _F(ALPHA_FLOOR))
                 self._scale = 1.0
         return self._post(self._raw, out=fgmask)
 
@@ -635,7 +637,8 @@ class SilkSubtractor(KernelPixelSubtractor):
 
     def _run(self, feat: np.ndarray, learn: bool) -> None:
         args = self.kernel_args(learn)
-        _k.silk_frame(feat, self._colours, self._alphas, self._extra["since"], *args,
-                      self._scores, self._raw, self._scr_f, self._scr_i)
+        frame = _k.silk_frame if parallel_allowed() else _k.silk_frame_serial
+        frame(feat, self._colours, self._alphas, self._extra["since"], *args,
+              self._scores, self._raw, self._scr_f, self._scr_i)
         if learn:
             self._scale *= self._decay()

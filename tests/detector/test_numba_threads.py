@@ -29,3 +29,82 @@ def test_importing_silkvision_or_the_kernels_sets_it_before_any_parallel_loop():
     assert _spin_count_seen_by_a_fresh_process({}) == SPIN_COUNT
     assert _spin_count_seen_by_a_fresh_process({}, module="silkvision") == SPIN_COUNT
     assert _spin_count_seen_by_a_fresh_process({"OMP_WAIT_POLICY": "PASSIVE"}) == "-"
+
+
+# -- processes forked after numba's OpenMP threads started -----------------------------------------
+
+import textwrap  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import silkvision as sv  # noqa: E402
+import silkvision.detector.numba_threads as nt  # noqa: E402
+import silkvision.detector.silk as silk_module  # noqa: E402
+
+
+def _frames(n=40):
+    from silkvision.capture import open_source
+
+    with open_source(sv.samples.highway()) as src:
+        return [f for _, f in zip(range(n), (frame for _, frame in src))]
+
+
+@pytest.mark.parametrize("algorithm", ["silk", "norma"])
+def test_the_serial_kernels_give_the_parallel_kernels_results(algorithm, monkeypatch):
+    # renormalise every few frames too, so that its serial twin runs
+    monkeypatch.setattr(silk_module, "RENORM_BELOW", 0.99)
+    frames = _frames()
+    par = sv.create_subtractor(algorithm, median=0, close=0, fill_holes=False)
+    ser = sv.create_subtractor(algorithm, median=0, close=0, fill_holes=False)
+    for i, f in enumerate(frames):
+        m_par = par.apply(f, learningRate=0 if i % 9 == 5 else -1).copy()
+        monkeypatch.setattr(nt, "_forked_after_omp", True)
+        assert not nt.parallel_allowed()
+        m_ser = ser.apply(f, learningRate=0 if i % 9 == 5 else -1).copy()
+        monkeypatch.setattr(nt, "_forked_after_omp", False)
+        np.testing.assert_array_equal(ser.scores, par.scores, err_msg=f"scores, frame {i}")
+        np.testing.assert_array_equal(m_ser, m_par, err_msg=f"mask, frame {i}")
+    a, b = par.get_state(), ser.get_state()
+    assert a.keys() == b.keys()
+    for k in a:
+        np.testing.assert_array_equal(np.asarray(a[k]), np.asarray(b[k]), err_msg=k)
+
+
+_FORK_SCRIPT = textwrap.dedent("""
+    import multiprocessing as mp, sys
+    import numba
+    import silkvision as sv
+    from silkvision.capture import open_source
+
+    with open_source(sv.samples.highway()) as src:
+        frames = [f for _, f in zip(range(30), (frame for _, frame in src))]
+
+    def run(algorithm):
+        det = sv.create_subtractor(algorithm)
+        for f in frames:
+            det.apply(f)
+        return float(det.scores.sum())
+
+    if __name__ == "__main__":
+        algorithm = sys.argv[1]
+        here = run(algorithm)                       # the parent starts numba's threads
+        layer = numba.threading_layer()
+        with mp.get_context("fork").Pool(2) as pool:
+            there = pool.map(run, [algorithm, algorithm])
+        print(layer, here == there[0] == there[1])
+""")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+@pytest.mark.parametrize("algorithm", ["silk", "norma"])
+def test_a_pool_forked_after_the_parent_ran_a_detector_finishes_with_the_same_results(algorithm, tmp_path):
+    # with GNU OpenMP, numba killed such a child at its first parallel loop and Pool.map hung
+    script = tmp_path / "fork_pool.py"
+    script.write_text(_FORK_SCRIPT)
+    env = dict(os.environ, NUMBA_NUM_THREADS="2")
+    done = subprocess.run([sys.executable, str(script), algorithm], env=env, capture_output=True,
+                          text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    layer, same = done.stdout.split()
+    assert same == "True", done.stdout
