@@ -433,9 +433,11 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
     # one mask buffer for the whole export (no allocation per frame) when the detector takes one
     takes_fgmask = "fgmask" in inspect.signature(det.apply).parameters
     mask_buf = None
+    exhausted = False     # every frame of the source was exported (a signal then stops nothing)
     with _StopFlag(handle_signals) as stop:
         try:
-            for index, frame in (src if pending is None else itertools.chain((pending,), src)):
+            stream = src if pending is None else itertools.chain((pending,), src)
+            for index, frame in stream:
                 if want_video and writer is None:
                     writer = MaskVideoWriter(out, (frame.shape[1], frame.shape[0]), src.fps or 25.0)
                     _note_padding(writer, res, log)
@@ -461,10 +463,13 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
                 if bar is not None:
                     bar.update(1)
                 if stop.set:
+                    exhausted = src.seekable and _at_end(stream)
                     break
                 if every and src.seekable and frames % every == 0:
                     if save_checkpoint(out, det, index, frames, frame):
                         checkpointed = index
+            else:
+                exhausted = True
         except SourceError:
             # the detector is consistent up to last_index: keep that so a fixed source resumes
             if src.seekable and last_index is not None and last_index != checkpointed:
@@ -484,7 +489,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
     res.signal = stop.signum
     res.frames, res.first_index, res.last_index = frames, first_index, last_index
 
-    if stop.set and src.seekable:
+    if stop.set and src.seekable and not exhausted:
         res.interrupted = True
         if writer is not None:
             writer.abandon()
@@ -504,7 +509,11 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         log(res.notes[-1])
         return res
 
-    res.interrupted = stop.set  # a camera export stopped by Ctrl-C is finished normally
+    res.interrupted = stop.set and not exhausted  # a camera export stopped by Ctrl-C is finished normally
+    if stop.set and exhausted:
+        res.notes.append(f"{_SIGNAL_NAMES.get(stop.signum, 'a signal')} came after the last frame "
+                         f"was exported: the export was finished")
+        log(res.notes[-1])
     _note_dropped(src, res, log)
     if frames == 0:
         if writer is not None:
@@ -518,6 +527,21 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
     (out / CHECKPOINT).unlink(missing_ok=True)
     res.complete = True
     return res
+
+
+_SIGNAL_NAMES = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
+
+
+def _at_end(stream) -> bool:
+    """Whether a file or folder's frame ``stream`` has no frame left (it reads the next one, if
+    any: only for a stop, so a signal during the last frame does not leave an export unfinished)."""
+    try:
+        next(stream)
+    except StopIteration:
+        return True
+    except SourceError:   # an unreadable next frame: there is more to export once it is fixed
+        return False
+    return False
 
 
 def _effective_config(cfg: Mapping) -> dict:

@@ -381,6 +381,51 @@ def test_real_detector_interrupted_and_resumed_gives_identical_files(tmp_path, s
     assert sorted(fa) == sorted(fb) and all(fa[n] == fb[n] for n in fa)
 
 
+@pytest.mark.parametrize("when", ["during the last frame", "during the last checkpoint"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_after_the_last_frame_was_read_finishes_the_export(tmp_path, sample_seq, monkeypatch,
+                                                                     when, signum):
+    """Every frame is done: the export is completed (video kept, manifest complete, exit 0), not
+    left "interrupted" for a re-run that only rebuilt the video."""
+    import silkvision.io.export as export_module
+
+    cfg = {"capture": {"max_frames": 30, "resize": [160, 120]}, "export": {"checkpoint_every": 10}}
+    ref = tmp_path / "ref"
+    assert export_masks(sample_seq, ref, cfg, algorithm="silk", video=True, progress=False).complete
+    det = sv.create_subtractor("silk")
+    if when == "during the last frame":
+        apply = det.apply
+
+        def apply_then_signal(frame, *a, **k):
+            mask = apply(frame, *a, **k)
+            if det.frames_seen == 30:
+                os.kill(os.getpid(), signum)
+            return mask
+
+        det.apply = apply_then_signal
+    else:
+        save = export_module.save_checkpoint
+
+        def save_then_signal(out, d, index, frames, frame=None):
+            saved = save(out, d, index, frames, frame)
+            if frames == 30:
+                os.kill(os.getpid(), signum)
+            return saved
+
+        monkeypatch.setattr(export_module, "save_checkpoint", save_then_signal)
+    out = tmp_path / "out"
+    notes = []
+    res = export_masks(sample_seq, out, cfg, algorithm="silk", video=True, detector=det, progress=False,
+                       log=notes.append)
+    assert res.complete and not res.interrupted and res.frames == 30 and res.video is not None
+    assert notes[-1].endswith("came after the last frame was exported: the export was finished")
+    assert json.loads((out / MANIFEST).read_text())["status"] == "complete"
+    assert not (out / CHECKPOINT).exists()
+    fa, fb = _files(ref), _files(out)
+    fa.pop("masks.mkv"), fb.pop("masks.mkv")      # its header carries a random segment UID
+    assert sorted(fa) == sorted(fb) and all(fa[n] == fb[n] for n in fa)
+
+
 # -- an unusable checkpoint: replay from the first frame, keeping the masks --------------------
 def _interrupted_fake_export(out: Path, sample_seq, after: int, det=None) -> dict[str, int]:
     """Export with the fake detector, stopped as by Ctrl-C after frame ``after`` (a checkpoint is
