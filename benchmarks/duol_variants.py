@@ -21,7 +21,8 @@
 ``readings`` (sonar and german, the 20 stored orderings; stop 20, with ``--readings``)
     Other readings of DUOL_iter ("first the new weight, then the auxiliary weight") and DUOL_appr
     (``g_t = 1/(1-rho)``, ``g_b = hat g_b + 1/(1-rho)``). The first row of each reproduces the
-    shipped learner (``duol_iter``; ``duol_appr``), the others are the readings BENCHMARKS 5 lists.
+    shipped learner (``duol_iter``; ``duol_appr``, since stop 28 the reading with Theorem 1's
+    conditions), the others are the readings BENCHMARKS 5 lists.
 
 The paper's values are printed beside. Usage::
 
@@ -63,7 +64,10 @@ READINGS = {
     "iter-first": ("iter", "shipped, but the first of equal w_ab"),
     "iter-strict": ("iter", "shipped, but a double update only if w_ab < 0"),
     "iter-exact": ("iter", "shipped, but the exact margin test f^i <= 1 (no MARGIN_TOL)"),
-    "appr": ("appr", "shipped duol_appr: g_a = min(C, 1), g_b = min(C, hat g_b + 1), single step min(C, l_t)"),
+    "appr-thm1": ("appr", "shipped duol_appr (stop 28): Theorem 1's conditions, a misclassified example "
+                          "and auxiliary (f^i <= 0); g_a = min(C, 1), g_b = min(C, hat g_b + 1); "
+                          "else single step min(C, l_t)"),
+    "appr": ("appr", "duol_appr of stops 21-27: margin-error auxiliary (f^i <= 1), the same steps"),
     "appr-one": ("appr", "duol_appr until stop 20: single step min(C, 1) (NIPS 2009 Algorithm 1)"),
     "appr-strong": ("appr", "fixed steps only for strong double updates (y_b f(x_b) <= 0), else exact; "
                             "single step min(C, 1)"),
@@ -228,7 +232,10 @@ def duol_reading(K, y, order, reading, C=5.0):
         if reading == "iter-after":
             gam[n] = min(C, lt)
             fs[:n + 1] += ys[:n + 1] * gam[n] * yt * krow
-        elig = np.flatnonzero(fs[:n] <= 1.0 + tol)
+        if reading == "appr-thm1":
+            elig = np.flatnonzero(fs[:n] <= 0.0) if yt * f <= 0 else np.empty(0, int)
+        else:
+            elig = np.flatnonzero(fs[:n] <= 1.0 + tol)
         b = _auxiliary(elig, w, last=reading != "iter-first")
         if reading == "iter-after":
             if b >= 0 and w[b] <= 0:
@@ -248,7 +255,7 @@ def duol_reading(K, y, order, reading, C=5.0):
             elif reading == "iter-fixed":
                 g = min(C, 1.0)
                 d = np.clip(lb - wb * g, -gb, C - gb)
-            elif reading in ("appr", "appr-one") or (reading == "appr-strong" and lb >= 1.0):
+            elif reading in ("appr-thm1", "appr", "appr-one") or (reading == "appr-strong" and lb >= 1.0):
                 g, d = min(C, 1.0), min(C, gb + 1.0) - gb
             elif reading == "appr-strong":
                 g, d, _ = solve_prop2(1.0, 1.0, wb, lt, lb, C, gb)
