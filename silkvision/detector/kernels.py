@@ -218,6 +218,15 @@ def _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j
 
 
 @njit(inline="always", cache=True)
+def _scores_and_mask(acc, scale, threshold, srow, mrow, W):
+    """Row scores ``g * sum`` and the raw mask ``score < threshold`` (0/255)."""
+    for x in range(W):
+        s = acc[x] * scale
+        srow[x] = s
+        mrow[x] = _FG if s < threshold else _BG
+
+
+@njit(inline="always", cache=True)
 def _silk_row(y, tid, feat, colours, alphas, since, scale, inv_scale_new, decay, rho, cap, cap_fg,
               threshold, hold, nl, learn, scores, mask, scr_f, scr_i):
     """Row ``y`` of :func:`silk_frame`, with the scratch of thread ``tid``."""
@@ -240,11 +249,7 @@ def _silk_row(y, tid, feat, colours, alphas, since, scale, inv_scale_new, decay,
         for j in range(omega):
             _slot_sums(colours, alphas, y, featf, ubuf, acc, nl, C, W, j)
     srow = scores[y]
-    mrow = mask[y]
-    for x in range(W):
-        s = acc[x] * scale
-        srow[x] = s
-        mrow[x] = _FG if s < threshold else _BG
+    _scores_and_mask(acc, scale, threshold, srow, mask[y], W)
     if learn:
         # new coefficients, vectorised (into acc, no longer needed): eq. 16, novelty form
         sincerow = since[y]
@@ -351,11 +356,7 @@ def _norma_row(y, tid, feat, colours, alphas, ptr, rho, scale, alpha_new, rho_do
     for j in range(omega):
         _slot_sums(colours, alphas, y, featf, ubuf, acc, nl, C, W, j)
     srow = scores[y]
-    mrow = mask[y]
-    for x in range(W):
-        s = acc[x] * scale
-        srow[x] = s
-        mrow[x] = _FG if s < threshold else _BG
+    _scores_and_mask(acc, scale, threshold, srow, mask[y], W)
     if learn:
         rrow = rho[y]
         prow = ptr[y]
