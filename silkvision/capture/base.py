@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -423,6 +424,9 @@ class Source:
         self._native_from = ""                        # which frame set _native (for messages)
         self._gt = GroundTruth(groundtruth) if groundtruth is not None else None
         self._closed = False
+        # one read, seek or close at a time: a video closed from another thread during a read made
+        # OpenCV abort, and two threads sharing a source must get each frame once
+        self._io = threading.RLock()
 
     # -- description -------------------------------------------------------------------------
     @property
@@ -503,10 +507,11 @@ class Source:
         return self
 
     def __next__(self) -> tuple[int, np.ndarray]:
-        if self._closed:
-            raise SourceError(f"{self.spec}: source is closed")
-        index, frame, where = self._next()
-        return index, self._prepare(frame, where)
+        with self._io:
+            if self._closed:
+                raise SourceError(f"{self.spec}: source is closed")
+            index, frame, where = self._next()
+            return index, self._prepare(frame, where)
 
     def _next(self) -> tuple[int, np.ndarray, str]:  # pragma: no cover - abstract
         """Return ``(index, raw frame, label for messages)`` or raise StopIteration."""
@@ -518,14 +523,15 @@ class Source:
 
     def read(self, index: int) -> np.ndarray:
         """Frame ``index`` (random access, seekable sources); the source is left positioned after it."""
-        self.seek(index)
-        try:
-            got, frame = next(self)
-        except StopIteration:
-            last = self.frame_count
-            raise SourceError(f"{self.spec}: there is no frame {index}; expected a frame number in "
-                              f"{self.first_index}..{last if last is not None else '?'}") from None
-        return frame
+        with self._io:
+            self.seek(index)
+            try:
+                got, frame = next(self)
+            except StopIteration:
+                last = self.frame_count
+                raise SourceError(f"{self.spec}: there is no frame {index}; expected a frame number in "
+                                  f"{self.first_index}..{last if last is not None else '?'}") from None
+            return frame
 
     def _prepare(self, frame: np.ndarray, where: str) -> np.ndarray:
         frame = to_bgr(frame)

@@ -77,18 +77,20 @@ class FolderSource(Source):
         return k
 
     def seek(self, index: int) -> None:
-        if self._closed:
-            raise SourceError(f"{self.spec}: source is closed")
-        if check_index(index) == self._indices[-1] + 1:  # just past the end: iteration stops
-            self._pos = len(self._indices)
-            return
-        self._pos = self._position(index)
+        with self._io:
+            if self._closed:
+                raise SourceError(f"{self.spec}: source is closed")
+            if check_index(index) == self._indices[-1] + 1:  # just past the end: iteration stops
+                self._pos = len(self._indices)
+                return
+            self._pos = self._position(index)
 
     def read(self, index: int) -> np.ndarray:
-        if self._closed:
-            raise SourceError(f"{self.spec}: source is closed")
-        self._pos = self._position(index)
-        return next(self)[1]
+        with self._io:
+            if self._closed:
+                raise SourceError(f"{self.spec}: source is closed")
+            self._pos = self._position(index)
+            return next(self)[1]
 
     def _next(self):
         if self._pos >= len(self._paths):

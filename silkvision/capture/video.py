@@ -87,30 +87,31 @@ class VideoSource(Source):
         return n
 
     def seek(self, index: int) -> None:
-        if self._closed:
-            raise SourceError(f"{self.spec}: source is closed")
-        index = check_index(index)
-        last = self.frame_count
-        if index < 1 or (last is not None and index > last + 1):
-            raise SourceError(f"{self.spec}: there is no frame {index}; expected a frame number in "
-                              f"1..{last if last is not None else '?'}")
-        if index != self._pos:
-            if index == 1 or (self.seeks_by_reading and index < self._pos):
-                # rewind by opening the file again: exact in every container, whereas a seek to
-                # frame 0 of an MPEG-1/2 program stream lands inside its first group of pictures
-                cap = open_capture(str(self.path), cv2.CAP_FFMPEG)
-                if not cap.isOpened():
-                    cap.release()
-                    raise SourceError(f"{self.spec}: cannot open the video again to rewind it")
-                self._cap.release()
-                self._cap = cap
-                self._pos = 1
-            if self.seeks_by_reading:
-                self._read_forward(index)
-            elif index != 1 and not self._cap.set(cv2.CAP_PROP_POS_FRAMES, index - 1):
-                raise SourceError(f"{self.spec}: cannot seek to frame {index}")
-            self._pos = index
-        self._ended = False
+        with self._io:
+            if self._closed:
+                raise SourceError(f"{self.spec}: source is closed")
+            index = check_index(index)
+            last = self.frame_count
+            if index < 1 or (last is not None and index > last + 1):
+                raise SourceError(f"{self.spec}: there is no frame {index}; expected a frame number in "
+                                  f"1..{last if last is not None else '?'}")
+            if index != self._pos:
+                if index == 1 or (self.seeks_by_reading and index < self._pos):
+                    # rewind by opening the file again: exact in every container, whereas a seek to
+                    # frame 0 of an MPEG-1/2 program stream lands inside its first group of pictures
+                    cap = open_capture(str(self.path), cv2.CAP_FFMPEG)
+                    if not cap.isOpened():
+                        cap.release()
+                        raise SourceError(f"{self.spec}: cannot open the video again to rewind it")
+                    self._cap.release()
+                    self._cap = cap
+                    self._pos = 1
+                if self.seeks_by_reading:
+                    self._read_forward(index)
+                elif index != 1 and not self._cap.set(cv2.CAP_PROP_POS_FRAMES, index - 1):
+                    raise SourceError(f"{self.spec}: cannot seek to frame {index}")
+                self._pos = index
+            self._ended = False
 
     def _read_forward(self, index: int) -> None:
         """Decode (without converting) from the next frame up to frame ``index``."""
@@ -137,6 +138,7 @@ class VideoSource(Source):
         return index, frame, f"{self.spec} frame {index}"
 
     def close(self) -> None:
-        if not self._closed:
-            self._cap.release()
-        super().close()
+        with self._io:   # not while another thread is inside a read (OpenCV would crash)
+            if not self._closed:
+                self._cap.release()
+            super().close()

@@ -473,3 +473,81 @@ def test_only_integers_are_frame_numbers(tmp_path, sample_seq):
                                                          f"number; expected an integer$"):
                         getattr(src, method)(bad)
             assert src.groundtruth_path(np.int64(2)) == src.groundtruth_path(2)
+
+
+# -- one source, several threads ----------------------------------------------------------------
+
+_CLOSE_WHILE_READING = """
+import sys, threading, time
+from silkvision.capture import open_source
+src = open_source(sys.argv[1]); errors = []
+def reader():
+    try:
+        while True:
+            for _ in src:
+                pass
+            src.seek(1)
+    except Exception as e:
+        errors.append(str(e))
+t = threading.Thread(target=reader); t.start()
+time.sleep(0.3); src.close(); t.join()
+print(errors)
+"""
+
+
+@pytest.mark.parametrize("fourcc, ext", [("FFV1", ".mkv"), ("MJPG", ".avi")])
+def test_a_video_closed_by_another_thread_during_a_read_ends_the_read_cleanly(tmp_path, fourcc, ext):
+    """The GUI's Stop pattern. Releasing OpenCV's capture during a read aborted or crashed the
+    interpreter (or said the file was corrupt); close() now waits for the read in progress."""
+    import subprocess
+    import sys
+
+    path = tmp_path / f"v{ext}"
+    frames = _frames(150, 160, 120)
+    vw = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*fourcc), 25.0, (160, 120))
+    if not vw.isOpened():
+        pytest.skip(f"this OpenCV cannot write {fourcc}")
+    for f in frames:
+        vw.write(f)
+    vw.release()
+    script = tmp_path / "close_while_reading.py"
+    script.write_text(_CLOSE_WHILE_READING)
+    done = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == f"['{path}: source is closed']"
+
+
+_SHARE = """
+import sys, threading
+from silkvision.capture import open_source
+got = []
+with open_source(sys.argv[1]) as src:
+    def take():
+        for index, _ in src:
+            got.append(index)
+    threads = [threading.Thread(target=take) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+print(sorted(got) == list(range(1, 61)), len(got))
+"""
+
+
+@pytest.mark.parametrize("kind", ["folder", "video"])
+def test_two_threads_sharing_a_source_get_each_frame_once(tmp_path, kind):
+    """Frames were handed out twice or skipped (folder), or OpenCV crashed (video); in a child
+    process, so that a crash cannot take the test run with it."""
+    import subprocess
+    import sys
+
+    frames = _frames(60)
+    path = (_write_folder(tmp_path / "f", frames) if kind == "folder"
+            else _write_video(tmp_path / "v.avi", frames))
+    script = tmp_path / "share.py"
+    script.write_text(_SHARE)
+    done = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "60"]
