@@ -214,7 +214,9 @@ def _prepare_folder(out: Path, overwrite: bool) -> dict | None:
 class _StopFlag:
     """SIGINT/SIGTERM set a flag (the loop stops after the current frame); a second signal raises
     KeyboardInterrupt at once. A signal the process inherited as ignored (a background ``cmd &``
-    ignores SIGINT) stays ignored."""
+    ignores SIGINT) stays ignored. In a ``multiprocessing`` child (a Pool worker) SIGTERM is left
+    alone: ``Pool.terminate()`` and ``Process.terminate()`` stop the process with it, and a
+    worker that caught it and returned normally hung the pool's ``terminate()`` for ever."""
 
     def __init__(self, enabled: bool):
         self.signum = None
@@ -228,7 +230,10 @@ class _StopFlag:
 
     def __enter__(self):
         if self.enabled:
-            for s in (signal.SIGINT, signal.SIGTERM):
+            import multiprocessing
+
+            caught = (signal.SIGINT,) if multiprocessing.parent_process() else (signal.SIGINT, signal.SIGTERM)
+            for s in caught:
                 if signal.getsignal(s) is not signal.SIG_IGN:
                     self._old[s] = signal.signal(s, self._handler)
         return self
@@ -275,7 +280,8 @@ def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: s
         Receives one-line notes (default: print to stderr).
     handle_signals : bool
         Catch SIGINT/SIGTERM (main thread only): finish the current frame, save the checkpoint and
-        return with ``interrupted=True``.
+        return with ``interrupted=True``. In a ``multiprocessing`` child only SIGINT is caught, so
+        that ``Pool.terminate()`` / ``Process.terminate()`` still stop it.
 
     Returns
     -------

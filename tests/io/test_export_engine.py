@@ -676,3 +676,47 @@ def test_the_export_loop_reuses_one_mask_buffer(tmp_path, sample_seq):
     assert _files(tmp_path / "ref") == _files(tmp_path / "out") and ref.frames == res.frames
     res = export_masks(sample_seq, tmp_path / "fake", _cfg(), detector=FakeDetector(), progress=False)
     assert res.complete
+
+
+_POOL_TERMINATE = """
+import multiprocessing as mp, pathlib, sys, time
+import silkvision as sv
+from silkvision.io.export import export_masks
+
+def job(out):
+    return export_masks(sv.samples.highway(), out, algorithm="silk", progress=False,
+                        log=lambda m: None, overwrite=True).interrupted
+
+def started(out):   # wait until the export is writing masks
+    t = time.time()
+    while len(list(pathlib.Path(out).glob("bin*.png"))) < 3:
+        assert time.time() - t < 100, "the export did not start"
+        time.sleep(0.01)
+
+if __name__ == "__main__":
+    ctx = mp.get_context(sys.argv[2])
+    out = sys.argv[1]
+    pool = ctx.Pool(1)
+    pool.apply_async(job, (out,))
+    started(out)
+    pool.terminate()            # what `with Pool()` does on an error
+    print("terminated")
+    p = ctx.Process(target=job, args=(out + "-p",))
+    p.start(); started(out + "-p"); p.terminate(); p.join()
+    print(p.exitcode)
+"""
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_pool_terminate_stops_a_worker_inside_an_export(tmp_path, method):
+    """A Pool worker runs its task on its main thread, where the export caught SIGTERM and returned
+    normally: Pool.terminate() (which `with Pool()` calls on an error) then waited for ever, and a
+    terminated Process reported exit code 0. In a multiprocessing child SIGTERM is left alone."""
+    if method not in __import__("multiprocessing").get_all_start_methods():
+        pytest.skip(f"no {method} start method")
+    script = tmp_path / "pool_terminate.py"
+    script.write_text(_POOL_TERMINATE)
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "out"), method],
+                          capture_output=True, text=True, timeout=150)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["terminated", str(-signal.SIGTERM)]
