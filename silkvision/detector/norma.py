@@ -30,7 +30,7 @@ import numpy as np
 
 from silkvision.config.schema import MAX_COEF, MIN_COEF, SCHEMA
 from silkvision.detector import kernels as _k
-from silkvision.detector.numba_threads import parallel_allowed
+from silkvision.detector.numba_threads import run_kernel
 from silkvision.detector.silk import (KernelPixelSubtractor, _F, _check_number, _check_sigma, _default)
 
 __all__ = ["NormaSubtractor", "RHO0"]
@@ -145,8 +145,7 @@ class NormaSubtractor(KernelPixelSubtractor):
 
     def _run(self, feat: np.ndarray, learn: bool) -> None:
         a = self.kernel_args(learn)
-        frame = _k.norma_frame if parallel_allowed() else _k.norma_frame_serial
-        frame(feat, self._colours, self._alphas, self._extra["ptr"], self._extra["rho"],
-              *a, self._scores, self._raw, self._scr_f)
+        run_kernel(_k.norma_frame, _k.norma_frame_serial, feat, self._colours, self._alphas,
+                   self._extra["ptr"], self._extra["rho"], *a, self._scores, self._raw, self._scr_f)
         if learn:
             self._scale *= 1.0 - self._p["eta"] * self._p["lam"]

@@ -22,14 +22,20 @@ way waits for ever. So a child forked after numba's ``omp`` layer started runs t
 serial kernels (``*_serial`` in :mod:`~silkvision.detector.kernels`, the same results on one
 thread): :func:`parallel_allowed` says which. Processes started by ``spawn`` or ``forkserver``,
 and children of a parent that never ran a parallel loop, keep the parallel kernels.
+
+**Threads.** numba's ``workqueue`` layer (what numba falls back to where neither OpenMP nor TBB
+is installed, e.g. a plain macOS install) aborts the process when two threads start parallel
+loops at once. :func:`run_kernel` therefore runs the parallel kernels one at a time until the
+layer is known to be ``omp`` or ``tbb``, which allow concurrent loops.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 
-__all__ = ["SPIN_COUNT", "limit_omp_spinning", "parallel_allowed"]
+__all__ = ["SPIN_COUNT", "limit_omp_spinning", "parallel_allowed", "run_kernel"]
 
 #: GNU OpenMP's spin count used unless the user set one (its own default is 300,000)
 SPIN_COUNT = "1000"
@@ -48,10 +54,13 @@ limit_omp_spinning()
 
 
 _forked_after_omp = False
+_concurrent_ok = False           # the threading layer allows parallel loops from several threads
+_one_at_a_time = threading.Lock()
 
 
 def _after_fork_in_child() -> None:
-    global _forked_after_omp
+    global _forked_after_omp, _one_at_a_time
+    _one_at_a_time = threading.Lock()   # another thread of the parent may have held it
     layer = sys.modules.get("numba.np.ufunc.parallel")
     if layer is not None and layer._is_initialized and layer._threading_layer == "omp":
         _forked_after_omp = True
@@ -61,6 +70,22 @@ def parallel_allowed() -> bool:
     """Whether numba's parallel loops may run in this process: False in a child forked after the
     ``omp`` threading layer started its threads (module notes)."""
     return not _forked_after_omp
+
+
+def run_kernel(parallel_kernel, serial_kernel, *args):
+    """Call ``parallel_kernel(*args)``, or ``serial_kernel(*args)`` (the same results) where parallel
+    loops cannot run (:func:`parallel_allowed`); parallel calls run one at a time until the
+    threading layer is known to allow concurrent ones (module notes)."""
+    global _concurrent_ok
+    if _forked_after_omp:
+        return serial_kernel(*args)
+    if _concurrent_ok:
+        return parallel_kernel(*args)
+    with _one_at_a_time:
+        out = parallel_kernel(*args)
+    layer = sys.modules.get("numba.np.ufunc.parallel")
+    _concurrent_ok = layer is not None and layer._threading_layer in ("omp", "tbb")
+    return out
 
 
 if hasattr(os, "register_at_fork"):

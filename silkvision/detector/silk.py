@@ -86,7 +86,7 @@ from silkvision.detector import kernels as _k
 from silkvision.detector.base import BackgroundSubtractor, check_learning_rate
 from silkvision.detector.colour import (FeatureConverter, channels, check_colour_space, check_frame,
                                         features_to_bgr)
-from silkvision.detector.numba_threads import parallel_allowed
+from silkvision.detector.numba_threads import run_kernel
 from silkvision.detector.postprocess import MaskFilter, check_mask_out
 
 __all__ = ["SilkSubtractor", "KernelPixelSubtractor"]
@@ -360,8 +360,8 @@ class KernelPixelSubtractor(BackgroundSubtractor):
             self._fg_pending = True   # counted when (if ever) needed: see _fg_now
             self._frames += 1
             if self._scale < RENORM_BELOW:
-                renorm = _k.renormalise if parallel_allowed() else _k.renormalise_serial
-                renorm(self._alphas, _F(self._scale), _F(ALPHA_FLOOR))
+                run_kernel(_k.renormalise, _k.renormalise_serial, self._alphas, _F(self._scale),
+                           _F(ALPHA_FLOOR))
                 self._scale = 1.0
         return self._post(self._raw, out=fgmask)
 
@@ -637,8 +637,7 @@ class SilkSubtractor(KernelPixelSubtractor):
 
     def _run(self, feat: np.ndarray, learn: bool) -> None:
         args = self.kernel_args(learn)
-        frame = _k.silk_frame if parallel_allowed() else _k.silk_frame_serial
-        frame(feat, self._colours, self._alphas, self._extra["since"], *args,
-              self._scores, self._raw, self._scr_f, self._scr_i)
+        run_kernel(_k.silk_frame, _k.silk_frame_serial, feat, self._colours, self._alphas,
+                   self._extra["since"], *args, self._scores, self._raw, self._scr_f, self._scr_i)
         if learn:
             self._scale *= self._decay()

@@ -108,3 +108,43 @@ def test_a_pool_forked_after_the_parent_ran_a_detector_finishes_with_the_same_re
     assert done.returncode == 0, done.stderr
     layer, same = done.stdout.split()
     assert same == "True", done.stdout
+
+
+_THREADS_SCRIPT = textwrap.dedent("""
+    import threading
+    import numpy as np
+    import silkvision as sv
+    from silkvision.capture import open_source
+
+    with open_source(sv.samples.highway()) as src:
+        frames = [f for _, f in zip(range(30), (frame for _, frame in src))]
+
+    def run(algorithm, out, key):
+        det = sv.create_subtractor(algorithm)
+        for f in frames:
+            det.apply(f)
+        out[key] = det.scores.copy()
+
+    alone, together = {}, {}
+    for a in ("silk", "norma"):
+        run(a, alone, a)
+    threads = [threading.Thread(target=run, args=(a, together, (a, i)))
+               for i in range(2) for a in ("silk", "norma")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print(all(np.array_equal(v, alone[k[0]]) for k, v in together.items()), len(together))
+""")
+
+
+@pytest.mark.parametrize("layer", ["workqueue", "default"])
+def test_detectors_in_several_threads_under_any_threading_layer(layer, tmp_path):
+    # numba's workqueue layer (no OpenMP/TBB, e.g. macOS) aborted on concurrent parallel loops
+    script = tmp_path / "threads.py"
+    script.write_text(_THREADS_SCRIPT)
+    env = dict(os.environ, NUMBA_NUM_THREADS="2", NUMBA_THREADING_LAYER=layer)
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                          timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "4"]
