@@ -198,6 +198,11 @@ def opencv_alias(path):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+_quiet_lock = threading.Lock()
+_quiet_blocks: list[int] = []    # the levels asked for by the quiet_opencv blocks running now
+_quiet_saved = 0                 # the level before the first of them
+
+
 @contextmanager
 def quiet_opencv(silent: bool = False):
     """Hold back OpenCV's own log lines below ERROR (its ``[ WARN:0@1.048] ...`` lines), or with
@@ -205,19 +210,27 @@ def quiet_opencv(silent: bool = False):
 
     A corrupt PNG or a camera that does not open is then reported once, by us, as a one-line
     :class:`SourceError`, without OpenCV's warning before it. A quieter level already set (e.g.
-    ``OPENCV_LOG_LEVEL=SILENT``) is kept. The level is global to the process (all threads). Without
-    ``cv2.utils.logging`` (old OpenCV builds) this does nothing.
+    ``OPENCV_LOG_LEVEL=SILENT``) is kept. The level is global to the process, so blocks that
+    overlap (in several threads) share it: the first one saves the level, the last one restores
+    it. Without ``cv2.utils.logging`` (old OpenCV builds) this does nothing.
     """
+    global _quiet_saved
     log = getattr(getattr(cv2, "utils", None), "logging", None)
     if log is None:
         yield
         return
-    old = log.getLogLevel()
-    log.setLogLevel(min(old, log.LOG_LEVEL_SILENT if silent else log.LOG_LEVEL_ERROR))
+    wanted = log.LOG_LEVEL_SILENT if silent else log.LOG_LEVEL_ERROR
+    with _quiet_lock:
+        if not _quiet_blocks:
+            _quiet_saved = log.getLogLevel()
+        _quiet_blocks.append(wanted)
+        log.setLogLevel(min(_quiet_saved, *_quiet_blocks))
     try:
         yield
     finally:
-        log.setLogLevel(old)
+        with _quiet_lock:
+            _quiet_blocks.remove(wanted)
+            log.setLogLevel(min(_quiet_saved, *_quiet_blocks) if _quiet_blocks else _quiet_saved)
 
 
 def _natural_key(name: str):

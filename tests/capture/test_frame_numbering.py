@@ -92,6 +92,25 @@ def test_quiet_opencv_holds_back_warnings_and_restores_the_level():
         log.setLogLevel(old)
 
 
+def test_overlapping_quiet_blocks_restore_the_level_of_before_the_first():
+    """Blocks of two threads that overlap without nesting (A enters, B enters, A leaves, B leaves)
+    left the process at ERROR, hiding every later OpenCV warning; interleaved here on one thread."""
+    log = cv2.utils.logging
+    old = log.getLogLevel()
+    try:
+        log.setLogLevel(log.LOG_LEVEL_INFO)
+        a, b = quiet_opencv(), quiet_opencv(silent=True)
+        a.__enter__()
+        b.__enter__()
+        assert log.getLogLevel() == log.LOG_LEVEL_SILENT
+        a.__exit__(None, None, None)
+        assert log.getLogLevel() == log.LOG_LEVEL_SILENT        # b still runs
+        b.__exit__(None, None, None)
+        assert log.getLogLevel() == log.LOG_LEVEL_INFO
+    finally:
+        log.setLogLevel(old)
+
+
 @pytest.mark.parametrize("names", [
     [f"cam_12-{m:02d}-00.jpg" for m in range(6)],          # time stamps: every name ends in 00
     [f"frame{k:04d}_cam1.jpg" for k in range(1, 6)],      # a constant camera id at the end
