@@ -48,6 +48,16 @@ class Terminated(KeyboardInterrupt):
     keeps its work, the way Ctrl-C stops it."""
 
 
+def may_catch_sigterm() -> bool:
+    """Whether silkvision may turn SIGTERM into a clean stop in this process: not in a
+    ``multiprocessing`` child, whose parent's ``Pool.terminate()`` / ``Process.terminate()`` must
+    stop it (a worker that caught it and returned normally hung the pool's ``terminate()``)."""
+    import sys
+
+    mp = sys.modules.get("multiprocessing")   # a multiprocessing child has always imported it
+    return mp is None or mp.parent_process() is None
+
+
 def signal_behind(exc: BaseException | None) -> KeyboardInterrupt | None:
     """The Ctrl-C (:class:`KeyboardInterrupt`) or SIGTERM (:class:`Terminated`) behind ``exc``, or None.
 

@@ -20,7 +20,7 @@ import sys
 import threading
 
 from silkvision import __version__
-from silkvision.errors import SilkvisionError, Terminated, signal_behind
+from silkvision.errors import SilkvisionError, Terminated, may_catch_sigterm, signal_behind
 
 COMMANDS = ["export", "evaluate", "gui", "online_bench", "demo", "config"]
 
@@ -74,7 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     # export installs its own SIGINT/SIGTERM handlers (finish the frame, save a checkpoint); a
     # Python handler cannot run inside Qt's event loop, so gui keeps the default SIGTERM
     old = None
-    if getattr(args, "command", None) != "gui" and threading.current_thread() is threading.main_thread():
+    # (and in a multiprocessing child SIGTERM must stop the process: errors.may_catch_sigterm)
+    if (getattr(args, "command", None) != "gui" and threading.current_thread() is threading.main_thread()
+            and may_catch_sigterm()):
         old = signal.signal(signal.SIGTERM, _terminate)
     try:
         with _opencv_log():

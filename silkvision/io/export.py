@@ -50,7 +50,7 @@ from silkvision import __version__
 from silkvision.capture import Source, open_source, read_image
 from silkvision.config import ALGORITHMS, validate, write_config
 from silkvision.detector import create_subtractor
-from silkvision.errors import ExportError, SourceError
+from silkvision.errors import ExportError, SourceError, may_catch_sigterm
 from silkvision.io.atomic import make_output_folder, output_path, reported_write_errors
 from silkvision.io.checkpoint import (CHECKPOINT, BadCheckpoint, can_checkpoint, describe_error,
                                       frame_digest, indices_through, load_checkpoint, save_checkpoint)
@@ -230,9 +230,7 @@ class _StopFlag:
 
     def __enter__(self):
         if self.enabled:
-            import multiprocessing
-
-            caught = (signal.SIGINT,) if multiprocessing.parent_process() else (signal.SIGINT, signal.SIGTERM)
+            caught = (signal.SIGINT, signal.SIGTERM) if may_catch_sigterm() else (signal.SIGINT,)
             for s in caught:
                 if signal.getsignal(s) is not signal.SIG_IGN:
                     self._old[s] = signal.signal(s, self._handler)

@@ -684,6 +684,9 @@ import silkvision as sv
 from silkvision.io.export import export_masks
 
 def job(out):
+    if sys.argv[3] == "cli":
+        from silkvision.cli.main import main
+        return main(["export", str(sv.samples.highway()), "--out", out, "-a", "silk", "--overwrite"])
     return export_masks(sv.samples.highway(), out, algorithm="silk", progress=False,
                         log=lambda m: None, overwrite=True).interrupted
 
@@ -707,16 +710,17 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.parametrize("method", ["fork", "spawn"])
-def test_pool_terminate_stops_a_worker_inside_an_export(tmp_path, method):
+@pytest.mark.parametrize("method, entry", [("fork", "api"), ("spawn", "api"), ("fork", "cli")])
+def test_pool_terminate_stops_a_worker_inside_an_export(tmp_path, method, entry):
     """A Pool worker runs its task on its main thread, where the export caught SIGTERM and returned
     normally: Pool.terminate() (which `with Pool()` calls on an error) then waited for ever, and a
-    terminated Process reported exit code 0. In a multiprocessing child SIGTERM is left alone."""
+    terminated Process reported exit code 0. In a multiprocessing child SIGTERM is left alone, by the
+    export and by the command line's main() alike."""
     if method not in __import__("multiprocessing").get_all_start_methods():
         pytest.skip(f"no {method} start method")
     script = tmp_path / "pool_terminate.py"
     script.write_text(_POOL_TERMINATE)
-    done = subprocess.run([sys.executable, str(script), str(tmp_path / "out"), method],
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "out"), method, entry],
                           capture_output=True, text=True, timeout=150)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["terminated", str(-signal.SIGTERM)]
