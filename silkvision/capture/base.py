@@ -16,6 +16,7 @@ import os
 import re
 import stat
 import threading
+import weakref
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -201,6 +202,26 @@ def opencv_alias(path):
 _quiet_lock = threading.Lock()
 _quiet_blocks: list[int] = []    # the levels asked for by the quiet_opencv blocks running now
 _quiet_saved = 0                 # the level before the first of them
+_open_sources: "weakref.WeakSet[Source]" = weakref.WeakSet()   # for _renew_locks_after_fork
+
+
+def _renew_locks_after_fork() -> None:
+    """In a forked child: locks that another thread of the parent held stay held for ever there,
+    so every source and the OpenCV quieting get new ones (the quieting's blocks ran in threads the
+    child does not have: its level is restored)."""
+    global _quiet_lock
+    _quiet_lock = threading.Lock()
+    if _quiet_blocks:
+        _quiet_blocks.clear()
+        log = getattr(getattr(cv2, "utils", None), "logging", None)
+        if log is not None:
+            log.setLogLevel(_quiet_saved)
+    for src in list(_open_sources):
+        src._io = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_renew_locks_after_fork)
 
 
 @contextmanager
@@ -440,6 +461,7 @@ class Source:
         # one read, seek or close at a time: a video closed from another thread during a read made
         # OpenCV abort, and two threads sharing a source must get each frame once
         self._io = threading.RLock()
+        _open_sources.add(self)
 
     # -- description -------------------------------------------------------------------------
     @property
@@ -566,6 +588,17 @@ class Source:
         if self.resize is not None and (mask.shape[1], mask.shape[0]) != self.resize:
             mask = cv2.resize(mask.astype(np.uint8), self.resize, interpolation=cv2.INTER_NEAREST) > 0
         return mask
+
+    # -- pickling: the lock is the process's own -----------------------------------------------
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["_io"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._io = threading.RLock()
+        _open_sources.add(self)
 
     # -- life cycle --------------------------------------------------------------------------
     def close(self) -> None:

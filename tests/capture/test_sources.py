@@ -551,3 +551,51 @@ def test_two_threads_sharing_a_source_get_each_frame_once(tmp_path, kind):
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["True", "60"]
+
+
+def test_a_folder_source_pickles_and_copies_with_a_lock_of_its_own(tmp_path):
+    import copy
+    import pickle
+
+    src = open_source(_write_folder(tmp_path / "f", _frames(5)))
+    next(src)
+    for twin in (pickle.loads(pickle.dumps(src)), copy.deepcopy(src)):
+        assert next(twin)[0] == 2 and twin._io is not src._io
+    assert next(src)[0] == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_child_forked_while_another_thread_reads_can_use_the_source(tmp_path):
+    """The child inherits the source's lock as the parent's reader thread held it; it is renewed
+    after a fork (else the child waited for ever)."""
+    import subprocess
+    import sys
+
+    folder = _write_folder(tmp_path / "f", _frames(40))
+    script = tmp_path / "fork.py"
+    script.write_text(f"""
+import os, threading, time
+from silkvision.capture import open_source
+src = open_source({str(folder)!r}); stop = False
+def reader():
+    while not stop:
+        for _ in src:
+            pass
+        src.seek(1)
+t = threading.Thread(target=reader); t.start(); time.sleep(0.2)
+hung = 0
+for _ in range(5):
+    pid = os.fork()
+    if pid == 0:
+        src.seek(5); next(src); os._exit(0)
+    deadline = time.time() + 10
+    while not os.waitpid(pid, os.WNOHANG)[0]:
+        if time.time() > deadline:
+            hung += 1; os.kill(pid, 9); os.waitpid(pid, 0); break
+        time.sleep(0.02)
+stop = True; t.join()
+print(hung)
+""")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "0"
