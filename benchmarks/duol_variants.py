@@ -233,7 +233,7 @@ def duol_reading(K, y, order, reading, C=5.0):
             gam[n] = min(C, lt)
             fs[:n + 1] += ys[:n + 1] * gam[n] * yt * krow
         if reading == "appr-thm1":
-            elig = np.flatnonzero(fs[:n] <= 0.0) if yt * f <= 0 else np.empty(0, int)
+            elig = np.flatnonzero(fs[:n] <= MARGIN_TOL) if yt * f <= MARGIN_TOL else np.empty(0, int)
         else:
             elig = np.flatnonzero(fs[:n] <= 1.0 + tol)
         b = _auxiliary(elig, w, last=reading != "iter-first")

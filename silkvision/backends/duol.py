@@ -329,10 +329,11 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
                         wmin = wi
                         b = i
         elif variant == APPR:
-            # Theorem 1's conditions: a misclassified new example and auxiliary (module notes)
-            if yt * f <= 0.0:
+            # Theorem 1's conditions: a misclassified new example and auxiliary (module notes),
+            # up to MARGIN_TOL, so that the rounding of a score of exactly 0 does not decide
+            if yt * f <= MARGIN_TOL:
                 for i in range(n):
-                    if fsv[i] <= 0.0:
+                    if fsv[i] <= MARGIN_TOL:
                         wi = ysv[i] * yt * krow[i]
                         if wi <= wmin:
                             wmin = wi
@@ -753,7 +754,7 @@ def duol_reference(X, y, kernel, C=5.0, rho=0.0, variant="exact", seed=0, counts
                         wmin, b = w, i
         elif v == APPR:
             for i, j in enumerate(S):
-                if y[t] * f <= 0.0 and y[j] * f_of(X[j]) <= 0.0:
+                if y[t] * f <= MARGIN_TOL and y[j] * f_of(X[j]) <= MARGIN_TOL:
                     w = y[j] * y[t] * k(X[j], X[t])
                     if w <= wmin:
                         wmin, b = w, i

@@ -121,10 +121,11 @@ def _mduol_run(X, Y, K, SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, gram_
         b = -1
         wmin = np.inf
         if variant == APPR:
-            # Theorem 5's conditions: a misclassified new example and auxiliary (module notes)
-            if lt >= 1.0:
+            # Theorem 5's conditions: a misclassified new example and auxiliary (module notes),
+            # margins <= 0 up to MARGIN_TOL (as the learner and the reference round differently)
+            if sc[r] - sc[s] <= MARGIN_TOL:
                 for i in range(n):
-                    if fsv[i] <= 0.0:
+                    if fsv[i] <= MARGIN_TOL:
                         wi = _hh(r, s, rsv[i], ssv[i]) * krow[i]
                         if wi < wmin:
                             wmin = wi
@@ -383,8 +384,8 @@ def mduol_reference(X, y, kernel, C=10.0, rho=0.0, n_classes=None, variant="exac
             sj = scores(X[j])
             sj = np.concatenate([sj, np.zeros(max(0, K - len(sj)))])
             fj = sj[pairs[i][0]] - sj[pairs[i][1]]
-            if fj <= 0.0 if variant == "appr" else fj <= 1.0 + MARGIN_TOL:
-                if variant == "appr" and lt < 1.0:   # Theorem 5's conditions: a misclassified new example
+            if fj <= MARGIN_TOL if variant == "appr" else fj <= 1.0 + MARGIN_TOL:
+                if variant == "appr" and sc[r] - sc[s] > MARGIN_TOL:   # Theorem 5: a misclassified example
                     continue
                 w = hh((r, s), pairs[i]) * kernel(X[t], X[j])
                 if w < wmin:

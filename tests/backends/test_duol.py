@@ -291,6 +291,37 @@ def test_appr_and_nips_need_a_misclassified_auxiliary_the_exact_rule_a_margin_on
     assert appr.n_double_updates_ == nips.n_double_updates_ == 0
 
 
+def test_appr_does_not_double_update_an_example_it_classifies_right():
+    """rbf, sigma = 1, C = 5; x = 0 (+1), 0 (-1), 0.5 (-1). t1: step 1. t2: f = 1, a mistake, x1 is
+    on the margin (f^1 = 1): single step 2, and now f = -k(0, .), so x1 is misclassified (f^1 = -1).
+    t3: f(0.5) = -e^{-1/8}: right (y f = e^{-1/8} > 0) but inside the margin, l = 1 - e^{-1/8}, and x1
+    is misclassified and conflicts (w = -e^{-1/8}). Theorem 1 needs a misclassified new example:
+    single step l / k = 1 - e^{-1/8}, no double update (without that condition: weights 2, 2, 1)."""
+    X, y = np.array([[0.0], [0.0], [0.5]]), np.array([1.0, -1.0, -1.0])
+    clf = create("duol_appr", sigma=1.0, C=5.0)
+    clf.progressive_predict(X, y)
+    assert clf.n_double_updates_ == 0
+    np.testing.assert_allclose(clf.weights_, [1.0, 2.0, 1.0 - np.exp(-1 / 8)], rtol=1e-12)
+    _, _, g = duol_reference(X, y, make_kernel("rbf", 1.0), C=5.0, variant="appr")
+    np.testing.assert_allclose(g, clf.weights_, rtol=1e-12)
+
+
+def test_appr_takes_the_last_of_equal_auxiliaries():
+    """x = 0.5 (+1), 0 (-1), 0.5 (+1), 0 (-1), 1 (-1) (rbf, sigma = 1, C = 5). Support vectors 1 and 3
+    are the same point with the same label; at t5 both are misclassified and conflict equally with
+    x5. Algorithm 1's ``<=`` (line 11) picks the last: SV 3's weight rises by 1 (1.6613 -> 2.6613)
+    and SV 1 keeps 1 (the first of equal would give 2, 1.8825, 1.6613, 1.4661, 1)."""
+    X = np.array([[0.5], [0.0], [0.5], [0.0], [1.0]])
+    y = np.array([1.0, -1.0, 1.0, -1.0, -1.0])
+    clf = create("duol_appr", sigma=1.0, C=5.0)
+    clf.progressive_predict(X, y)
+    assert clf.n_double_updates_ == 1
+    np.testing.assert_allclose(clf.weights_, [1.0, 1.0 + np.exp(-1 / 8), 2.661298, 1.46609, 1.0],
+                               atol=1e-6)
+    _, _, g = duol_reference(X, y, make_kernel("rbf", 1.0), C=5.0, variant="appr")
+    np.testing.assert_allclose(g, clf.weights_, rtol=1e-12)
+
+
 def test_appr_double_update_with_theorem_1_steps_worked_by_hand():
     """rbf, sigma = 1, rho = 0, C = 5; x = 0 (+1), 0 (-1), 1 (+1), 0.25 (-1).
     t1: single step 1; f^1 = 1. t2: f = 1, a mistake, but f^1 = 1 > 0: no auxiliary; PA-I step
