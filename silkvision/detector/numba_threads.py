@@ -63,7 +63,9 @@ def _after_fork_in_child() -> None:
     _one_at_a_time = threading.Lock()   # another thread of the parent may have held it
     layer = sys.modules.get("numba.np.ufunc.parallel")
     if layer is not None and layer._is_initialized and layer._threading_layer == "omp":
-        _forked_after_omp = True
+        pool = sys.modules.get("numba.np.ufunc.omppool")
+        # Intel's and LLVM's OpenMP runtimes survive a fork; GNU's does not
+        _forked_after_omp = getattr(pool, "openmp_vendor", "GNU") == "GNU"
 
 
 def parallel_allowed() -> bool:

@@ -108,6 +108,8 @@ def test_a_pool_forked_after_the_parent_ran_a_detector_finishes_with_the_same_re
     assert done.returncode == 0, done.stderr
     layer, same = done.stdout.split()
     assert same == "True", done.stdout
+    if layer != "omp":   # (the case this test is about; others were fork-safe before the fix too)
+        pytest.skip(f"numba's threading layer here is {layer}, not omp")
 
 
 _THREADS_SCRIPT = textwrap.dedent("""
