@@ -35,6 +35,7 @@ import numba
 import numpy as np
 
 import silkvision as sv
+import silkvision.detector.norma as norma_module
 import silkvision.detector.silk as silk_module
 from silkvision.detector import kernels as current
 
@@ -58,7 +59,16 @@ def load_old_kernels(rev: str, tag: str):
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module     # numba's cache refers to the module by name
     spec.loader.exec_module(module)
+    for name in ("silk_frame", "norma_frame", "renormalise"):   # revisions before the serial twins
+        if not hasattr(module, name + "_serial"):
+            setattr(module, name + "_serial", getattr(module, name))
     return module
+
+
+def _use(module) -> None:
+    """Make the detectors call ``module``'s kernels (silk.py and norma.py each import them)."""
+    silk_module._k = module
+    norma_module._k = module
 
 
 def main(argv=None) -> int:
@@ -83,7 +93,7 @@ def main(argv=None) -> int:
     # the kernels alone: no mask post-processing (it is not in kernels.py)
     det = sv.create_subtractor(args.detector, median=0, close=0, fill_holes=False)
     for module in sides.values():                       # compile / load, and warm up
-        silk_module._k = module
+        _use(module)
         for f in frames[:20]:
             det.apply(f)
     fps = {"old": [], "new": []}
@@ -91,7 +101,7 @@ def main(argv=None) -> int:
     try:
         for rep in range(args.repeats):
             for side in (("old", "new") if rep % 2 == 0 else ("new", "old")):
-                silk_module._k = sides[side]
+                _use(sides[side])
                 if start + args.block > len(frames):
                     start = 20
                 block = frames[start:start + args.block]
@@ -104,12 +114,12 @@ def main(argv=None) -> int:
         state = det.get_state()
         out = {}
         for side, module in sides.items():
-            silk_module._k = module
+            _use(module)
             det.set_state(state)
             det.apply(frames[-1])
             out[side] = (det.scores.copy(), det.get_state())
     finally:
-        silk_module._k = current
+        _use(current)
     same = np.array_equal(out["old"][0], out["new"][0]) and all(
         np.array_equal(np.asarray(out["old"][1][k]), np.asarray(out["new"][1][k])) for k in out["old"][1])
     ratio = np.array(fps["new"]) / np.array(fps["old"])

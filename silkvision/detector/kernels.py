@@ -37,8 +37,8 @@ Why it is fast (each point measured with ``benchmarks/detector_speed.py``-style 
 * **One de-interleaving pass** per row turns the (W, C) uint8 features into C float32 rows.
 * **The row is a function of its own** (:func:`_silk_row`, inlined): the ``prange`` loop only hands
   it the row and the thread's id. Against the same body written inside the ``prange`` it ran
-  1.11-1.12x as fast on one thread and 1.01-1.06x on two, bit-identical
-  (``benchmarks/kernel_ab.py``, BENCHMARKS section 1); NORMA's row gained nothing measurable. The
+  1.08-1.12x as fast on one thread and 1.01-1.06x on two, bit-identical, and NORMA's 1.05-1.07x
+  (``benchmarks/kernel_ab.py``, BENCHMARKS section 1). The
   ``*_serial`` twins (for forked processes, :mod:`silkvision.detector.numba_threads`) loop over
   the same row functions.
 * **Branchy insertion with unsigned slot indices**: a pixel inserts with probability ~0.3-0.5, the
