@@ -24,7 +24,8 @@ Variants (JMLR section 5.1 and 5.3), selected by the registered name:
     optimum of Theorem 1), clipped to the box ``[0, C]`` as in the NIPS 2009 Algorithm 1
     (``g_t = min(C, 1/(1-rho))``, ``g_b = min(C, hat_g_b + 1/(1-rho))``), under the conditions that
     Theorem 1 is proved for (section 3.3): a double update only when the new example is misclassified,
-    ``y_t f(x_t) <= 0``, with an auxiliary example that is misclassified too, ``f^i <= 0`` (the JMLR
+    ``y_t f(x_t) <= 0``, with an auxiliary example that is misclassified too, ``f^i <= 0`` (both up
+    to :data:`MARGIN_TOL`, so that the rounding of a score of 0 does not decide; the JMLR
     paper relaxes these to margin errors "in order to make more double updates", after Proposition 5,
     but the approximate step is the optimum only under Theorem 1's conditions). Every other margin
     error takes the single step ``min(C, l_t / k(x_t, x_t))`` (line 28). This reading reproduces JMLR

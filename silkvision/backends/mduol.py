@@ -29,7 +29,8 @@ DUOL_iter of section 5.1), without their multiclass steps; Table 4 only reports 
     ``C >= hat_gamma_b + 1/(2(1-rho))``. As for ``duol_appr`` (see :mod:`silkvision.backends.duol`),
     the step is taken only where that bound holds: a misclassified new example (margin
     ``f_r - f_s <= 0``, i.e. ``l_t >= 1``) and a misclassified auxiliary (``f^i <= 0``, the first of
-    equal ``w``, as line 11); every other margin error takes the single step of line 28. On dna this
+    equal ``w``, as line 11), both tests up to :data:`~silkvision.backends.duol.MARGIN_TOL`; every
+    other margin error takes the single step of line 28. On dna this
     is within one sd of Table 4's row on mistakes and SVs; on vehicle, segment and satimage (more
     than 3 classes) the SV counts are close but we make fewer mistakes than the paper;
 ``mduol_iter``
