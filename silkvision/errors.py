@@ -8,6 +8,8 @@ shows a traceback for these.
 
 from __future__ import annotations
 
+import sys
+
 
 def plain(value):
     """``value`` as a one-line message shows it: a NumPy scalar as the Python value it holds (``5.0``,
@@ -52,8 +54,6 @@ def may_catch_sigterm() -> bool:
     """Whether silkvision may turn SIGTERM into a clean stop in this process: not in a
     ``multiprocessing`` child, whose parent's ``Pool.terminate()`` / ``Process.terminate()`` must
     stop it (a worker that caught it and returned normally hung the pool's ``terminate()``)."""
-    import sys
-
     mp = sys.modules.get("multiprocessing")   # a multiprocessing child has always imported it
     return mp is None or mp.parent_process() is None
 

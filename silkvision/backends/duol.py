@@ -329,19 +329,13 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
                     if wi < wmin:
                         wmin = wi
                         b = i
-        elif variant == APPR:
-            # Theorem 1's conditions: a misclassified new example and auxiliary (module notes),
-            # up to MARGIN_TOL, so that the rounding of a score of exactly 0 does not decide
-            if yt * f <= MARGIN_TOL:
-                for i in range(n):
-                    if fsv[i] <= MARGIN_TOL:
-                        wi = ysv[i] * yt * krow[i]
-                        if wi <= wmin:
-                            wmin = wi
-                            b = i
-        else:
+        elif variant != APPR or yt * f <= MARGIN_TOL:
+            # a margin error f^i <= 1 (line 10); APPR: Theorem 1's conditions, a misclassified new
+            # example and auxiliary (module notes), both up to MARGIN_TOL so that the rounding of a
+            # score of exactly 0 does not decide
+            limit = MARGIN_TOL if variant == APPR else 1.0 + MARGIN_TOL
             for i in range(n):
-                if fsv[i] <= 1.0 + MARGIN_TOL:
+                if fsv[i] <= limit:
                     wi = ysv[i] * yt * krow[i]
                     if wi <= wmin:
                         wmin = wi
@@ -754,11 +748,12 @@ def duol_reference(X, y, kernel, C=5.0, rho=0.0, variant="exact", seed=0, counts
                     if w < wmin:
                         wmin, b = w, i
         elif v == APPR:
-            for i, j in enumerate(S):
-                if y[t] * f <= MARGIN_TOL and y[j] * f_of(X[j]) <= MARGIN_TOL:
-                    w = y[j] * y[t] * k(X[j], X[t])
-                    if w <= wmin:
-                        wmin, b = w, i
+            if y[t] * f <= MARGIN_TOL:          # Theorem 1: a misclassified new example ...
+                for i, j in enumerate(S):
+                    if y[j] * f_of(X[j]) <= MARGIN_TOL:      # ... and auxiliary
+                        w = y[j] * y[t] * k(X[j], X[t])
+                        if w <= wmin:
+                            wmin, b = w, i
         else:
             for i, j in enumerate(S):
                 if y[j] * f_of(X[j]) <= 1.0 + MARGIN_TOL:

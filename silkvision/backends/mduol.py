@@ -121,19 +121,12 @@ def _mduol_run(X, Y, K, SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, gram_
             continue
         b = -1
         wmin = np.inf
-        if variant == APPR:
-            # Theorem 5's conditions: a misclassified new example and auxiliary (module notes),
-            # margins <= 0 up to MARGIN_TOL (as the learner and the reference round differently)
-            if sc[r] - sc[s] <= MARGIN_TOL:
-                for i in range(n):
-                    if fsv[i] <= MARGIN_TOL:
-                        wi = _hh(r, s, rsv[i], ssv[i]) * krow[i]
-                        if wi < wmin:
-                            wmin = wi
-                            b = i
-        else:
+        if variant != APPR or sc[r] - sc[s] <= MARGIN_TOL:
+            # a margin error f^i <= 1 (line 10); APPR: Theorem 5's conditions, a misclassified new
+            # example and auxiliary (module notes), margins <= 0 up to MARGIN_TOL
+            limit = MARGIN_TOL if variant == APPR else 1.0 + MARGIN_TOL
             for i in range(n):
-                if fsv[i] <= 1.0 + MARGIN_TOL:
+                if fsv[i] <= limit:
                     wi = _hh(r, s, rsv[i], ssv[i]) * krow[i]
                     if wi < wmin:
                         wmin = wi
@@ -381,13 +374,14 @@ def mduol_reference(X, y, kernel, C=10.0, rho=0.0, n_classes=None, variant="exac
         if lt <= 0:
             continue
         b, wmin = -1, np.inf
-        for i, j in enumerate(S):
+        # the auxiliary: a margin error (line 10); appr: Theorem 5's misclassified new example and
+        # auxiliary
+        limit = MARGIN_TOL if variant == "appr" else 1.0 + MARGIN_TOL
+        searched = S if variant != "appr" or sc[r] - sc[s] <= MARGIN_TOL else []
+        for i, j in enumerate(searched):
             sj = scores(X[j])
             sj = np.concatenate([sj, np.zeros(max(0, K - len(sj)))])
-            fj = sj[pairs[i][0]] - sj[pairs[i][1]]
-            if fj <= MARGIN_TOL if variant == "appr" else fj <= 1.0 + MARGIN_TOL:
-                if variant == "appr" and sc[r] - sc[s] > MARGIN_TOL:   # Theorem 5: a misclassified example
-                    continue
+            if sj[pairs[i][0]] - sj[pairs[i][1]] <= limit:
                 w = hh((r, s), pairs[i]) * kernel(X[t], X[j])
                 if w < wmin:
                     wmin, b = w, i
