@@ -50,6 +50,13 @@ class Terminated(KeyboardInterrupt):
     keeps its work, the way Ctrl-C stops it."""
 
 
+def out_of_memory(exc: MemoryError) -> str:
+    """The one-line message for a ``MemoryError`` (e.g. a ``capture.resize`` whose detector state
+    does not fit: :mod:`silkvision.detector.memory`), for the command line and the GUI."""
+    why = str(exc).splitlines()[0] if str(exc).strip() else "MemoryError"
+    return f"out of memory ({why}); use smaller frames (capture.resize) or fewer at once"
+
+
 def may_catch_sigterm() -> bool:
     """Whether silkvision may turn SIGTERM into a clean stop in this process: not in a
     ``multiprocessing`` child, whose parent's ``Pool.terminate()`` / ``Process.terminate()`` must

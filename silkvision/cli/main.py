@@ -20,7 +20,7 @@ import sys
 import threading
 
 from silkvision import __version__
-from silkvision.errors import SilkvisionError, Terminated, may_catch_sigterm, signal_behind
+from silkvision.errors import SilkvisionError, Terminated, may_catch_sigterm, out_of_memory, signal_behind
 
 COMMANDS = ["export", "evaluate", "gui", "online_bench", "demo", "config"]
 
@@ -94,9 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except MemoryError as e:  # e.g. a capture.resize whose detector state does not fit
-        why = str(e).splitlines()[0] if str(e).strip() else "MemoryError"
-        print(f"silkvision: error: out of memory ({why}); use smaller frames (capture.resize) or "
-              f"fewer at once", file=sys.stderr)
+        print(f"silkvision: error: {out_of_memory(e)}", file=sys.stderr)
         return 2
     finally:
         if old is not None:

@@ -266,7 +266,8 @@ def _check_value(key: str, value: Any, spec: Param, source: str) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"{key}: {value!r}{where} is out of range; expected {_finite_allowed(spec.allowed)}")
     if spec.check is not None and not spec.check(value):
-        raise ConfigError(f"{key}: {_show(value)}{where} is out of range; expected {spec.allowed}")
+        what = "is not valid" if isinstance(value, (list, tuple)) else "is out of range"  # e.g. [640]
+        raise ConfigError(f"{key}: {_show(value)}{where} {what}; expected {spec.allowed}")
     return value
 
 

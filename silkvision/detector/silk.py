@@ -84,6 +84,7 @@ from numba.np.ufunc import parallel as _nb_parallel
 from silkvision.config.schema import MAX_COEF, MIN_COEF, SCHEMA, SIGMA_MIN as _SIGMA_MIN
 from silkvision.detector import kernels as _k
 from silkvision.detector.base import BackgroundSubtractor, check_learning_rate
+from silkvision.detector.memory import check_fits
 from silkvision.detector.colour import (FeatureConverter, channels, check_colour_space, check_frame,
                                         features_to_bgr)
 from silkvision.detector.numba_threads import run_kernel
@@ -280,7 +281,19 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         self._conv = None
         self._extra: dict = {}
 
+    def nbytes_for(self, H: int, W: int) -> int:
+        """Bytes this detector allocates at the first HxW frame: the state (:attr:`state_nbytes`),
+        the scores, the raw mask and the kernels' per-thread scratch."""
+        om, C = self._p["omega"], channels(self._p["colour_space"])
+        extras = sum(int(np.prod(shape)) * np.dtype(dtype).itemsize
+                     for shape, dtype, _ in self._extra_state_shapes(H, W).values())
+        scratch = _scratch_threads() * W * (4 * _k.SCRATCH_ROWS + 4)
+        return H * W * (om * C + 4 * om + 4 + 1) + extras + scratch
+
     def _allocate(self, H: int, W: int) -> None:
+        # np.zeros would "succeed" for a state that does not fit (Linux overcommits), and the process
+        # would then grow until it is killed: check first (a one-line MemoryError)
+        check_fits(self.nbytes_for(H, W), f"the {self.name} state of a {W}x{H} frame")
         om, C = self._p["omega"], channels(self._p["colour_space"])
         self._shape = (H, W)
         self._conv = FeatureConverter(self._p["colour_space"], H, W)

@@ -40,11 +40,12 @@ import cv2
 import numpy as np
 
 from silkvision.config import validate
-from silkvision.errors import ConfigError, DataError, SourceError
+from silkvision.errors import ConfigError, DataError, ExportError, SourceError
 from silkvision.evaluation.cdnet import (CLASS_IGNORE, Counts, label_classes, mask_foreground,
                                          metrics)
 from silkvision.evaluation.light_switch import LightSwitch, apply_light_switches, check_disjoint
 from silkvision.evaluation.roc import RocAccumulator
+from silkvision.io.manifest import MANIFEST, read_manifest
 
 __all__ = ["AlgorithmResult", "SequenceResult", "SequenceFrames", "evaluate_sequence", "score_results",
            "open_evaluation_source", "evaluated_frames", "sequence_frames", "groundtruth_name",
@@ -598,6 +599,22 @@ def _read_mask(folder: Path, index: int) -> tuple[np.ndarray, Path]:
                     f"expected a mask for every evaluated frame")
 
 
+def _resize_hint(folder: Path) -> str:
+    """Why a silkvision export's masks can have another size than the ground truth: the
+    ``capture.resize`` its ``export.json`` records (empty for any other folder)."""
+    if not (folder / MANIFEST).is_file():
+        return ""
+    try:
+        settings = read_manifest(folder).get("settings")
+    except ExportError:  # an unreadable manifest: no hint
+        return ""
+    size = settings.get("capture.resize") if isinstance(settings, dict) else None
+    if not size:
+        return ""
+    return (f" (its export.json says it was exported with capture.resize={size}; export again "
+            f"without capture.resize to score it against full-size ground truth)")
+
+
 def score_results(path, results_dir, *, groundtruth=None, rule: str = "strict", name: str | None = None,
                   progress: bool = False) -> AlgorithmResult:
     """Score existing masks ``bin%06d.png`` (any tool's output) against a sequence's ground truth.
@@ -640,7 +657,8 @@ def score_results(path, results_dir, *, groundtruth=None, rule: str = "strict", 
                 fg = mask_foreground(mask, rule, name=str(mpath))
                 if fg.shape != gt.shape:
                     raise DataError(f"{mpath}: mask is {fg.shape[1]}x{fg.shape[0]} but the ground truth "
-                                    f"is {gt.shape[1]}x{gt.shape[0]}; expected the same size")
+                                    f"is {gt.shape[1]}x{gt.shape[0]}; expected the same size"
+                                    f"{_resize_hint(folder)}")
                 cls = label_classes(gt, roi, name=groundtruth_name(src, index))
                 h = np.bincount(((cls.astype(np.intp) << 1) | fg).ravel(), minlength=6)
                 counts[k] = (h[3], h[1], h[2], h[0])

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from PyQt5.QtCore import QObject, QThread, QTimer, pyqtSignal, pyqtSlot
 
-from silkvision.errors import SilkvisionError
+from silkvision.errors import SilkvisionError, out_of_memory
 from silkvision.gui.pipeline import NO_SOURCE, FrameResult, Pipeline
 
 __all__ = ["Worker", "LatestSlot", "DetectorInfo", "start_worker"]
@@ -120,6 +120,8 @@ class Worker(QObject):
             getattr(self, "_do_" + request)(arg)
         except SilkvisionError as e:
             self._failed(request, str(e))
+        except MemoryError as e:  # e.g. frames whose detector state does not fit (detector.memory)
+            self._failed(request, out_of_memory(e))
         except Exception as e:  # keep the application alive; the traceback goes to stderr
             traceback.print_exc(file=sys.stderr)
             self._failed(request, f"{request}: {type(e).__name__}: {e}")
@@ -285,6 +287,8 @@ class Worker(QObject):
             self._process_one()
         except SilkvisionError as e:
             self._failed("tick", str(e))
+        except MemoryError as e:
+            self._failed("tick", out_of_memory(e))
         except Exception as e:
             traceback.print_exc(file=sys.stderr)
             self._failed("tick", f"{type(e).__name__}: {e}")

@@ -50,6 +50,7 @@ from silkvision import __version__
 from silkvision.capture import Source, open_source, read_image
 from silkvision.config import ALGORITHMS, validate, write_config
 from silkvision.detector import create_subtractor
+from silkvision.detector.memory import check_fits
 from silkvision.errors import ExportError, SourceError, may_catch_sigterm
 from silkvision.io.atomic import make_output_folder, output_path, reported_write_errors
 from silkvision.io.checkpoint import (CHECKPOINT, BadCheckpoint, can_checkpoint, describe_error,
@@ -407,6 +408,9 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         except StopIteration:
             _note_dropped(src, res, log)
             raise SourceError(f"{src.spec}: no frames to export") from None
+    if pending is not None and hasattr(det, "nbytes_for"):  # before anything is written
+        H, W = pending[1].shape[:2]
+        check_fits(det.nbytes_for(H, W), f"the {algorithm} state of a {W}x{H} frame")
     write_manifest(out, new)
     with reported_write_errors(out / "config.yaml"):
         write_config(_effective_config(cfg), out / "config.yaml")
@@ -438,10 +442,14 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
     takes_fgmask = "fgmask" in inspect.signature(det.apply).parameters
     mask_buf = None
     exhausted = False     # every frame of the source was exported (a signal then stops nothing)
+    resize_noted = False
     with _StopFlag(handle_signals) as stop:
         try:
             stream = src if pending is None else itertools.chain((pending,), src)
             for index, frame in stream:
+                if not resize_noted:
+                    resize_noted = True
+                    _note_resize(src, res, log)
                 if want_video and writer is None:
                     writer = MaskVideoWriter(out, (frame.shape[1], frame.shape[0]), src.fps or 25.0)
                     _note_padding(writer, res, log)
@@ -564,6 +572,22 @@ def _check_complete_files(out: Path, manifest: Mapping, want_scores: bool) -> No
             raise ExportError(f"{out}: export.json says the export is complete with {manifest['frames']} "
                               f"frames, but only {n} {what} are there (files were removed?); use "
                               f"--overwrite to redo it")
+
+
+def _note_resize(src: Source, res: ExportResult, log) -> None:
+    """With ``capture.resize``: say that the masks have the processed size, and warn when the resize
+    changes the frames' aspect ratio (e.g. a portrait clip given a landscape size)."""
+    native, size = src.native_size, src.resize
+    if size is None or native is None or size == native:
+        return
+    note = (f"masks are {size[0]}x{size[1]} (capture.resize); the source's frames are "
+            f"{native[0]}x{native[1]}")
+    a_native, a_size = native[0] / native[1], size[0] / size[1]
+    if abs(a_size / a_native - 1.0) > 0.01:
+        note += (f", so the resize changes the aspect ratio from {a_native:.2f} to {a_size:.2f} "
+                 f"(width/height)")
+    res.notes.append(note)
+    log(note)
 
 
 def _note_padding(writer: MaskVideoWriter, res: ExportResult, log) -> None:

@@ -213,3 +213,18 @@ def test_start_and_frames_process_exactly_those_frames(qtbot, tmp_path, monkeypa
     assert _run(load_config(), str(sample_seq), None, 99, frames, shot, (640, 480)) == 0
     assert f"screenshot of frame {index} " in capsys.readouterr().out
     assert len(played) == plays and shot.is_file()
+
+
+# -- high-resolution trial: frames whose detector state does not fit -----------------------------------
+def test_a_state_that_does_not_fit_is_a_message_not_a_traceback(qtbot, make_window, tmp_path, monkeypatch,
+                                                                 capsys):
+    from silkvision.detector import memory
+    frames = write_frames(tmp_path / "a", 3, seed=1)
+    monkeypatch.setattr(memory, "available_memory", lambda: 1000)
+    win = make_window()
+    win.open_source(frames)
+    win.step()
+    qtbot.waitUntil(lambda: len(win.errors) >= 1, timeout=10_000)
+    assert win.errors[0].startswith("out of memory (the silk state of a ")
+    assert "use smaller frames (capture.resize)" in win.errors[0]
+    assert "Traceback" not in capsys.readouterr().err
