@@ -54,7 +54,7 @@ def out_of_memory(exc: MemoryError) -> str:
     """The one-line message for a ``MemoryError`` (e.g. a ``capture.resize`` whose detector state
     does not fit: :mod:`silkvision.detector.memory`), for the command line and the GUI."""
     why = str(exc).splitlines()[0] if str(exc).strip() else "MemoryError"
-    return f"out of memory ({why}); use smaller frames (capture.resize) or fewer at once"
+    return f"out of memory ({why}); use smaller frames (capture.resize), or run fewer detectors at once"
 
 
 def may_catch_sigterm() -> bool:

@@ -131,8 +131,8 @@ class VideoSource(Source):
             n = self.reported_frames
             if n is not None and self._pos <= n:
                 good = self._pos - self.first_index  # the frames decoded before this one
-                hint = (f" (--set capture.max_frames={good} stops before it, after the {good} "
-                        f"readable frame{'s' if good != 1 else ''})" if good > 0 else "")
+                hint = (f" (frames {self.first_index}..{self._pos - 1} could be read: max_frames "
+                        f"{good} stops before this one)" if good > 0 else "")
                 raise SourceError(f"{self.spec}: could not decode frame {self._pos} of the {n} the "
                                   f"container reports; the file is truncated or corrupt{hint}")
             raise StopIteration

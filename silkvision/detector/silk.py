@@ -84,9 +84,9 @@ from numba.np.ufunc import parallel as _nb_parallel
 from silkvision.config.schema import MAX_COEF, MIN_COEF, SCHEMA, SIGMA_MIN as _SIGMA_MIN
 from silkvision.detector import kernels as _k
 from silkvision.detector.base import BackgroundSubtractor, check_learning_rate
-from silkvision.detector.memory import check_fits
 from silkvision.detector.colour import (FeatureConverter, channels, check_colour_space, check_frame,
                                         features_to_bgr)
+from silkvision.detector.memory import check_fits
 from silkvision.detector.numba_threads import run_kernel
 from silkvision.detector.postprocess import MaskFilter, check_mask_out
 
@@ -282,18 +282,24 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         self._extra: dict = {}
 
     def nbytes_for(self, H: int, W: int) -> int:
-        """Bytes this detector allocates at the first HxW frame: the state (:attr:`state_nbytes`),
-        the scores, the raw mask and the kernels' per-thread scratch."""
+        """Bytes of the arrays this detector allocates at the first HxW frame: the state
+        (:attr:`state_nbytes`), the scores, the raw mask and the kernels' per-thread scratch (not the
+        colour conversion's and post-processing's buffers, about 5 bytes per pixel more)."""
         om, C = self._p["omega"], channels(self._p["colour_space"])
         extras = sum(int(np.prod(shape)) * np.dtype(dtype).itemsize
                      for shape, dtype, _ in self._extra_state_shapes(H, W).values())
         scratch = _scratch_threads() * W * (4 * _k.SCRATCH_ROWS + 4)
         return H * W * (om * C + 4 * om + 4 + 1) + extras + scratch
 
+    def _check_fits(self, H: int, W: int) -> None:
+        """``MemoryError`` (one line) when the arrays of an HxW frame do not fit in the memory
+        available, counting those this detector holds now as freed (:meth:`reset` frees them).
+        ``np.zeros`` would "succeed" anyway (Linux overcommits), and the process would then grow
+        until it is killed (:mod:`silkvision.detector.memory`)."""
+        held = self.nbytes_for(*self._shape) if self._shape is not None else 0
+        check_fits(self.nbytes_for(H, W) - held, f"the {self.name} state of a {W}x{H} frame")
+
     def _allocate(self, H: int, W: int) -> None:
-        # np.zeros would "succeed" for a state that does not fit (Linux overcommits), and the process
-        # would then grow until it is killed: check first (a one-line MemoryError)
-        check_fits(self.nbytes_for(H, W), f"the {self.name} state of a {W}x{H} frame")
         om, C = self._p["omega"], channels(self._p["colour_space"])
         self._shape = (H, W)
         self._conv = FeatureConverter(self._p["colour_space"], H, W)
@@ -357,6 +363,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         if fgmask is not None:
             check_mask_out(fgmask, (H, W), "fgmask")
         if self._shape is None:
+            self._check_fits(H, W)
             self._allocate(H, W)
         elif (H, W) != self._shape:
             raise ValueError(f"frame: size changed from {self._shape[1]}x{self._shape[0]} to "
@@ -512,6 +519,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         if arrays["alphas"].min() < 0:
             raise ValueError("state: 'alphas' holds negative coefficients")
         self._check_state_arrays(arrays)
+        self._check_fits(H, W)   # before reset(): on a MemoryError the detector keeps its model
         self.reset()
         self._allocate(H, W)
         for key, dst in self._state_arrays().items():

@@ -368,6 +368,8 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
             else:
                 try:
                     det.set_state(state)
+                except MemoryError:  # a good checkpoint, too large for the memory available now
+                    raise
                 except Exception as e:  # noqa: BLE001 - garbled arrays: ValueError, TypeError, ...
                     reset = getattr(det, "reset", None)
                     if not callable(reset):  # half-restored and cannot be made fresh again
@@ -408,7 +410,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         except StopIteration:
             _note_dropped(src, res, log)
             raise SourceError(f"{src.spec}: no frames to export") from None
-    if pending is not None and hasattr(det, "nbytes_for"):  # before anything is written
+    if pending is not None and getattr(det, "state_nbytes", None) == 0:  # before anything is written
         H, W = pending[1].shape[:2]
         check_fits(det.nbytes_for(H, W), f"the {algorithm} state of a {W}x{H} frame")
     write_manifest(out, new)
