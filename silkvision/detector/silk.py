@@ -284,7 +284,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
     def nbytes_for(self, H: int, W: int) -> int:
         """Bytes of the arrays this detector allocates at the first HxW frame: the state
         (:attr:`state_nbytes`), the scores, the raw mask and the kernels' per-thread scratch (not the
-        colour conversion's and post-processing's buffers, about 5 bytes per pixel more)."""
+        colour conversion's and post-processing's buffers, about 9 bytes per pixel more: BENCHMARKS §9)."""
         om, C = self._p["omega"], channels(self._p["colour_space"])
         extras = sum(int(np.prod(shape)) * np.dtype(dtype).itemsize
                      for shape, dtype, _ in self._extra_state_shapes(H, W).values())
