@@ -410,7 +410,7 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         except StopIteration:
             _note_dropped(src, res, log)
             raise SourceError(f"{src.spec}: no frames to export") from None
-    if pending is not None and getattr(det, "state_nbytes", None) == 0:  # before anything is written
+    if pending is not None and hasattr(det, "nbytes_for") and det.state_nbytes == 0:  # before any write
         H, W = pending[1].shape[:2]
         check_fits(det.nbytes_for(H, W), f"the {algorithm} state of a {W}x{H} frame")
     write_manifest(out, new)
