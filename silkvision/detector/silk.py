@@ -291,7 +291,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         scratch = _scratch_threads() * W * (4 * _k.SCRATCH_ROWS + 4)
         return H * W * (om * C + 4 * om + 4 + 1) + extras + scratch
 
-    def _check_fits(self, H: int, W: int) -> None:
+    def check_memory(self, H: int, W: int) -> None:
         """``MemoryError`` (one line) when the arrays of an HxW frame do not fit in the memory
         available, counting those this detector holds now as freed (:meth:`reset` frees them).
         ``np.zeros`` would "succeed" anyway (Linux overcommits), and the process would then grow
@@ -363,7 +363,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         if fgmask is not None:
             check_mask_out(fgmask, (H, W), "fgmask")
         if self._shape is None:
-            self._check_fits(H, W)
+            self.check_memory(H, W)
             self._allocate(H, W)
         elif (H, W) != self._shape:
             raise ValueError(f"frame: size changed from {self._shape[1]}x{self._shape[0]} to "
@@ -519,7 +519,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         if arrays["alphas"].min() < 0:
             raise ValueError("state: 'alphas' holds negative coefficients")
         self._check_state_arrays(arrays)
-        self._check_fits(H, W)   # before reset(): on a MemoryError the detector keeps its model
+        self.check_memory(H, W)   # before reset(): on a MemoryError the detector keeps its model
         self.reset()
         self._allocate(H, W)
         for key, dst in self._state_arrays().items():

@@ -50,7 +50,6 @@ from silkvision import __version__
 from silkvision.capture import Source, open_source, read_image
 from silkvision.config import ALGORITHMS, validate, write_config
 from silkvision.detector import create_subtractor
-from silkvision.detector.memory import check_fits
 from silkvision.errors import ExportError, SourceError, may_catch_sigterm
 from silkvision.io.atomic import make_output_folder, output_path, reported_write_errors
 from silkvision.io.checkpoint import (CHECKPOINT, BadCheckpoint, can_checkpoint, describe_error,
@@ -410,9 +409,8 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
         except StopIteration:
             _note_dropped(src, res, log)
             raise SourceError(f"{src.spec}: no frames to export") from None
-    if pending is not None and hasattr(det, "nbytes_for") and det.state_nbytes == 0:  # before any write
-        H, W = pending[1].shape[:2]
-        check_fits(det.nbytes_for(H, W), f"the {algorithm} state of a {W}x{H} frame")
+    if pending is not None and hasattr(det, "check_memory"):  # before anything is written
+        det.check_memory(*pending[1].shape[:2])
     write_manifest(out, new)
     with reported_write_errors(out / "config.yaml"):
         write_config(_effective_config(cfg), out / "config.yaml")
