@@ -179,12 +179,17 @@ def check_kernel_finite(X: np.ndarray, kernel: Kernel, name: str = "X") -> None:
 
 
 def kernel_matrix_reference(A: np.ndarray, B: np.ndarray, kernel: Kernel) -> np.ndarray:
-    """Plain NumPy Gram matrix K[i, j] = k(A[i], B[j]) (reference for tests)."""
+    """Plain NumPy Gram matrix K[i, j] = k(A[i], B[j]) (reference for tests).
+
+    The RBF distances are sums of squared differences, one column at a time: the expansion
+    ``|a|^2 + |b|^2 - 2 a.b`` would cancel on data with a large offset."""
     A = np.asarray(A, np.float64)
     B = np.asarray(B, np.float64)
     if kernel.name == "rbf":
-        d2 = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2 * A @ B.T
-        return np.exp(-np.maximum(d2, 0) / (2 * kernel.sigma ** 2))
+        d2 = np.empty((A.shape[0], B.shape[0]))
+        for j in range(B.shape[0]):
+            d2[:, j] = ((A - B[j]) ** 2).sum(1)
+        return np.exp(-d2 / (2 * kernel.sigma ** 2))
     G = A @ B.T
     if kernel.name == "poly":
         return (G + kernel.coef) ** kernel.degree

@@ -40,6 +40,48 @@ def test_kernel_row_matches_numpy_reference(kernel):
     np.testing.assert_allclose(out, kernel_matrix_reference(X[:30], x[None, :], k)[:, 0], rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("offset", [0.0, 1e4, 1e7, 1e9])
+@pytest.mark.parametrize("sparse_x", [False, True])
+def test_rbf_row_stays_exact_under_a_large_offset(offset, sparse_x):
+    """|X_j|^2 + |x|^2 - 2 X_j.x cancels when the norms dwarf the distance; such pairs are summed
+    directly, so every value stays within KERNEL_ABS_TOL of the direct sum (at 1e7 it was 3 % off)."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(40, 12)) + offset
+    X[35] = X[3] + 1e-3 * rng.normal(size=12)            # a near-duplicate: the worst case
+    if sparse_x:
+        X[:, ::3] = 0.0                                  # the direct sum must also merge zeros
+    k = make_kernel("rbf", sigma=1.0)
+    XT, sqn = sparse.cols_from_rows(X, 30, 32)
+    idx, val = np.empty(12, np.int64), np.empty(12)
+    ref = kernel_matrix_reference(X[:30], X[30:], k)
+    for t in range(10):
+        x = X[30 + t]
+        nnz = sparse.nonzeros(x, idx, val)
+        out = np.empty(30)
+        sparse.cols_kernel_row(XT, sqn, 30, idx, val, nnz, float(x @ x), *k.args, out)
+        np.testing.assert_allclose(out, ref[:, t], rtol=0, atol=sparse.KERNEL_ABS_TOL)
+    assert ref[3, 5] > 0.99                              # the near-duplicate pair was checked
+
+
+@pytest.mark.parametrize("name", ["pa1", "duol", "perceptron", "romma", "alma"])
+def test_rbf_learners_are_shift_invariant(name):
+    """The RBF kernel ignores a common offset; so must the learners on the feature-major path, and
+    predict_one must agree with the decisions the learner made (it uses the direct sum)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 10))
+    y = np.where(X[:, 0] + X[:, 1] * X[:, 2] > 0, 1, -1)
+    base = create(name, kernel="rbf", sigma=1.0).progressive_predict(X, y)
+    shifted = create(name, kernel="rbf", sigma=1.0)
+    np.testing.assert_array_equal(shifted.progressive_predict(X + 1e7, y), base)
+    assert shifted._cols if name == "duol" else shifted._store.columns
+    step = create(name, kernel="rbf", sigma=1.0)
+    seen = []
+    for x, t in zip(X + 1e7, y):
+        seen.append(step.predict_one(x))
+        step.learn_one(x, int(t))
+    np.testing.assert_array_equal(np.asarray(seen), base)
+
+
 def test_store_keeps_columns_in_step_with_rows():
     X, _ = _sparse_data(40, 40, 3, integer=False)
     st = SupportStore(40, capacity=2)
