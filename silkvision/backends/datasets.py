@@ -9,8 +9,9 @@ one of these formats:
   **1-based** random permutations (the "20 runs" of the DUOL/LIBOL papers), returned 0-based in
   :attr:`Dataset.orderings`;
 * LIBSVM/SVMlight text (``label idx:value ...``, 1-based indices, sparse -> dense);
-* CSV (comma, semicolon or tab separated), label in the first column by default (or the header
-  column named y/label/class/target; ``label_column=-1`` for the last), optional header line;
+* CSV (comma, semicolon or tab separated: the one that splits the first 20 lines alike; RFC 4180
+  quotes), label in the first column by default (or the header column named y/label/class/target;
+  ``label_column=-1`` for the last), optional header line (``header``);
 * ARFF (dense ``@data`` only; the class is the last attribute unless ``label_column`` says otherwise;
   a nominal class attribute's values must be among those it declares).
 
@@ -27,11 +28,14 @@ Rejected as errors (the learners could not use them): a file with no feature col
 label, labels of a single class, and a LIBSVM file (or ``n_features``) whose dense ``n x d`` matrix
 would hold more than :data:`MAX_DENSE_ELEMENTS` values (2**31, 16 GiB of float64; e.g. one
 ``+1 99999999999:1`` line); the learners need dense rows, and a stray huge index is almost always a
-mistake. ``label_column`` applies to CSV and ARFF files only.
+mistake. ``label_column`` applies to CSV and ARFF files only. Also refused: a label column that
+mixes numbers and names, a header whose first cell is empty (pandas' row index), UTF-16 text and
+(with a hint) decimal commas. A stray byte of another encoding in a text file is read as U+FFFD.
 """
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 from dataclasses import dataclass, field
@@ -174,16 +178,30 @@ def resolve(name_or_path: str | os.PathLike, root: str | os.PathLike | None = No
     raise DataError(f"{name_or_path}: no such data file or data-set name{where}")
 
 
+def _refuse_utf16(path: Path, head: bytes, what: str) -> None:
+    """DataError for UTF-16 text (a byte-order mark, or ASCII with every other byte NUL)."""
+    half = len(head) // 4
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or (
+            len(head) >= 4 and (head[0::2].count(0) > half or head[1::2].count(0) > half)):
+        raise DataError(f"{path}: is UTF-16 text; expected UTF-8{' ' + what if what else ''} text (convert "
+                        f"it, e.g. iconv -f UTF-16 -t UTF-8)")
+
+
 def _check_text(path: Path, fmt: str) -> None:
     """DataError when the start of a CSV/LIBSVM/ARFF file is not text (NUL bytes or invalid UTF-8)
     instead of a parse error about its 'fields'."""
     with open(path, "rb") as fh:
         head = fh.read(4096)
-    try:
-        head.decode("utf-8")
-        binary = b"\0" in head
-    except UnicodeDecodeError as e:
-        binary = e.start < len(head) - 4   # a multi-byte character cut at the block's end is fine
+    _refuse_utf16(path, head, fmt.upper())
+    binary = b"\0" in head
+    if not binary:
+        try:
+            head.decode("utf-8")
+        except UnicodeDecodeError as e:
+            # a multi-byte character cut at the block's end is fine; so is a stray byte of another
+            # encoding (a Latin-1 accent in a comment: read as U+FFFD), but not mostly high bytes
+            high = sum(b >= 0x80 for b in head)
+            binary = e.start < len(head) - 4 and high > len(head) // 10
     if binary:
         raise DataError(f"{path}: is not a text file (binary content at the start); expected {fmt.upper()} text")
 
@@ -202,20 +220,21 @@ def _detect_format(path: Path) -> str:
         head = fh.read(4096)
     if head.startswith(b"MATLAB"):
         return "mat"
+    _refuse_utf16(path, head, "")
     try:
         text = head.decode("utf-8", errors="strict")
     except UnicodeDecodeError:
-        # a cut multi-byte character at the end of the 4 KiB block is fine
-        try:
-            text = head[:-4].decode("utf-8")
-        except UnicodeDecodeError:
+        # a cut multi-byte character at the end of the 4 KiB block is fine, and so is a stray byte
+        # of another encoding (read as U+FFFD); mostly high bytes or a NUL is a binary file
+        if b"\0" in head or sum(b >= 0x80 for b in head) > len(head) // 10:
             raise DataError(f"{path}: unknown data format (binary file that is not MATLAB .mat)") from None
+        text = head.decode("utf-8", errors="replace")
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith(("%", "#"))]
     if not lines:
         raise DataError(f"{path}: file holds no data")
     if any(ln.lower().startswith(("@relation", "@attribute", "@data")) for ln in lines[:50]):
         return "arff"
-    first = lines[0]
+    first = lines[0].split("#", 1)[0].strip() or lines[0]   # a trailing comment is not data
     if re.search(r"\d:\S", first) and "," not in first:
         return "libsvm"
     if "," in first or ";" in first or "\t" in first:
@@ -338,7 +357,10 @@ def _float(tok: str, path: Path, lineno: int, what: str) -> float:
     try:
         v = float(tok)
     except ValueError:
-        raise DataError(f"{path}:{lineno}: bad {what} {tok!r} (expected a number)") from None
+        hint = ""
+        if "," in tok and _is_number(tok.replace(",", ".", 1)):
+            hint = "; a decimal comma? numbers must use '.'"
+        raise DataError(f"{path}:{lineno}: bad {what} {tok!r} (expected a number{hint})") from None
     if not np.isfinite(v):
         raise DataError(f"{path}:{lineno}: {what} {tok!r} is not finite")
     return v
@@ -394,7 +416,52 @@ def _load_libsvm(path: Path, n_features: int | None):
 
 
 def _split_fields(line: str, sep: str | None) -> list[str]:
-    return [f.strip().strip('"').strip("'") for f in (line.split(sep) if sep else line.split())]
+    """The fields of one line. With a separator, RFC 4180 quoting is respected (``1,"1,5",2`` has
+    three fields; an unterminated quote is a ValueError); whitespace-separated lines split on runs
+    of blanks."""
+    if not sep:
+        return [f.strip().strip('"').strip("'") for f in line.split()]
+    try:
+        fields = next(csv.reader([line], delimiter=sep, skipinitialspace=True, strict=True))
+    except csv.Error as e:
+        raise ValueError(f"bad quoting ({e})") from None
+    return [f.strip().strip("'") for f in fields]
+
+
+def _sniff_sep(lines: list[tuple[int, str]]) -> str | None:
+    """The separator of a delimited table: of ``,``, ``;`` and tab, those in the first line that
+    split the first 20 lines into one and the same number (>= 2) of fields; of these the one that
+    gives the most numeric cells below line 1 (``1;0.5;2`` is ``;``-separated even if line 1, a
+    header, holds a comma). None for whitespace-separated lines."""
+    head = lines[:20]
+    present = [c for c in (",", ";", "\t") if c in head[0][1]]
+    best, best_score = None, -1
+    for c in present:
+        try:
+            counts = {len(_split_fields(t, c)) for _, t in head}
+        except ValueError:
+            continue
+        if len(counts) != 1 or counts.pop() < 2:
+            continue
+        score = sum(_is_number(f) for _, t in head[1:] for f in _split_fields(t, c))
+        if score > best_score:
+            best, best_score = c, score
+    if best is None and present:
+        best = present[0]          # none fits: the parse reports the first bad line
+    return best
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
+
+
+def _is_integer_text(s: str) -> bool:
+    s = s.strip()
+    return s.isascii() and s.lstrip("+-").isdecimal()
 
 
 def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, n_features: int | None,
@@ -402,17 +469,20 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
     """Dense table rows -> labels, X. ``lines`` = (lineno, text) of the data lines."""
     if not lines:
         raise DataError(f"{path}: file holds no data")
-    rows = [(ln, _split_fields(t, sep)) for ln, t in lines]
+    rows = []
+    for ln, t in lines:
+        try:
+            rows.append((ln, _split_fields(t, sep)))
+        except ValueError as e:
+            raise DataError(f"{path}:{ln}: {e}") from None
     ncol = len(rows[0][1])
     if ncol < 1:
         raise DataError(f"{path}:{rows[0][0]}: empty row")
-
-    def numeric(s):
-        try:
-            float(s)
-            return True
-        except ValueError:
-            return False
+    numeric = _is_number
+    if ncol >= 2 and rows[0][1][0] == "" and all(rows[0][1][1:]) and len(rows) > 1 and rows[1][1][0] != "":
+        raise DataError(f"{path}:{rows[0][0]}: the header's first column has no name, as pandas writes its "
+                        f"row index (to_csv with index=True); write the file with index=False, or drop "
+                        f"that column")
 
     if label_column is None:  # a header naming the label column, else the first column
         names = [f.lower() for f in rows[0][1]]
@@ -437,9 +507,20 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
         if numbered:
             first = int(nums[0])
             numbered = first <= 2 and [int(f) for f in nums] == list(range(first, first + len(nums)))
-        lab_header = (len(rows) > 1 and not numeric(lab) and (numbered or lab.strip().lower() in _LABEL_NAMES)
-                      and all(r[1][lc] != lab for r in rows[1:] if len(r[1]) > lc))
-        header = feats_bad or lab_header
+        once = len(rows) > 1 and all(r[1][lc] != lab for r in rows[1:] if len(r[1]) > lc)
+        lab_header = once and not numeric(lab) and (numbered or lab.strip().lower() in _LABEL_NAMES)
+        # below line 1 the labels are all numbers: a lone name on line 1 names the column
+        later = [r[1][lc] for r in rows[1:] if len(r[1]) > lc]
+        named_over_numbers = once and not numeric(lab) and bool(later) and all(numeric(v) for v in later)
+        # line 1 holds only integers (column names such as wavelengths, or pandas' 0..d) where the
+        # rows below have fractional values: "diagnosis,400,410,420" or "0,1,2" over "1,0.5,0.1"
+        later_frac = any(numeric(f) and not _is_integer_text(f)
+                         for r in rows[1:21] for k, f in enumerate(r[1]) if k != lc)
+        int_names = bool(feats) and all(_is_integer_text(f) for f in feats) and later_frac
+        pandas_names = (int_names and _is_integer_text(lab) and [int(f) for f in f0] == list(
+            range(int(f0[0]), int(f0[0]) + ncol)) and int(f0[0]) in (0, 1))
+        header = feats_bad or lab_header or named_over_numbers or (int_names and once and not numeric(lab)) \
+            or pandas_names
     if header:
         rows = rows[1:]
         if not rows:
@@ -458,9 +539,15 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
             k += 1
     if n_features is not None:
         X = _fit_width(X, n_features, path)
-    if all(numeric(v) for v in labels):
+    is_num = [numeric(v) for v in labels]
+    if all(is_num):
         lab = np.array([_float(v, path, ln, "label") for v, (ln, _) in zip(labels, rows)])
     else:
+        if any(is_num):   # "1" and "1.0" would be two classes, and a stray name is usually a typo
+            i_num, i_name = is_num.index(True), is_num.index(False)
+            raise DataError(f"{path}: the label column (column {lc + 1}) mixes numbers and names: "
+                            f"{labels[i_num]!r} on line {rows[i_num][0]}, {labels[i_name]!r} on line "
+                            f"{rows[i_name][0]}; class labels must be all numbers or all names")
         lab = np.array(labels, dtype=str)
     return lab, X
 
@@ -479,9 +566,7 @@ def _load_csv(path: Path, label_column: int, header, n_features: int | None):
     lines = _read_lines(path, ("#",))
     if not lines:
         raise DataError(f"{path}: file holds no data")
-    first = lines[0][1]
-    sep = "," if "," in first else ";" if ";" in first else "\t" if "\t" in first else None
-    labels, X = _table(path, lines, label_column, header, n_features, sep)
+    labels, X = _table(path, lines, label_column, header, n_features, _sniff_sep(lines))
     return labels, X, None
 
 
@@ -571,8 +656,11 @@ def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None,
         column named y/label/class/target if there is exactly one, else the first column. ARFF
         default: the last attribute.
     header : bool or "auto"
-        Whether a CSV file starts with a header line; "auto" detects one (a non-numeric feature
-        field, or a label that never occurs again).
+        Whether a CSV file starts with a header line; "auto" takes line 1 as one when no cell is a
+        number, when its label never occurs again and is a label name (y, label, ...) over numbered
+        columns or a name over numeric labels below, or when its cells are integers (column names such
+        as wavelengths, or pandas' ``0,1,...``) over fractional values below. A class name seen once
+        over fractional values (``rare,0.9,0.9``) stays an example. Not ``"auto"``: CSV files only.
     n_features : int, optional
         Pad LIBSVM/CSV data with zero columns to this width (e.g. a LIBSVM test split).
 
@@ -598,6 +686,11 @@ def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None,
             "a MATLAB file, whose label is the first column of 'data'"
         raise DataError(f"{path}: label_column={label_column} (--label-column) applies to CSV and ARFF files "
                         f"only; this is {kind}")
+    if header not in ("auto", True, False):
+        raise ValueError(f"header: {header!r} must be True, False or 'auto'")
+    if header != "auto" and fmt != "csv":
+        raise DataError(f"{path}: header={header} (--header) applies to CSV files only; this is read as a "
+                        f"{ {'mat': 'MATLAB', 'libsvm': 'LIBSVM', 'arff': 'ARFF'}[fmt]} file")
     try:
         if fmt != "mat":
             _check_text(path, fmt)

@@ -68,6 +68,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="0-based column of the label in a CSV or ARFF file; -1 = the last (default: "
                         "CSV: the header column named y/label/class/target, else the first; ARFF: the "
                         "last attribute). An error for LIBSVM and .mat files, whose label is always first")
+    p.add_argument("--header", choices=("auto", "yes", "no"), default="auto",
+                   help="whether a CSV file's first line is a header (default auto: detected from its "
+                        "cells; an error for other formats when not auto)")
+    p.add_argument("--format", choices=("mat", "libsvm", "csv", "arff"), default=None, dest="fmt",
+                   help="read the file as this format (default: from its suffix, else from its content)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return p
@@ -243,7 +248,9 @@ def _print_result(res: dict, as_json: bool) -> None:
 
 
 def _run(args, algos, overrides, bench, datasets, ctrl_c) -> int:
-    ds = datasets.load(args.dataset, root=args.data_root, label_column=args.label_column)
+    header = {"auto": "auto", "yes": True, "no": False}[args.header]
+    ds = datasets.load(args.dataset, root=args.data_root, label_column=args.label_column, header=header,
+                       fmt=args.fmt)
 
     def progress(algo, i, total, r):
         if not args.quiet:

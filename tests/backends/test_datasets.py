@@ -436,3 +436,98 @@ def test_an_installed_package_has_no_default_data_root(tmp_path, monkeypatch):
                             "or set SILKVISION_ONLINE_DATA)")
     monkeypatch.setenv("SILKVISION_ONLINE_DATA", str(tmp_path))
     assert datasets.default_root() == tmp_path
+
+
+# --- stop 30: files a user exports from a spreadsheet or pandas (trial t_back) ---------------------
+
+@pytest.mark.parametrize("text, classes, first", [
+    # a label name over numeric column names (wavelengths), numeric labels below
+    ("diagnosis,400,410,420\n0,0.1,0.2,0.3\n1,0.4,0.5,0.6\n0,0.7,0.8,0.9\n", [0, 1], [0.1, 0.2, 0.3]),
+    # the same with class names: the name on line 1 occurs once over integer cells, fractions below
+    ("diagnosis,400,410,420\nB,0.1,0.2,0.3\nM,0.4,0.5,0.6\nB,0.7,0.8,0.9\n", ["B", "M"], [0.1, 0.2, 0.3]),
+    # pandas.DataFrame(np.column_stack([y, X])).to_csv(index=False)
+    ("0,1,2\n1,0.5,0.1\n0,0.2,0.3\n1,0.9,0.4\n", [0, 1], [0.5, 0.1]),
+])
+def test_auto_header_over_numeric_column_names(tmp_path, text, classes, first):
+    f = tmp_path / "h.csv"
+    f.write_text(text)
+    d = datasets.load(f)
+    assert d.classes == classes and d.X.shape[0] == text.count("\n") - 1
+    np.testing.assert_array_equal(d.X[0], first)
+
+
+def test_header_false_keeps_line_one(tmp_path):
+    f = tmp_path / "h.csv"
+    f.write_text("0,1,2\n1,0.5,0.1\n0,0.2,0.3\n1,0.9,0.4\n")
+    np.testing.assert_array_equal(datasets.load(f, header=False).X[0], [1, 2])
+
+
+def test_a_class_name_seen_once_over_fractional_values_is_still_data(tmp_path):
+    f = tmp_path / "rare.csv"
+    f.write_text("rare,0.9,0.9\na,0.1,0.2\na,0.3,0.3\nb,0.5,0.5\n")
+    assert datasets.load(f).classes == ["a", "b", "rare"]
+
+
+def test_quoted_separator_is_not_split(tmp_path):
+    f = tmp_path / "q.csv"
+    f.write_text('1,"0.5",2\n0,"2.5",3\n')
+    np.testing.assert_array_equal(datasets.load(f).X, [[0.5, 2], [2.5, 3]])
+    f.write_text('1,"1,5",2\n0,"2,5",3\n')            # a decimal comma, quoted by a spreadsheet
+    with pytest.raises(DataError, match=r"q\.csv:1: bad value in column 2 '1,5' .*decimal comma"):
+        datasets.load(f)
+    f.write_text('1,"0.5,2\n0,2.5,3\n')
+    with pytest.raises(DataError, match=r"q\.csv:1: bad quoting"):
+        datasets.load(f)
+
+
+@pytest.mark.parametrize("text, X", [
+    ("label;size, cm;b\n1;0.5;1\n0;0.2;3\n", [[0.5, 1], [0.2, 3]]),     # a comma in the header only
+    ("1\t0.5\t1\n0\t0.2\t3\n", [[0.5, 1], [0.2, 3]]),
+])
+def test_separator_is_the_one_that_splits_every_line(tmp_path, text, X):
+    f = tmp_path / "s.csv"
+    f.write_text(text)
+    np.testing.assert_array_equal(datasets.load(f).X, X)
+
+
+def test_pandas_index_column_is_refused(tmp_path):
+    f = tmp_path / "p.csv"
+    f.write_text(",label,x0,x1\n0,1,0.5,0.2\n1,0,0.1,0.3\n")
+    with pytest.raises(DataError, match=r"p\.csv:1: the header's first column has no name.*index=False"):
+        datasets.load(f)
+
+
+def test_mixed_number_and_name_labels_are_refused(tmp_path):
+    f = tmp_path / "m.csv"
+    f.write_text("1,0.1,0.2\n1.0,0.3,0.1\nx,0.5,0.5\nx,0.1,0.1\n")
+    with pytest.raises(DataError, match=r"mixes numbers and names: '1' on line 1, 'x' on line 3"):
+        datasets.load(f)
+
+
+def test_libsvm_with_a_comma_in_a_trailing_comment_is_libsvm(tmp_path):
+    f = tmp_path / "a9a_like.txt"
+    f.write_text("+1 1:0.5 2:1 # source: foo, bar\n-1 1:2 2:3\n+1 1:1 2:1\n")
+    np.testing.assert_array_equal(datasets.load(f).X, [[0.5, 1], [2, 3], [1, 1]])
+
+
+def test_a_latin1_byte_in_a_comment_is_text(tmp_path):
+    f = tmp_path / "l.libsvm"
+    f.write_bytes(b"+1 1:1 # caf\xe9\n-1 2:2\n")
+    np.testing.assert_array_equal(datasets.load(f).X, [[1, 0], [0, 2]])
+
+
+@pytest.mark.parametrize("name", ["u.libsvm", "u"])
+def test_utf16_is_named(tmp_path, name):
+    f = tmp_path / name
+    f.write_bytes("+1 1:1\n-1 1:2\n".encode("utf-16"))
+    with pytest.raises(DataError, match="is UTF-16 text; expected UTF-8.*iconv"):
+        datasets.load(f)
+
+
+def test_header_option_is_for_csv_only(tmp_path):
+    f = tmp_path / "t.libsvm"
+    f.write_text("+1 1:1\n-1 1:2\n")
+    with pytest.raises(DataError, match=r"header=True \(--header\) applies to CSV files only.*LIBSVM"):
+        datasets.load(f, header=True)
+    with pytest.raises(ValueError, match="header: 'yes' must be True, False or 'auto'"):
+        datasets.load(f, header="yes")
