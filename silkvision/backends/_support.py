@@ -280,6 +280,15 @@ def as_number(name: str, value) -> float:
     """``value`` (an int or float, also NumPy's) as a float; ValueError naming ``name`` for anything
     else: strings (``"8"`` too), booleans (``True`` is not 1.0 here), None, lists. An int too large
     for a float gives ``inf``, which the range checks then refuse."""
+    if isinstance(value, str):
+        try:
+            f = float(value)
+        except ValueError:
+            f = None
+        if f is not None and not np.isfinite(f):      # --set C=inf: YAML reads only .inf as a number
+            raise ValueError(f"{name}: {value!r} must be a finite number")
+        if f is not None:
+            raise ValueError(f"{name}: {value!r} is a string; it must be a number (not quoted)")
     if value is None or isinstance(value, (bool, np.bool_, str, bytes)):
         raise ValueError(f"{name}: {value!r} must be a number")
     try:
@@ -319,6 +328,15 @@ def check_budget(name: str, value, allow_none: bool = True) -> int | None:
         raise ValueError(f"{name}: {value!r} must be an integer >= 1 (at most 2**62)"
                          + (" or None" if allow_none else ""))
     return int(value)
+
+
+def check_n_classes(value) -> int | None:
+    """A multiclass learner's ``n_classes``: ``None`` (classes as they come) or an integer >= 2
+    (one class is not a classification problem)."""
+    k = check_budget("n_classes", value)
+    if k == 1:
+        raise ValueError("n_classes: 1 must be None or an integer >= 2 (a classifier needs two classes)")
+    return k
 
 
 def check_seed(value, allow_none: bool = False, name: str = "seed") -> int | None:
@@ -454,7 +472,7 @@ class MultiKernelClassifier(KernelExpansionMixin, MultiClassifier):
     def _init_classes(self, n_classes):
         """Validate ``n_classes`` (None: the label set grows; an int: all classes known upfront)."""
         self.n_classes = n_classes
-        self._n_classes = check_budget("n_classes", n_classes)
+        self._n_classes = check_n_classes(n_classes)
 
     def _reset(self):
         super()._reset()

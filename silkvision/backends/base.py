@@ -95,6 +95,9 @@ def check_binary_y(y: Any, n: int | None = None, name: str = "y") -> np.ndarray:
         raise ValueError(f"{name}: expected {n} label{'s' if n != 1 else ''}, got shape {a.shape}")
     if a.size and not np.all((a == 1) | (a == -1)):
         bad = a[(a != 1) & (a != -1)][0]
+        if isinstance(plain(bad), str):
+            raise ValueError(f"{name}: binary labels must be the numbers -1 or +1, got the string {plain(bad)!r} "
+                             f"(convert the labels to numbers, e.g. y.astype(int))")
         raise ValueError(f"{name}: binary labels must be -1 or +1, got {plain(bad)!r}")
     return a.astype(np.float64)
 
@@ -158,8 +161,11 @@ class Estimator:
         super().__setattr__(name, value)
 
     def _check_one(self, x):
-        """Validate one example (its length must match once the model has learned)."""
-        return check_x(x, self.n_features_)
+        """Validate one example (its length must match once the model has learned, and ``k(x, x)``
+        must not overflow: a prediction would be NaN, read as class -1)."""
+        x = check_x(x, self.n_features_)
+        self._check_kernel(x[None, :], "x")
+        return x
 
     def _learned_features(self, d: int) -> None:
         """Fix ``n_features_`` when the first example is learned (after every check has passed,

@@ -172,7 +172,7 @@ def check_kernel_finite(X: np.ndarray, kernel: Kernel, name: str = "X") -> None:
         f"poly kernel (degree={kernel.degree}, coef={kernel.coef:g})"
     v = float(kernel_eval(X[i], X[i], *kernel.args))
     big = float(np.max(np.abs(X[i])))
-    kept = "it was not learned" if name == "x" else f"no row of {name} was learned"
+    kept = "it was refused (neither learned nor scored)" if name == "x" else f"no row of {name} was learned"
     alt = "" if kernel.kind == LINEAR else ", or use a lower degree or the rbf kernel"
     raise ValueError(f"{where}: k(x, x) = {v} overflows with the {spec} (largest |feature| {big:.3g}); "
                      f"{kept}. Scale the features (e.g. standardise them){alt}")

@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from silkvision.backends._support import check_budget, grow_rows, grow_vec
+from silkvision.backends._support import check_n_classes, grow_rows, grow_vec
 from silkvision.backends.base import MultiClassifier
 from silkvision.backends.duol import (APPR, EXACT, ITER, MARGIN_TOL, GramCacheMixin, SupportMixin, _aux_row,
                                       _check_common, _clip, _gram_add, kval, solve_prop2)
@@ -190,7 +190,7 @@ class _MDUOLBase(GramCacheMixin, SupportMixin, MultiClassifier):
                  cache_mb=256.0):
         self._kernel = make_kernel(kernel, sigma, degree, coef)
         _check_common(C, rho, cache_mb)
-        n_classes = check_budget("n_classes", n_classes)
+        n_classes = check_n_classes(n_classes)
         self.kernel, self.sigma, self.degree, self.coef = kernel, sigma, degree, coef
         self.C, self.rho, self.cache_mb = float(C), float(rho), float(cache_mb)
         self.n_classes = n_classes

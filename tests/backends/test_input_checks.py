@@ -157,9 +157,14 @@ def test_clone_dict_features_and_boolean_labels_are_value_errors(name):
 
 def test_bad_labels_are_shown_as_given():
     """Messages used to show NumPy reprs (np.int64(0), np.str_('1')) of plain Python labels."""
-    for label, shown in ((0, "0"), ("1", "'1'"), (np.int8(2), "2")):
+    for label, shown in ((0, "0"), (np.int8(2), "2")):
         with pytest.raises(ValueError, match=f"^y: binary labels must be -1 or \\+1, got {shown}$"):
             create("pa1").learn_one([0.0, 1.0], label)
+    # a label read as text from a file: the message says it is a string, not a bad number (t_back)
+    for label in ("1", np.array(["-1", "1"])):
+        with pytest.raises(ValueError, match=r"^y: binary labels must be the numbers -1 or \+1, got the "
+                                             r"string '-?1' \(convert the labels to numbers"):
+            create("pa1").partial_fit(np.zeros((np.size(label), 2)), np.atleast_1d(label))
     with pytest.raises(ValueError, match="^y: multiclass labels must be integers or strings, got 2.5$"):
         create("mpa1").partial_fit(np.zeros((1, 2)), np.array([np.float32(2.5)], dtype=object))
 
@@ -177,3 +182,30 @@ def test_a_rejected_example_or_a_prediction_does_not_fix_the_feature_count(name)
     assert est.n_features_ == 3
     with pytest.raises(ValueError, match="features"):
         (est.score_one if novelty else est.predict_one)([1.0, 2.0])
+
+
+@pytest.mark.parametrize("name", ["pa1", "perceptron", "duol", "mpa1", "norma"])
+def test_a_prediction_whose_kernel_overflows_is_refused_not_nan(name):
+    """x = 1e308 under the linear kernel: k(x, x) = inf made f(x) NaN and predict_one answer -1 (t_back)."""
+    est = create(name, kernel="linear")
+    est.partial_fit(np.array([[1.0, 2.0], [2.0, 1.0], [1.0, 1.0]]), np.array([1, -1, 1]) if name != "mpa1"
+                    else np.array([0, 1, 0]))
+    x = np.array([1e308, 1e308])
+    for f in (est.decision_function_one, est.predict_one, lambda v: est.predict(v[None, :])):
+        with pytest.raises(ValueError, match=r"^x: k\(x, x\) = inf overflows .*neither learned nor scored"):
+            f(x)
+
+
+@pytest.mark.parametrize("value, msg", [("inf", "'inf' must be a finite number"),
+                                        ("8", "'8' is a string; it must be a number"),
+                                        ("abc", "'abc' must be a number")])
+def test_a_numeric_string_parameter_is_named_as_a_string(value, msg):
+    with pytest.raises(ValueError, match=f"^C: {msg}"):
+        create("pa1", C=value)
+
+
+@pytest.mark.parametrize("name", ["mduol", "mduol_appr", "mpa1", "perceptron_max", "silk_multi"])
+def test_one_class_is_not_a_multiclass_problem(name):
+    with pytest.raises(ValueError, match=r"^n_classes: 1 must be None or an integer >= 2"):
+        create(name, n_classes=1)
+    assert create(name, n_classes=2).n_classes == 2
