@@ -13,11 +13,15 @@ vector that satisfies both the old half-space ``w . w_old >= ||w_old||^2`` and t
 
 (Li & Long's ``c_t``, ``d_t`` with ``||x_t||^2`` and ``w_t . x_t`` read in feature space.)
 
-(the first update, from ``w = 0``, is ``w = y_t k(x_t, .) / k(x_t, x_t)``). ``||w||^2`` is carried
-along: ``||w_new||^2 = c^2 ||w||^2 + 2 c d f + d^2 k(x_t, x_t)``. ROMMA updates on mistakes only;
-agg-ROMMA whenever ``y_t f(x_t) < 1``. An update with ``D ~ 0`` (``x_t`` parallel to ``w``, which
-then already satisfies the constraint up to scale) is skipped. Peers "ROMMA" and "agg-ROMMA" of the
-JMLR DUOL paper (Table 2).
+These are the optimum when both constraints are active. The first update, from ``w = 0``, is
+``w = y_t k(x_t, .) / k(x_t, x_t)``, and so is every update with ``y_t f(x_t) >= k(x_t, x_t) ||w||^2``:
+the new constraint alone then keeps the old half-space (``c_t`` would be negative), and the
+expansion restarts from ``x_t``. ROMMA updates on mistakes only (``y_t f <= 0 < k ||w||^2``, so this
+never happens); agg-ROMMA whenever ``y_t f(x_t) < 1``, where it can happen under the linear and
+polynomial kernels (not under the Gaussian kernel: ``k = 1`` and ``||w||^2 >= 1`` after the first
+update). ``||w||^2`` is carried along: ``||w_new||^2 = c^2 ||w||^2 + 2 c d f + d^2 k(x_t, x_t)``. An
+update with ``D ~ 0`` that is left (``x_t`` anti-parallel to ``w``: no vector meets both constraints)
+is skipped. Peers "ROMMA" and "agg-ROMMA" of the JMLR DUOL paper (Table 2).
 """
 
 from __future__ import annotations
@@ -56,7 +60,10 @@ def _romma_loop(X, y, SV, coef, stamp, n, t0, state, aggressive, kind, sigma, de
         kxx = kernel_eval(x, x, kind, sigma, degree, c0)
         if kxx <= 0.0:
             continue
-        if n == 0 or W <= 0.0:
+        # from w = 0, and (agg-ROMMA only) when the new constraint alone already keeps the old
+        # half-space (y f >= k W: the old constraint's multiplier would be negative), the optimum
+        # is w = y k(x, .) / k(x, x): the expansion restarts from x
+        if n == 0 or W <= 0.0 or yt * f >= kxx * W:
             n = 0
             SV, coef, stamp = sv_append(SV, coef, stamp, n, x, yt / kxx, t0 + i)
             if cols:
@@ -135,11 +142,11 @@ def romma_reference(X, y, aggressive=False, kernel="rbf", sigma=1.0, degree=2, c
         kxx = k(x, x)
         if kxx <= 0:
             continue
-        if not SV:
+        A = np.array(a)
+        W = A @ kernel_matrix_reference(np.array(SV), np.array(SV), k) @ A if SV else 0.0
+        if not SV or W <= 0 or yt * f >= kxx * W:     # the new constraint alone (see the module notes)
             SV, a = [x], [yt / kxx]
             continue
-        A = np.array(a)
-        W = A @ kernel_matrix_reference(np.array(SV), np.array(SV), k) @ A
         D = kxx * W - f * f
         if D <= _EPS * kxx * W:
             continue

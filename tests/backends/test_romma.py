@@ -57,3 +57,44 @@ def test_matches_reference(aggressive, name, kernel):
     np.testing.assert_array_equal(pred, rp)
     np.testing.assert_allclose(clf.support_vectors_, SV)
     np.testing.assert_allclose(clf.dual_coef_, a, rtol=1e-7, atol=1e-10)
+
+
+def test_aggressive_restarts_when_the_new_constraint_alone_suffices():
+    """y f >= k(x, x) ||w||^2 (possible under the linear kernel): the optimum is y x / ||x||^2, not the
+    both-constraints formula (|w|^2 was 81 instead of 0.99 here; an independent QP check found it)."""
+    clf = create("aggromma", kernel="linear")
+    clf.learn_one([10.0, 0.0], 1)           # w = (0.1, 0), ||w||^2 = 0.01
+    clf.learn_one([1.0, 0.1], 1)            # y f = 0.1 >= k W = 1.01 * 0.01
+    np.testing.assert_allclose(clf.dual_coef_ @ clf.support_vectors_, np.array([1.0, 0.1]) / 1.01)
+    assert clf.n_support_ == 1 and clf.w_norm2_ == pytest.approx(1 / 1.01)
+    par = create("aggromma", kernel="linear")  # x parallel to w with margin 0.5: used to be skipped
+    par.learn_one([2.0, 0.0], 1)
+    par.learn_one([1.0, 0.0], 1)
+    assert par.decision_function_one([1.0, 0.0]) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("name", ["romma", "aggromma"])
+def test_every_update_is_the_qp_optimum_under_the_linear_kernel(name):
+    """min ||w||^2 s.t. w.w_old >= ||w_old||^2 and y w.x >= 1, solved by enumerating its active sets."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(80, 3)) * rng.uniform(0.1, 10.0, size=(80, 1))   # varied norms
+    y = np.where(X[:, 0] + 0.5 * X[:, 2] > 0, 1.0, -1.0)
+    clf = create(name, kernel="linear")
+    checked = 0
+    for x, yt in zip(X, y):
+        w_old = clf.dual_coef_ @ clf.support_vectors_ if clf.n_support_ else np.zeros(3)
+        clf.learn_one(x, yt)
+        w = clf.dual_coef_ @ clf.support_vectors_
+        if np.allclose(w, w_old):
+            continue
+        W = w_old @ w_old
+        cands = [yt * x / (x @ x)]                           # the new constraint alone
+        if W > 0:                                            # both active: w = a w_old + b x
+            A = np.array([[W, w_old @ x], [yt * (w_old @ x), yt * (x @ x)]])
+            a, b = np.linalg.solve(A, [W, 1.0])
+            cands.append(a * w_old + b * x)
+        feas = [c for c in cands if c @ w_old >= W * (1 - 1e-9) and yt * (c @ x) >= 1 - 1e-9]
+        best = min(feas, key=lambda c: c @ c)
+        np.testing.assert_allclose(w, best, rtol=1e-7, atol=1e-10)
+        checked += 1
+    assert checked >= 5
