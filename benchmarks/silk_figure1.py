@@ -60,7 +60,7 @@ def mistakes(name: str, params: dict, seeds, sigma: float) -> np.ndarray:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--trials", type=int, default=100)
     ap.add_argument("--sigma", type=float, default=1.0, help="RBF width (default 1)")
     ap.add_argument("--threads", type=int, default=1)
