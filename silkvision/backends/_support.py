@@ -333,10 +333,12 @@ def check_budget(name: str, value, allow_none: bool = True) -> int | None:
 def check_n_classes(value) -> int | None:
     """A multiclass learner's ``n_classes``: ``None`` (classes as they come) or an integer >= 2
     (one class is not a classification problem)."""
-    k = check_budget("n_classes", value)
-    if k == 1:
-        raise ValueError("n_classes: 1 must be None or an integer >= 2 (a classifier needs two classes)")
-    return k
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 2 <= value <= 2 ** 62:
+        raise ValueError(f"n_classes: {value!r} must be None or an integer >= 2 (at most 2**62; a "
+                         f"classifier needs two classes)")
+    return int(value)
 
 
 def check_seed(value, allow_none: bool = False, name: str = "seed") -> int | None:

@@ -61,12 +61,13 @@ class AlgorithmResult:
         m = np.array([r.mistake_rate for r in self.runs])
         s = np.array([r.n_support for r in self.runs], dtype=np.float64)
         t = np.array([r.seconds for r in self.runs])
-        ddof = 1 if len(self.runs) > 1 else 0  # MATLAB's std, as in the papers' tables
+        # MATLAB's std (n - 1), as in the papers' tables; undefined (None, JSON null) for one run
+        several = len(self.runs) > 1
         out = {
             "mistake_rate_mean": float(m.mean()),
-            "mistake_rate_std": float(m.std(ddof=ddof)),
+            "mistake_rate_std": float(m.std(ddof=1)) if several else None,
             "n_support_mean": float(s.mean()),
-            "n_support_std": float(s.std(ddof=ddof)),
+            "n_support_std": float(s.std(ddof=1)) if several else None,
             "seconds_mean": float(t.mean()),
             "params": {k: v for k, v in self.params.items()},
         }
@@ -319,7 +320,8 @@ def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed:
     dict
         ``{"dataset", "runs", "orderings", "n_samples", "n_features", "n_classes",
         "results": {algorithm: {"mistake_rate_mean", "mistake_rate_std", "n_support_mean",
-        "n_support_std", "seconds_mean", "params"}}}`` (rates in percent); active learners
+        "n_support_std", "seconds_mean", "params"}}}`` (rates in percent; the standard deviations
+        are None after a single run); active learners
         (OnlineASVM^R, Algorithm 3) add ``"n_queried_mean"``, the labels they used per run.
 
     Raises

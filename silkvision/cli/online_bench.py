@@ -111,14 +111,17 @@ def format_table(res: dict) -> str:
     """The results as a fixed-width text table (a partial result ends with a line saying so)."""
     w = max([14] + [len(a) for a in res["results"]])
     lines = [f"dataset {res['dataset']}: {res['n_samples']} examples, {res['n_features']} features, "
-             f"{res['n_classes']} classes; {res['runs']} runs, orderings: {res['orderings']}",
+             f"{res['n_classes']} classes; {res['runs']} run{'s' if res['runs'] != 1 else ''}, orderings: "
+             f"{res['orderings']}",
              f"{'algorithm':<{w}} {'mistakes (%)':>20} {'support vectors (#)':>22} {'time (s)':>10}"]
     active = any("n_queried_mean" in r for r in res["results"].values())
     if active:
         lines[-1] += f" {'labels queried':>15}"
     for a, r in res["results"].items():
-        line = (f"{a:<{w}} {r['mistake_rate_mean']:>10.3f} +- {r['mistake_rate_std']:<6.3f} "
-                f"{r['n_support_mean']:>12.2f} +- {r['n_support_std']:<7.2f} {r['seconds_mean']:>10.3f}")
+        ms, ss = r["mistake_rate_std"], r["n_support_std"]       # None after one run: no spread
+        line = (f"{a:<{w}} {r['mistake_rate_mean']:>10.3f} +- {'n/a' if ms is None else f'{ms:.3f}':<6} "
+                f"{r['n_support_mean']:>12.2f} +- {'n/a' if ss is None else f'{ss:.2f}':<7} "
+                f"{r['seconds_mean']:>10.3f}")
         if active:
             q = r.get("n_queried_mean")
             line += f" {q:>15.1f}" if q is not None else f" {'(all)':>15}"

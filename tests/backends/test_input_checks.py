@@ -206,6 +206,7 @@ def test_a_numeric_string_parameter_is_named_as_a_string(value, msg):
 
 @pytest.mark.parametrize("name", ["mduol", "mduol_appr", "mpa1", "perceptron_max", "silk_multi"])
 def test_one_class_is_not_a_multiclass_problem(name):
-    with pytest.raises(ValueError, match=r"^n_classes: 1 must be None or an integer >= 2"):
-        create(name, n_classes=1)
+    for bad in (1, 0, -3, 2.5, True):
+        with pytest.raises(ValueError, match=rf"^n_classes: {bad!r} must be None or an integer >= 2"):
+            create(name, n_classes=bad)
     assert create(name, n_classes=2).n_classes == 2

@@ -587,3 +587,17 @@ def test_header_and_format_options(tmp_path, tiny_multi, capsys):
     assert main(["online-bench", "--quiet", "--dataset", str(g), "-a", "perceptron", "--runs", "1",
                  "--format", "csv", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["n_samples"] == 3
+
+
+def test_one_run_has_no_standard_deviation(tiny_csv, capsys):
+    """'+- 0.000' read as a measured zero spread; one run has none (audit t_audit5)."""
+    assert main(["online-bench", "--quiet", "--dataset", str(tiny_csv), "-a", "pa1", "--runs", "1",
+                 "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)["results"]["pa1"]
+    assert r["mistake_rate_std"] is None and r["n_support_std"] is None
+    assert main(["online-bench", "--quiet", "--dataset", str(tiny_csv), "-a", "pa1", "--runs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "; 1 run, orderings" in out and out.count("+- n/a") == 2
+    assert main(["online-bench", "--quiet", "--dataset", str(tiny_csv), "-a", "pa1", "--runs", "2",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"]["pa1"]["mistake_rate_std"] >= 0.0
