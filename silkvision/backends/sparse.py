@@ -19,9 +19,10 @@ value by more than :data:`KERNEL_ABS_TOL` the pair is recomputed as the sum of s
 (:func:`col_sqdist`, the formula of :func:`~silkvision.backends.kernels.kernel_eval`). Every RBF
 value from this path is therefore within about 1e-10 of the direct sum, whatever the offset (tested);
 on integer data (w7a, german, ...) every term is an exact integer and the two agree bit for bit
-(tested). The check is a second loop over the row, so that the first one stays vectorised, and it
-is skipped when no stored norm is large enough for the bound to matter. Of the paper's data sets
-(sigma = 8) only spambase, with word counts up to |x|^2 = 2.5e8, runs it, and 1,350 of its 21
+(tested). The kernel loop only counts the stored norms large enough for the bound to matter; the
+check itself (:func:`_fix_cancelled`) runs only when there are some, so its cost did not show in
+an A/B of PA-I, DUOL and the Perceptron on spambase and w7a (ratios 0.99-1.01). Of the paper's data
+sets (sigma = 8) only spambase, with word counts up to |x|^2 = 2.5e8, runs it, and 1,350 of its 21
 million pairs are summed directly, 45 % of them duplicate rows (BENCHMARKS section 5).
 
 On w7a (the JMLR DUOL paper's speed benchmark: d = 300 binary features, ~12 non-zeros per example,
@@ -146,6 +147,23 @@ def col_sqdist(XT, j, idx, val, nnz):
     return s
 
 
+@njit(cache=True)
+def _fix_cancelled(XT, sqn, n, idx, val, nnz, xx, den, out):
+    """Recompute, as sums of squared differences, the RBF values ``out[j] = exp(-d2 / den)`` whose
+    ``d2 = |X_j|^2 + |x|^2 - 2 X_j.x`` may have lost enough to cancellation to move them by more
+    than :data:`KERNEL_ABS_TOL`. The rounding error of d2 is at most ``err = (d + 4) eps
+    (|X_j|^2 + |x|^2)``; :func:`cols_kernel_row` calls this only when a stored norm is large enough
+    for that to matter."""
+    c = (XT.shape[0] + 4) * _EPS
+    tol = KERNEL_ABS_TOL * den
+    for j in range(n):
+        err = c * (sqn[j] + xx)
+        if err > tol:
+            e = err / den    # the largest value that d2 - err allows is at most out[j] exp(e)
+            if e >= 1e-3 or out[j] * (1.0 + 2.0 * e) * err > tol:
+                out[j] = np.exp(-col_sqdist(XT, j, idx, val, nnz) / den)
+
+
 @njit(cache=True, fastmath={"reassoc", "contract"})
 def cols_kernel_row(XT, sqn, n, idx, val, nnz, xx, kind, sigma, degree, coef0, out):
     """``out[j] = k(X_j, x)`` for j < n, from the non-zeros ``(idx, val)[:nnz]`` of x and ``xx = |x|^2``."""
@@ -158,26 +176,19 @@ def cols_kernel_row(XT, sqn, n, idx, val, nnz, xx, kind, sigma, degree, coef0, o
             out[j] += v * row[j]
     if kind == 0:
         den = 2.0 * sigma * sigma
+        # a stored norm above big lets the rounding of d2 move a kernel value by more than
+        # KERNEL_ABS_TOL: those values are then checked and, if need be, summed directly
+        c = (XT.shape[0] + 4) * _EPS
+        big = KERNEL_ABS_TOL * den / c - xx
+        n_big = 0
         for j in range(n):
             d2 = sqn[j] + xx - 2.0 * out[j]
             if d2 < 0.0:
                 d2 = 0.0
             out[j] = np.exp(-d2 / den)
-        # the rounding error of d2 is at most err = c (|X_j|^2 + |x|^2); where err / den could move
-        # the kernel value by more than KERNEL_ABS_TOL, sum the differences instead. A second loop,
-        # so that the one above stays vectorised; it is skipped on data at the scale of sigma
-        c = (XT.shape[0] + 4) * _EPS
-        tol = KERNEL_ABS_TOL * den
-        smax = 0.0
-        for j in range(n):
-            smax = max(smax, sqn[j])
-        if c * (smax + xx) > tol:
-            for j in range(n):
-                err = c * (sqn[j] + xx)
-                if err > tol:
-                    e = err / den    # the largest value d2 - err allows is at most out[j] exp(e)
-                    if e >= 1e-3 or out[j] * (1.0 + 2.0 * e) * err > tol:
-                        out[j] = np.exp(-col_sqdist(XT, j, idx, val, nnz) / den)
+            n_big += sqn[j] > big
+        if n_big:
+            _fix_cancelled(XT, sqn, n, idx, val, nnz, xx, den, out)
     elif kind == 1:
         for j in range(n):
             out[j] = (out[j] + coef0) ** degree
