@@ -96,8 +96,13 @@ def check_binary_y(y: Any, n: int | None = None, name: str = "y") -> np.ndarray:
     if a.size and not np.all((a == 1) | (a == -1)):
         bad = a[(a != 1) & (a != -1)][0]
         if isinstance(plain(bad), str):
+            try:
+                pm1 = float(plain(bad)) in (-1.0, 1.0)
+            except ValueError:
+                pm1 = False
+            how = "e.g. y.astype(int)" if pm1 else "e.g. np.where(y == 'spam', 1, -1)"
             raise ValueError(f"{name}: binary labels must be the numbers -1 or +1, got the string {plain(bad)!r} "
-                             f"(convert the labels to numbers, e.g. y.astype(int))")
+                             f"(convert the labels to numbers, {how})")
         raise ValueError(f"{name}: binary labels must be -1 or +1, got {plain(bad)!r}")
     return a.astype(np.float64)
 

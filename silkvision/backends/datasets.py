@@ -29,8 +29,9 @@ label, labels of a single class, and a LIBSVM file (or ``n_features``) whose den
 would hold more than :data:`MAX_DENSE_ELEMENTS` values (2**31, 16 GiB of float64; e.g. one
 ``+1 99999999999:1`` line); the learners need dense rows, and a stray huge index is almost always a
 mistake. ``label_column`` applies to CSV and ARFF files only. Also refused: a label column that
-mixes numbers and names, a header whose first cell is empty (pandas' row index), UTF-16 text and
-(with a hint) decimal commas. A stray byte of another encoding in a text file is read as U+FFFD.
+mixes numbers and names, an empty label, a header whose first cell is empty (pandas' row index),
+UTF-16 text, a data line that is not UTF-8 (a byte of another encoding is accepted in comments
+only) and (with a hint) decimal commas.
 """
 
 from __future__ import annotations
@@ -180,9 +181,17 @@ def resolve(name_or_path: str | os.PathLike, root: str | os.PathLike | None = No
 
 def _refuse_utf16(path: Path, head: bytes, what: str) -> None:
     """DataError for UTF-16 text (a byte-order mark, or ASCII with every other byte NUL)."""
-    half = len(head) // 4
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or (
-            len(head) >= 4 and (head[0::2].count(0) > half or head[1::2].count(0) > half)):
+    utf16 = head.startswith((b"\xff\xfe", b"\xfe\xff"))
+    if not utf16 and len(head) >= 4:      # no byte-order mark: text that decodes as UTF-16
+        for enc in ("utf-16-le", "utf-16-be"):
+            try:
+                t = head[: len(head) // 2 * 2].decode(enc)
+            except UnicodeDecodeError:
+                continue
+            if sum(c.isprintable() or c in "\t\r\n" for c in t) >= 0.95 * len(t) and t.isascii():
+                utf16 = True
+                break
+    if utf16:
         raise DataError(f"{path}: is UTF-16 text; expected UTF-8{' ' + what if what else ''} text (convert "
                         f"it, e.g. iconv -f UTF-16 -t UTF-8)")
 
@@ -479,7 +488,8 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
     if ncol < 1:
         raise DataError(f"{path}:{rows[0][0]}: empty row")
     numeric = _is_number
-    if ncol >= 2 and rows[0][1][0] == "" and all(rows[0][1][1:]) and len(rows) > 1 and rows[1][1][0] != "":
+    if (ncol >= 2 and rows[0][1][0] == "" and all(rows[0][1][1:]) and not any(numeric(f) for f in rows[0][1][1:])
+            and len(rows) > 1 and rows[1][1][0] != ""):
         raise DataError(f"{path}:{rows[0][0]}: the header's first column has no name, as pandas writes its "
                         f"row index (to_csv with index=True); write the file with index=False, or drop "
                         f"that column")
@@ -511,16 +521,23 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
         lab_header = once and not numeric(lab) and (numbered or lab.strip().lower() in _LABEL_NAMES)
         # below line 1 the labels are all numbers: a lone name on line 1 names the column
         later = [r[1][lc] for r in rows[1:] if len(r[1]) > lc]
-        named_over_numbers = once and not numeric(lab) and bool(later) and all(numeric(v) for v in later)
+        # (not over fractional cells: "1O,0.5,0.2" is a data row with a typo, reported below)
+        named_over_numbers = (once and not numeric(lab) and lab.strip() != "" and bool(later)
+                              and all(numeric(v) for v in later)
+                              and not any(numeric(f) and not _is_integer_text(f) for f in feats))
         # line 1 holds only integers (column names such as wavelengths, or pandas' 0..d) where the
         # rows below have fractional values: "diagnosis,400,410,420" or "0,1,2" over "1,0.5,0.1"
         later_frac = any(numeric(f) and not _is_integer_text(f)
                          for r in rows[1:21] for k, f in enumerate(r[1]) if k != lc)
         int_names = bool(feats) and all(_is_integer_text(f) for f in feats) and later_frac
-        pandas_names = (int_names and _is_integer_text(lab) and [int(f) for f in f0] == list(
+        pandas_names = (ncol >= 3 and int_names and _is_integer_text(lab) and [int(f) for f in f0] == list(
             range(int(f0[0]), int(f0[0]) + ncol)) and int(f0[0]) in (0, 1))
-        header = feats_bad or lab_header or named_over_numbers or (int_names and once and not numeric(lab)) \
-            or pandas_names
+        header = feats_bad or lab_header or named_over_numbers
+        if not header and ((int_names and once and not numeric(lab)) or pandas_names):
+            # column names or a first example with integer values? Either guess can lose data
+            raise DataError(f"{path}:{rows[0][0]}: line 1 ({lines[0][1][:40]!r}) may be a header of "
+                            f"numbered columns or an example with integer values; say which: header=True "
+                            f"or header=False (online-bench --header yes|no)")
     if header:
         rows = rows[1:]
         if not rows:
@@ -539,7 +556,11 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
             k += 1
     if n_features is not None:
         X = _fit_width(X, n_features, path)
-    is_num = [numeric(v) for v in labels]
+    empty = [i for i, v in enumerate(labels) if v == ""]
+    if empty:
+        raise DataError(f"{path}:{rows[empty[0]][0]}: the label (column {lc + 1}) is empty")
+    # "nan" and "inf" parse as floats but cannot be class numbers: here they are names
+    is_num = [numeric(v) and np.isfinite(float(v)) for v in labels]
     if all(is_num):
         lab = np.array([_float(v, path, ln, "label") for v, (ln, _) in zip(labels, rows)])
     else:
@@ -553,11 +574,17 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
 
 
 def _read_lines(path: Path, comment: tuple[str, ...]) -> list[tuple[int, str]]:
+    """The (line number, text) of the data lines. A byte that is not UTF-8 is accepted in a comment
+    line only: in data it would be read as U+FFFD, and two class names such as Latin-1 'sévère' and
+    'sèvère' would become one."""
     out = []
     with open(path, encoding="utf-8-sig", errors="replace") as fh:
         for lineno, line in enumerate(fh, 1):
             s = line.strip()
             if s and not s.startswith(comment):
+                if "\ufffd" in s:
+                    raise DataError(f"{path}:{lineno}: is not UTF-8 text (a Latin-1 file? convert it, e.g. "
+                                    f"iconv -f latin1 -t utf-8)")
                 out.append((lineno, s))
     return out
 
@@ -657,10 +684,12 @@ def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None,
         default: the last attribute.
     header : bool or "auto"
         Whether a CSV file starts with a header line; "auto" takes line 1 as one when no cell is a
-        number, when its label never occurs again and is a label name (y, label, ...) over numbered
-        columns or a name over numeric labels below, or when its cells are integers (column names such
-        as wavelengths, or pandas' ``0,1,...``) over fractional values below. A class name seen once
-        over fractional values (``rare,0.9,0.9``) stays an example. Not ``"auto"``: CSV files only.
+        number, or when its label never occurs again and is a label name (y, label, ...) over numbered
+        columns or a name over numeric labels below. A class name seen once over fractional values
+        (``rare,0.9,0.9``) stays an example. Where line 1 could be either, integer cells over
+        fractional values below (``diagnosis,400,410,420``: wavelengths, or pandas' ``0,1,2``; but
+        also ``rare,3,7``), "auto" refuses to guess and asks for True or False. True applies to CSV
+        files only.
     n_features : int, optional
         Pad LIBSVM/CSV data with zero columns to this width (e.g. a LIBSVM test split).
 
@@ -688,9 +717,9 @@ def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None,
                         f"only; this is {kind}")
     if header not in ("auto", True, False):
         raise ValueError(f"header: {header!r} must be True, False or 'auto'")
-    if header != "auto" and fmt != "csv":
-        raise DataError(f"{path}: header={header} (--header) applies to CSV files only; this is read as a "
-                        f"{ {'mat': 'MATLAB', 'libsvm': 'LIBSVM', 'arff': 'ARFF'}[fmt]} file")
+    if header is True and fmt != "csv":   # header=False is what the other formats have anyway
+        raise DataError(f"{path}: header=True (--header yes) applies to CSV files only; this is read as "
+                        f"{ {'mat': 'a MATLAB', 'libsvm': 'a LIBSVM', 'arff': 'an ARFF'}[fmt]} file")
     try:
         if fmt != "mat":
             _check_text(path, fmt)

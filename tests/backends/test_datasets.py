@@ -440,20 +440,40 @@ def test_an_installed_package_has_no_default_data_root(tmp_path, monkeypatch):
 
 # --- stop 30: files a user exports from a spreadsheet or pandas (trial t_back) ---------------------
 
-@pytest.mark.parametrize("text, classes, first", [
-    # a label name over numeric column names (wavelengths), numeric labels below
-    ("diagnosis,400,410,420\n0,0.1,0.2,0.3\n1,0.4,0.5,0.6\n0,0.7,0.8,0.9\n", [0, 1], [0.1, 0.2, 0.3]),
-    # the same with class names: the name on line 1 occurs once over integer cells, fractions below
-    ("diagnosis,400,410,420\nB,0.1,0.2,0.3\nM,0.4,0.5,0.6\nB,0.7,0.8,0.9\n", ["B", "M"], [0.1, 0.2, 0.3]),
+def test_auto_header_a_name_over_numeric_labels(tmp_path):
+    """A label name over numeric column names (wavelengths) with numeric labels below is a header."""
+    f = tmp_path / "h.csv"
+    f.write_text("diagnosis,400,410,420\n0,0.1,0.2,0.3\n1,0.4,0.5,0.6\n0,0.7,0.8,0.9\n")
+    d = datasets.load(f)
+    assert d.classes == [0, 1] and d.X.shape == (3, 3)
+    np.testing.assert_array_equal(d.X[0], [0.1, 0.2, 0.3])
+
+
+@pytest.mark.parametrize("text, n_header, n_data", [
+    # class names below: the name on line 1 occurs once, over integer cells, fractions below
+    ("diagnosis,400,410,420\nB,0.1,0.2,0.3\nM,0.4,0.5,0.6\nB,0.7,0.8,0.9\n", 3, None),
     # pandas.DataFrame(np.column_stack([y, X])).to_csv(index=False)
-    ("0,1,2\n1,0.5,0.1\n0,0.2,0.3\n1,0.9,0.4\n", [0, 1], [0.5, 0.1]),
+    ("0,1,2\n1,0.5,0.1\n0,0.2,0.3\n1,0.9,0.4\n", 3, 4),
+    # ... but just as well a rare class whose first example has integer values
+    ("rare,3,7\na,0.1,0.2\nb,0.3,0.3\na,0.5,0.5\n", 3, 4),
 ])
-def test_auto_header_over_numeric_column_names(tmp_path, text, classes, first):
+def test_auto_header_refuses_to_guess_integer_cells_over_fractions(tmp_path, text, n_header, n_data):
+    """Either guess can lose an example or add a fake class, so "auto" asks (review t_rev5 H1)."""
     f = tmp_path / "h.csv"
     f.write_text(text)
-    d = datasets.load(f)
-    assert d.classes == classes and d.X.shape[0] == text.count("\n") - 1
-    np.testing.assert_array_equal(d.X[0], first)
+    with pytest.raises(DataError, match=r"h\.csv:1: line 1 .* may be a header of numbered columns or an "
+                                        r"example with integer values; say which: header=True or header=False"):
+        datasets.load(f)
+    assert datasets.load(f, header=True).X.shape[0] == n_header
+    if n_data is not None:
+        assert datasets.load(f, header=False).X.shape[0] == n_data
+
+
+@pytest.mark.parametrize("text", ["1,2\n1,0.5\n2,0.25\n1,0.75\n", "0,1\n1,0.5\n0,0.25\n"])
+def test_a_two_column_integer_first_row_is_data(tmp_path, text):
+    f = tmp_path / "t.csv"
+    f.write_text(text)
+    assert datasets.load(f).X.shape[0] == text.count("\n")
 
 
 def test_header_false_keeps_line_one(tmp_path):
@@ -514,6 +534,39 @@ def test_a_latin1_byte_in_a_comment_is_text(tmp_path):
     f = tmp_path / "l.libsvm"
     f.write_bytes(b"+1 1:1 # caf\xe9\n-1 2:2\n")
     np.testing.assert_array_equal(datasets.load(f).X, [[1, 0], [0, 2]])
+    g = tmp_path / "l.csv"
+    g.write_bytes(b"# caf\xe9\n1,0.5\n0,0.25\n")
+    assert datasets.load(g).X.shape == (2, 1)
+
+
+def test_latin1_class_names_are_refused_not_merged(tmp_path):
+    """'s\xe9v\xe8re' and 's\xe8v\xe9re' would both read as 's\ufffdv\ufffdre': one class instead of two."""
+    f = tmp_path / "l.csv"
+    rows = ["s\xe9v\xe8re,0.1,0.2", "s\xe8v\xe9re,0.3,0.4", "mild,0.5,0.6"] * 4
+    f.write_bytes("\n".join(rows).encode("latin-1") + b"\n")
+    with pytest.raises(DataError, match=r"l\.csv:1: is not UTF-8 text \(a Latin-1 file\? convert it"):
+        datasets.load(f)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".bin"])
+def test_a_binary_array_is_not_called_utf16(tmp_path, suffix):
+    f = tmp_path / ("b" + suffix)
+    f.write_bytes(np.arange(2000.0).tobytes())
+    with pytest.raises(DataError, match="binary") as e:
+        datasets.load(f)
+    assert "UTF-16" not in str(e.value)
+
+
+def test_nan_as_a_class_name_and_empty_labels(tmp_path):
+    f = tmp_path / "n.csv"
+    f.write_text("yes,0.5\nno,0.3\nyes,0.2\nnan,0.1\n")
+    assert datasets.load(f).classes == ["nan", "no", "yes"]
+    f.write_text("1,0.5\n,0.3\n0,0.2\n")
+    with pytest.raises(DataError, match=r"n\.csv:2: the label \(column 1\) is empty"):
+        datasets.load(f)
+    f.write_text(",0.5,0.2\n1,0.3,0.1\n0,0.2,0.2\n")       # no header: not "pandas' index"
+    with pytest.raises(DataError, match=r"n\.csv:1: the label \(column 1\) is empty"):
+        datasets.load(f)
 
 
 @pytest.mark.parametrize("name", ["u.libsvm", "u"])
@@ -527,7 +580,16 @@ def test_utf16_is_named(tmp_path, name):
 def test_header_option_is_for_csv_only(tmp_path):
     f = tmp_path / "t.libsvm"
     f.write_text("+1 1:1\n-1 1:2\n")
-    with pytest.raises(DataError, match=r"header=True \(--header\) applies to CSV files only.*LIBSVM"):
+    with pytest.raises(DataError, match=r"header=True \(--header yes\) applies to CSV files only; this is "
+                                        r"read as a LIBSVM file"):
         datasets.load(f, header=True)
+    assert datasets.load(f, header=False).X.shape == (2, 1)     # what a LIBSVM file has anyway
     with pytest.raises(ValueError, match="header: 'yes' must be True, False or 'auto'"):
         datasets.load(f, header="yes")
+
+
+def test_a_typo_in_the_first_label_is_reported_not_taken_for_a_header(tmp_path):
+    f = tmp_path / "t.csv"
+    f.write_text("1O,0.5,0.2\n1,0.3,0.1\n0,0.2,0.2\n")
+    with pytest.raises(DataError, match=r"mixes numbers and names: '1' on line 2, '1O' on line 1"):
+        datasets.load(f)

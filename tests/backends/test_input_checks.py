@@ -163,8 +163,10 @@ def test_bad_labels_are_shown_as_given():
     # a label read as text from a file: the message says it is a string, not a bad number (t_back)
     for label in ("1", np.array(["-1", "1"])):
         with pytest.raises(ValueError, match=r"^y: binary labels must be the numbers -1 or \+1, got the "
-                                             r"string '-?1' \(convert the labels to numbers"):
+                                             r"string '-?1' \(convert the labels to numbers, e.g. y.astype\(int\)\)"):
             create("pa1").partial_fit(np.zeros((np.size(label), 2)), np.atleast_1d(label))
+    with pytest.raises(ValueError, match=r"got the string 'spam' \(convert the labels to numbers, e.g. np.where"):
+        create("pa1").partial_fit(np.zeros((2, 2)), np.array(["spam", "ham"]))
     with pytest.raises(ValueError, match="^y: multiclass labels must be integers or strings, got 2.5$"):
         create("mpa1").partial_fit(np.zeros((1, 2)), np.array([np.float32(2.5)], dtype=object))
 

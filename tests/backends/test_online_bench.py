@@ -574,14 +574,16 @@ def test_list_says_where_named_data_sets_are_looked_for(tmp_path, capsys):
 
 def test_header_and_format_options(tmp_path, tiny_multi, capsys):
     """--header overrides the CSV header detection; --format the sniffed format (stop 30)."""
-    f = tmp_path / "pandas.csv"       # pandas' integer header over the data: auto drops it
+    f = tmp_path / "pandas.csv"       # pandas' integer header over the data: auto asks
     f.write_text("0,1,2\n" + "".join(f"{i % 2},{i / 7:.3f},{i / 5:.3f}\n" for i in range(20)))
-    for opt, n in (([], 20), (["--header", "no"], 21), (["--header", "yes"], 20)):
+    _one_line_error(capsys, ["--dataset", str(f), "-a", "perceptron"],
+                    "may be a header of numbered columns or an example with integer values")
+    for opt, n in ((["--header", "no"], 21), (["--header", "yes"], 20)):
         assert main(["online-bench", "--quiet", "--dataset", str(f), "-a", "perceptron", "--runs", "1",
                      "--json"] + opt) == 0
         assert json.loads(capsys.readouterr().out)["n_samples"] == n
     _one_line_error(capsys, ["--dataset", str(tiny_multi), "-a", "mpa1", "--header", "yes"],
-                    "header=True (--header) applies to CSV files only")
+                    "header=True (--header yes) applies to CSV files only")
     g = tmp_path / "noext"
     g.write_text("1,0.5\n-1,0.25\n1,0.75\n")
     assert main(["online-bench", "--quiet", "--dataset", str(g), "-a", "perceptron", "--runs", "1",
