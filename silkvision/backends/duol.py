@@ -300,7 +300,7 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
             brow = grow_vec(brow, 0, n + 1)
         if cols:
             nnz = nonzeros(x, idx, val)
-            cols_kernel_row(XT, sqn, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0, krow)
+            cols_kernel_row(XT, sqn, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0, krow, SV, x)
             f = 0.0
             for i in range(n):
                 f += gam[i] * ysv[i] * krow[i]
@@ -406,7 +406,7 @@ def _gram_rebuild(SV, n, cap, cols, XT, sqn, kind, sigma, degree, coef0):
         x = SV[m]
         if cols:
             nnz = nonzeros(x, idx, val)
-            cols_kernel_row(XT, sqn, m, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0, krow)
+            cols_kernel_row(XT, sqn, m, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0, krow, SV, x)
         else:
             for i in range(m):
                 krow[i] = kval(SV[i], x, kind, sigma, degree, coef0)

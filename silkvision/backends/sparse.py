@@ -16,14 +16,17 @@ differences. That subtraction cancels when the norms are large next to the dista
 large common offset: at an offset of 1e7 with sigma = 1 a kernel value was 3 % off). Its rounding
 error is at most about ``(d + 4) eps (|X_j|^2 + |x|^2)``, so wherever that bound could move the kernel
 value by more than :data:`KERNEL_ABS_TOL` the pair is recomputed as the sum of squared differences
-(:func:`col_sqdist`, the formula of :func:`~silkvision.backends.kernels.kernel_eval`). Every RBF
+(over the row-major copy of the support vectors that the learners keep as well: the formula of
+:func:`~silkvision.backends.kernels.kernel_eval`). Every RBF
 value from this path is therefore within about 1e-10 of the direct sum, whatever the offset (tested);
 on integer data (w7a, german, ...) every term is an exact integer and the two agree bit for bit
 (tested). The kernel loop only counts the stored norms large enough for the bound to matter; the
-check itself (:func:`_fix_cancelled`) runs only when there are some, so its cost did not show in
-an A/B of PA-I, DUOL and the Perceptron on spambase and w7a (ratios 0.99-1.01). Of the paper's data
-sets (sigma = 8) only spambase, with word counts up to |x|^2 = 2.5e8, runs it, and 1,350 of its 21
-million pairs are summed directly, 45 % of them duplicate rows (BENCHMARKS section 5).
+check itself (:func:`_fix_cancelled`) runs only when there are some. So data at the scale of sigma
+pays nothing (PA-I, DUOL and the Perceptron on spambase and w7a: ratios 0.99-1.02), and data with
+norms far above sigma (a raw year among standardised features, sigma = 8) pays about what the
+row-major path costs, 1.6-2.3x the unchecked row (BENCHMARKS section 5). Of the paper's data sets
+only spambase, with word counts up to |x|^2 = 2.5e8, can run it: 852 of its 21 million pairs of
+distinct rows qualify, 110 of them duplicate rows.
 
 On w7a (the JMLR DUOL paper's speed benchmark: d = 300 binary features, ~12 non-zeros per example,
 ~2,500 support vectors) this is what makes DUOL 18x faster than the paper's MATLAB. It is faster on
@@ -45,7 +48,7 @@ from numba import njit
 
 from silkvision.backends._support import grow_vec, sv_decision, sv_decision_multi
 
-__all__ = ["COLUMNS_MIN_FEATURES", "KERNEL_ABS_TOL", "use_columns", "col_sqdist", "nonzeros", "sqn_of",
+__all__ = ["COLUMNS_MIN_FEATURES", "KERNEL_ABS_TOL", "use_columns", "nonzeros", "sqn_of",
            "cols_from_rows", "cols_append", "cols_remove", "cols_kernel_row", "cols_decision", "decision_any",
            "decision_any_multi", "row_buffers"]
 
@@ -131,42 +134,38 @@ def cols_remove(XT, sqn, n, i):
 
 
 @njit(cache=True)
-def col_sqdist(XT, j, idx, val, nnz):
-    """``|X_j - x|^2`` summed feature by feature (no cancellation), from column ``j`` of ``XT`` and
-    the non-zeros ``(idx, val)[:nnz]`` of x, ``idx`` ascending (as :func:`nonzeros` gives them)."""
-    s = 0.0
-    p = 0
-    for i in range(XT.shape[0]):
-        z = XT[i, j]
-        if p < nnz and idx[p] == i:
-            t = val[p] - z
-            p += 1
-        else:
-            t = -z
-        s += t * t
-    return s
-
-
-@njit(cache=True)
-def _fix_cancelled(XT, sqn, n, idx, val, nnz, xx, den, out):
-    """Recompute, as sums of squared differences, the RBF values ``out[j] = exp(-d2 / den)`` whose
-    ``d2 = |X_j|^2 + |x|^2 - 2 X_j.x`` may have lost enough to cancellation to move them by more
-    than :data:`KERNEL_ABS_TOL`. The rounding error of d2 is at most ``err = (d + 4) eps
-    (|X_j|^2 + |x|^2)``; :func:`cols_kernel_row` calls this only when a stored norm is large enough
-    for that to matter."""
-    c = (XT.shape[0] + 4) * _EPS
+def _fix_cancelled(SV, x, sqn, n, xx, den, out):
+    """Recompute, as sums of squared differences over the row-major copy ``SV`` (contiguous, the
+    formula of :func:`~silkvision.backends.kernels.kernel_eval`), the RBF values
+    ``out[j] = exp(-d2 / den)`` whose ``d2 = |X_j|^2 + |x|^2 - 2 X_j.x`` may have lost enough to
+    cancellation to move them by more than :data:`KERNEL_ABS_TOL`. The rounding error of d2 is at
+    most ``err = (d + 4) eps (|X_j|^2 + |x|^2)``; :func:`cols_kernel_row` calls this only when a
+    stored norm is large enough for that to matter."""
+    c = (x.shape[0] + 4) * _EPS
     tol = KERNEL_ABS_TOL * den
     for j in range(n):
         err = c * (sqn[j] + xx)
         if err > tol:
             e = err / den    # the largest value that d2 - err allows is at most out[j] exp(e)
             if e >= 1e-3 or out[j] * (1.0 + 2.0 * e) * err > tol:
-                out[j] = np.exp(-col_sqdist(XT, j, idx, val, nnz) / den)
+                out[j] = _rbf_direct(SV[j], x, den)
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"})
-def cols_kernel_row(XT, sqn, n, idx, val, nnz, xx, kind, sigma, degree, coef0, out):
-    """``out[j] = k(X_j, x)`` for j < n, from the non-zeros ``(idx, val)[:nnz]`` of x and ``xx = |x|^2``."""
+def _rbf_direct(a, b, den):
+    """exp(-|a - b|^2 / den), summed feature by feature (vectorised)."""
+    s = 0.0
+    for i in range(a.shape[0]):
+        t = a[i] - b[i]
+        s += t * t
+    return np.exp(-s / den)
+
+
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def cols_kernel_row(XT, sqn, n, idx, val, nnz, xx, kind, sigma, degree, coef0, out, SV, x):
+    """``out[j] = k(X_j, x)`` for j < n, from the non-zeros ``(idx, val)[:nnz]`` of x and ``xx = |x|^2``;
+    ``SV`` (the row-major copy of the support vectors) and the dense ``x`` serve the RBF kernel's
+    cancellation check only."""
     for j in range(n):
         out[j] = 0.0
     for k in range(nnz):
@@ -188,7 +187,7 @@ def cols_kernel_row(XT, sqn, n, idx, val, nnz, xx, kind, sigma, degree, coef0, o
             out[j] = np.exp(-d2 / den)
             n_big += sqn[j] > big
         if n_big:
-            _fix_cancelled(XT, sqn, n, idx, val, nnz, xx, den, out)
+            _fix_cancelled(SV, x, sqn, n, xx, den, out)
     elif kind == 1:
         for j in range(n):
             out[j] = (out[j] + coef0) ** degree
@@ -196,9 +195,9 @@ def cols_kernel_row(XT, sqn, n, idx, val, nnz, xx, kind, sigma, degree, coef0, o
 
 
 @njit(cache=True)
-def cols_decision(XT, sqn, coef, n, idx, val, nnz, xx, kind, sigma, degree, coef0, work):
+def cols_decision(XT, sqn, coef, n, idx, val, nnz, xx, kind, sigma, degree, coef0, work, SV, x):
     """``sum_{j<n} coef[j] k(X_j, x)`` through :func:`cols_kernel_row` (``work``: length >= n)."""
-    cols_kernel_row(XT, sqn, n, idx, val, nnz, xx, kind, sigma, degree, coef0, work)
+    cols_kernel_row(XT, sqn, n, idx, val, nnz, xx, kind, sigma, degree, coef0, work, SV, x)
     f = 0.0
     for j in range(n):
         f += coef[j] * work[j]
@@ -221,7 +220,7 @@ def decision_any(SV, coef, n, x, kind, sigma, degree, coef0, cols, XT, sqn, idx,
         nnz = nonzeros(x, idx, val)
         work = grow_vec(work, 0, n)
         return cols_decision(XT, sqn, coef, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0,
-                             work), work
+                             work, SV, x), work
     return sv_decision(SV, coef, n, x, kind, sigma, degree, coef0), work
 
 
@@ -234,7 +233,7 @@ def decision_any_multi(SV, A, n, x, kind, sigma, degree, coef0, cols, XT, sqn, i
         return work
     nnz = nonzeros(x, idx, val)
     work = grow_vec(work, 0, n)
-    cols_kernel_row(XT, sqn, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0, work)
+    cols_kernel_row(XT, sqn, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0, work, SV, x)
     out[:] = 0.0
     K = out.shape[0]
     for j in range(n):

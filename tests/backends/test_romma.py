@@ -98,3 +98,23 @@ def test_every_update_is_the_qp_optimum_under_the_linear_kernel(name):
         np.testing.assert_allclose(w, best, rtol=1e-7, atol=1e-10)
         checked += 1
     assert checked >= 5
+
+
+@pytest.mark.parametrize("cols", [3, 10])          # row-major and feature-major paths
+def test_restarts_match_the_reference(cols):
+    """Under the linear kernel with varied norms agg-ROMMA restarts (y f >= k ||w||^2); the numba
+    loop and romma_reference must both do so."""
+    rng = np.random.default_rng(3)                   # a stream with a restart on both paths
+    X = rng.normal(size=(150, cols)) * rng.uniform(0.05, 20.0, size=(150, 1))
+    y = np.where(X[:, 0] - 0.3 * X[:, 1] > 0, 1.0, -1.0)
+    clf = create("aggromma", kernel="linear")
+    pred = clf.progressive_predict(X, y)
+    rp, SV, a = romma_reference(X, y, True, kernel="linear")
+    np.testing.assert_array_equal(pred, rp)
+    np.testing.assert_allclose(clf.support_vectors_, SV)
+    np.testing.assert_allclose(clf.dual_coef_, a, rtol=1e-7, atol=1e-10)
+    step, sizes = create("aggromma", kernel="linear"), []
+    for x, t in zip(X, y):
+        step.learn_one(x, t)
+        sizes.append(step.n_support_)
+    assert any(b < a for a, b in zip(sizes, sizes[1:]))      # the expansion did restart

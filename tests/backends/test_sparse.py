@@ -36,20 +36,22 @@ def test_kernel_row_matches_numpy_reference(kernel):
     idx, val = np.empty(40, np.int64), np.empty(40)
     nnz = sparse.nonzeros(x, idx, val)
     out = np.empty(30)
-    sparse.cols_kernel_row(XT, sqn, 30, idx, val, nnz, float(x @ x), *k.args, out)
+    sparse.cols_kernel_row(XT, sqn, 30, idx, val, nnz, float(x @ x), *k.args, out, X, x)
     np.testing.assert_allclose(out, kernel_matrix_reference(X[:30], x[None, :], k)[:, 0], rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize("offset", [0.0, 1e4, 1e7, 1e9])
+@pytest.mark.parametrize("offset", [0.0, 300.0, 1e4, 1e7, 1e9])
 @pytest.mark.parametrize("sparse_x", [False, True])
 def test_rbf_row_stays_exact_under_a_large_offset(offset, sparse_x):
     """|X_j|^2 + |x|^2 - 2 X_j.x cancels when the norms dwarf the distance; such pairs are summed
-    directly, so every value stays within KERNEL_ABS_TOL of the direct sum (at 1e7 it was 3 % off)."""
+    directly, so every value stays within 1e-10 of the direct sum (at 1e7 it was 3 % off). At offsets
+    300 and 1e4 the size of the kernel value decides (e < 1e-3), at 1e7 and 1e9 the bound alone."""
+    assert sparse.KERNEL_ABS_TOL <= 1e-10
     rng = np.random.default_rng(4)
     X = rng.normal(size=(40, 12)) + offset
     X[35] = X[3] + 1e-3 * rng.normal(size=12)            # a near-duplicate: the worst case
     if sparse_x:
-        X[:, ::3] = 0.0                                  # the direct sum must also merge zeros
+        X[:, ::3] = 0.0
     k = make_kernel("rbf", sigma=1.0)
     XT, sqn = sparse.cols_from_rows(X, 30, 32)
     idx, val = np.empty(12, np.int64), np.empty(12)
@@ -58,8 +60,8 @@ def test_rbf_row_stays_exact_under_a_large_offset(offset, sparse_x):
         x = X[30 + t]
         nnz = sparse.nonzeros(x, idx, val)
         out = np.empty(30)
-        sparse.cols_kernel_row(XT, sqn, 30, idx, val, nnz, float(x @ x), *k.args, out)
-        np.testing.assert_allclose(out, ref[:, t], rtol=0, atol=sparse.KERNEL_ABS_TOL)
+        sparse.cols_kernel_row(XT, sqn, 30, idx, val, nnz, float(x @ x), *k.args, out, X, x)
+        np.testing.assert_allclose(out, ref[:, t], rtol=0, atol=1e-10)
     assert ref[3, 5] > 0.99                              # the near-duplicate pair was checked
 
 
