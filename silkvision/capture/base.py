@@ -361,8 +361,9 @@ class GroundTruth:
     def __init__(self, folder: Path):
         self.folder = Path(folder)
         if not self.folder.is_dir():
-            raise SourceError(f"{self.folder}: ground-truth folder not found; expected a folder of "
-                              f"gt%06d.png masks")
+            what = ("is a file, not a folder" if self.folder.is_file() else "is not a folder"
+                    if self.folder.exists() else "ground-truth folder not found")
+            raise SourceError(f"{self.folder}: {what}; expected a folder of gt%06d.png masks")
         images = list_images(self.folder, strict=False, what="ground-truth folder")
         self._paths = dict(zip(number_images(images, "ground-truth folder"), images))
 

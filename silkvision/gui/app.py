@@ -180,6 +180,11 @@ def _run(config, source, groundtruth, start, frames, screenshot, size) -> int:
     win = MainWindow(config, max_frames=frames, interactive=screenshot is None)
     win.resize(*size)
     win.show()
+    got = (win.width(), win.height())
+    if got != tuple(size):   # the panels, the ROC plot and the toolbar need a minimum size
+        print(f"silkvision: note: the window needs at least {win.minimumSizeHint().width()}x"
+              f"{win.minimumSizeHint().height()}; it is {got[0]}x{got[1]}, not {size[0]}x{size[1]}",
+              file=sys.stderr)
     status = {"code": 0, "done": False}
 
     if screenshot is not None:

@@ -19,6 +19,7 @@ from PyQt5.QtWidgets import (QAbstractButton, QAction, QApplication, QComboBox, 
                              QHBoxLayout, QLabel, QMainWindow, QMessageBox, QPushButton, QSlider,
                              QScrollArea, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
+from silkvision.capture.base import not_a_file
 from silkvision.config import SCHEMA, load_config, validate, write_config
 from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import SilkvisionError
@@ -123,6 +124,7 @@ class MainWindow(QMainWindow):
                   "scores": "SILK scores (bright = novel)", "overlay": "SILK mask on input"}
         self.views = {name: ImageView(title, parent=self.grid_widget) for name, title in titles.items()}
         for v in self.views.values():
+            v.setFocusPolicy(Qt.ClickFocus)   # a click on a panel takes the keys back from a box
             v.setVisible(False)
             v.set_image(None, "open a source: File > Open")
         self.grid.setContentsMargins(0, 0, 0, 0)
@@ -234,6 +236,8 @@ class MainWindow(QMainWindow):
         tb.addSeparator()
         tb.addWidget(QLabel(" Camera "))
         self.camera_spin = QSpinBox()
+        # not the window's first focus: its line edit would take Space, Right and Home
+        self.camera_spin.setFocusPolicy(Qt.ClickFocus)
         self.camera_spin.setRange(0, 63)
         self.camera_spin.setToolTip("Webcam index")
         tb.addWidget(self.camera_spin)
@@ -279,6 +283,8 @@ class MainWindow(QMainWindow):
         split.setStretchFactor(1, 1)
         split.setSizes([920, 500])
         self.setCentralWidget(split)
+        split.setFocusPolicy(Qt.StrongFocus)   # the keys go to the window's shortcuts at start
+        split.setFocus()
         self.resize(1420, 820)
         self._layout_views()
 
@@ -474,6 +480,9 @@ class MainWindow(QMainWindow):
         from silkvision.detector import available_subtractors
 
         try:
+            # the window reads the file in its own thread: a named pipe would block it for good
+            if Path(path).exists() and not Path(path).is_file():
+                raise SilkvisionError(f"{path}: {not_a_file(Path(path))}; expected a YAML config file")
             cfg = load_config(path, use_cwd=False)
             second = cfg["gui"]["second_algorithm"]   # never 'silk': the schema refuses it
             choices = [a for a in available_subtractors() if a != "silk"]
@@ -587,6 +596,8 @@ class MainWindow(QMainWindow):
             view.set_image(None, NO_FRAME_YET)
         self.views["gt"].set_image(None, "no ground truth")
         self.frame_label.setText(f"frame - / {last if last is not None else '?'}")
+        widest = f"frame {last} / {last}" if last is not None else "frame 000000 / ?"
+        self.frame_label.setMinimumWidth(max(130, self.frame_label.fontMetrics().horizontalAdvance(widest) + 8))
         self.stats_label.setText("")
         self._draw_times.clear()
         self._display_fps = 0.0

@@ -417,6 +417,10 @@ class Pipeline:
         self.silk.set_params(threshold=float(threshold))
         self._store_params("silk", {"threshold": self.silk.threshold})  # kept when detectors are rebuilt
         self._write_configs(["silk"])   # config.yaml: the settings of the masks written from now on
+        if all(r.frames == 0 for r in self.rocs.values()):
+            # nothing accumulated yet: the ROCs start at the new threshold, so that its F is exact
+            bins = self.config["evaluation"]["bins"]
+            self.rocs = {name: _Roc(det, bins) for name, det in self.detectors.items()}
         last = self.last
         if last is None or last.scores is None:
             return None

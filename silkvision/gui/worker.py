@@ -187,6 +187,9 @@ class Worker(QObject):
         cannot be read, the window is told to clear what the old detectors drew (``restarted``)
         before the error is shown."""
         self.slot.reset()
+        # the detectors restarted: their score range (the threshold slider's) is that of the C in
+        # use now, no longer the largest C used before
+        self.detectors_changed.emit(detector_infos(self.pipeline))
         try:
             self._process_one()
         except SilkvisionError:

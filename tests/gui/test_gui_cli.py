@@ -30,6 +30,17 @@ def test_screenshot_headless(tmp_path, sample_seq):
     assert "frame 104" in p.stdout and "Traceback" not in p.stderr
     img = cv2.imread(str(out))
     assert img.shape == (720, 1100, 3) and img.std() > 10  # a real picture, not a blank grab
+    assert "note" not in p.stderr
+
+
+def test_a_size_below_the_window_minimum_is_said(tmp_path, sample_seq):
+    """--size 500x300 gave an 824x447 PNG with no word about it (t_gui3)."""
+    out = tmp_path / "small.png"
+    p = silkvision("gui", sample_seq, "--frames", 2, "--screenshot", out, "--size", "500x300")
+    assert p.returncode == 0, p.stderr
+    h, w = cv2.imread(str(out)).shape[:2]
+    assert (w, h) != (500, 300)
+    assert f"silkvision: note: the window needs at least {w}x{h}; it is {w}x{h}, not 500x300" in p.stderr
 
 
 def test_errors_exit_2_with_one_line(tmp_path):

@@ -277,3 +277,13 @@ def test_seek_takes_frame_numbers_only(sample_seq):
 def test_second_cannot_be_silk():
     with pytest.raises(ValueError, match="second"):
         Pipeline({}, second="silk")
+
+
+def test_a_threshold_set_before_the_first_frame_gives_an_exact_f(sample_seq):
+    """The ROC was built at open time with the old threshold: its F was read from bins ('≈')."""
+    pipe = Pipeline({})
+    pipe.open(sample_seq)
+    pipe.rethreshold(0.3)                  # before any frame: no seek or restart afterwards
+    for _ in range(104):                   # the sample's temporal ROI starts at frame 100
+        last = pipe.step()
+    assert last.roc["silk"].frames > 0 and last.roc["silk"].exact

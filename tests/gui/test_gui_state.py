@@ -598,3 +598,73 @@ def test_space_on_a_focused_check_box_toggles_it_instead_of_playing(qtbot, make_
     qtbot.keyClick(win, Qt.Key_Space)
     qtbot.waitUntil(lambda: win.playing, timeout=5000)
     win.pause()
+
+
+# --- stop 30: GUI trial t_gui3 ----------------------------------------------------------------------
+
+def test_loading_parameters_from_a_named_pipe_is_refused_not_a_hang(make_window, tmp_path):
+    import errno
+    import os
+    import threading
+    import time
+
+    fifo = tmp_path / "params.fifo"
+    os.mkfifo(fifo)
+
+    def late_writer():    # so that a regression blocks for 3 s and then fails, instead of hanging
+        end = time.monotonic() + 6
+        while time.monotonic() < end:
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as e:
+                if e.errno != errno.ENXIO:      # ENXIO: no reader yet
+                    return
+                time.sleep(3 if time.monotonic() + 3 < end else 0.1)
+                continue
+            os.write(fd, b"detector:\n  silk:\n    tau: 0.02\n")
+            os.close(fd)
+            return
+
+    threading.Thread(target=late_writer, daemon=True).start()
+    win = make_window()
+    t = time.monotonic()
+    assert not win.load_params(fifo)          # used to block the window's thread for good
+    assert time.monotonic() - t < 2
+    assert win.errors[-1] == f"{fifo}: is a named pipe (FIFO), not a regular file; expected a YAML config file"
+
+
+def test_the_playback_keys_work_as_soon_as_the_window_opens(qtbot, make_window, sample_seq):
+    """The toolbar's camera box took the first focus and swallowed Space/Right/Home."""
+    from PyQt5.QtCore import Qt
+    from PyQt5.QtWidgets import QApplication
+
+    win = make_window()
+    win.show()
+    qtbot.waitExposed(win)
+    win.activateWindow()
+    with qtbot.waitSignal(win.worker.opened, timeout=5000):
+        win.open_source(sample_seq)
+    assert QApplication.focusWidget() is not win.camera_spin
+    qtbot.keyClick(QApplication.focusWidget() or win, Qt.Key_Right)
+    qtbot.waitUntil(lambda: win.result is not None and win.result.index == 1, timeout=10_000)
+    win.camera_spin.setFocus()                # a click on a panel takes the keys back from the box
+    qtbot.mouseClick(win.views["input"].canvas, Qt.LeftButton)
+    assert QApplication.focusWidget() is win.views["input"]
+    qtbot.keyClick(win.views["input"], Qt.Key_Right)
+    qtbot.waitUntil(lambda: win.result.index == 2, timeout=5000)
+
+
+def test_restart_gives_the_threshold_slider_the_current_score_range(qtbot, make_window, sample_seq):
+    win = make_window()
+    with qtbot.waitSignal(win.worker.opened, timeout=5000):
+        win.open_source(sample_seq)
+    win.step()
+    qtbot.waitUntil(lambda: win.result is not None, timeout=10_000)
+    hi0 = win.detectors["silk"].score_range[1]
+    win.apply_params("silk", {"C": 2.0})
+    qtbot.waitUntil(lambda: win.detectors["silk"].score_range[1] > hi0, timeout=5000)
+    win.apply_params("silk", {"C": 0.4})
+    qtbot.waitUntil(lambda: win.detectors["silk"].params["C"] == 0.4, timeout=5000)
+    assert win.detectors["silk"].score_range[1] > hi0     # the largest C since the last restart
+    win.restart()
+    qtbot.waitUntil(lambda: win.detectors["silk"].score_range[1] == pytest.approx(hi0), timeout=5000)

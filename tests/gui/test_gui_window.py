@@ -95,7 +95,8 @@ def test_parameter_edits_reach_the_detector(qtbot, make_window, sample_seq):
     # the new omega and the reset counters land in two steps of the worker: wait for all of them
     qtbot.waitUntil(lambda: (win.pipeline.silk.get_params()["omega"] == 10 and win.pipeline.processed == 0
                              and win.pipeline.silk.frames_seen == 0), timeout=5000)
-    assert "(restarts)" in panel.form.labelForField(panel.editors["omega"]).text()
+    assert panel.form.labelForField(panel.editors["omega"]).text() == "omega *"
+    assert "restarts the detector" in panel.form.labelForField(panel.editors["omega"]).toolTip()
     # the second algorithm's panel
     win.panels["second"].editors["eta"].setValue(0.2)
     win.panels["second"].apply()

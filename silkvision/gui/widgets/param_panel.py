@@ -3,7 +3,7 @@
 One row per key of ``det.get_params()``: a spin box, check box or list, with the key's help from
 :mod:`silkvision.config.schema` as tooltip. The spin boxes offer the schema's range; a float key's
 box (:class:`.FloatSpinBox`) shows and takes any float the schema allows (``5e-4``, ``1e-16``).
-Keys in ``det.RESTART_PARAMS`` are marked "(restarts)". "Apply" validates the changed values with
+Keys in ``det.RESTART_PARAMS`` are marked "*" (explained under the form and in their tooltips). "Apply" validates the changed values with
 the config rules and emits ``apply_requested`` with only the keys the user changed.
 """
 
@@ -114,7 +114,8 @@ class ParamPanel(QWidget):
         for key, value in params.items():
             spec = _spec(algorithm, key)
             editor = self._editor(key, value, spec)
-            label = QLabel(key + ("  (restarts)" if key in self.restart_params else ""))
+            # a short mark: "(restarts)" made the panel too wide for a 1024-pixel screen
+            label = QLabel(key + (" *" if key in self.restart_params else ""))
             tip = "" if spec is None else f"{spec.help}; {spec.allowed}".lstrip("; ")
             if key in self.restart_params:
                 tip += "\nChanging it restarts the detector (and the ROC)."
@@ -123,7 +124,7 @@ class ParamPanel(QWidget):
             self.form.addRow(label, editor)
             self.editors[key] = editor
         self.note.setText("" if not self.restart_params.intersection(params)
-                          else "Keys marked (restarts) reset the model when applied.")
+                          else "* restarts the detector (and the ROC) when applied.")
 
     def _editor(self, key, value, spec) -> QWidget:
         if isinstance(value, bool):
