@@ -180,12 +180,14 @@ def _run(config, source, groundtruth, start, frames, screenshot, size) -> int:
     win = MainWindow(config, max_frames=frames, interactive=screenshot is None)
     win.resize(*size)
     win.show()
-    got = (win.width(), win.height())
-    if got != tuple(size):   # the panels, the ROC plot and the toolbar need a minimum size
-        print(f"silkvision: note: the window needs at least {win.minimumSizeHint().width()}x"
-              f"{win.minimumSizeHint().height()}; it is {got[0]}x{got[1]}, not {size[0]}x{size[1]}",
-              file=sys.stderr)
     status = {"code": 0, "done": False}
+
+    def size_note() -> None:
+        got = (win.width(), win.height())
+        if got != tuple(size):   # the panels, the ROC plot and the toolbar need a minimum size
+            print(f"silkvision: note: the window needs at least {win.minimumSizeHint().width()}x"
+                  f"{win.minimumSizeHint().height()}; it is {got[0]}x{got[1]}, not {size[0]}x{size[1]}",
+                  file=sys.stderr)
 
     if screenshot is not None:
         def finish(code: int = 0) -> None:
@@ -196,6 +198,7 @@ def _run(config, source, groundtruth, start, frames, screenshot, size) -> int:
             if code == 0:
                 win.draw_now()
                 app.processEvents()
+                size_note()      # the size the picture gets (a source's labels can widen it)
                 if win.save_snapshot(screenshot):
                     print(f"silkvision: screenshot of frame {win.result.index if win.result else '-'} "
                           f"written to {Path(screenshot)}")

@@ -51,7 +51,9 @@ def test_the_roc_plot_and_its_legend_fit_a_small_window(qtbot, make_window, samp
     item = plot.getPlotItem()
     assert item.geometry().width() <= plot.viewport().width() + 1      # nothing cropped
     assert plot.legend.boundingRect().width() < item.vb.width()        # the legend fits the axes
-    assert win.minimumSizeHint().width() <= 830                        # a small screen can show it
+    # a small screen can show it (850: the frame label is sized for the source's last frame since
+    # stop 30, so that it is never cut; with the sample it needs about 15 px more than before)
+    assert win.minimumSizeHint().width() <= 850
 
 
 def test_threshold_slider_moves_mask_and_operating_point(qtbot, make_window, sample_seq):
