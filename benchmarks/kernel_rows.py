@@ -32,11 +32,11 @@ def _dense(SV, coef, n, Xq):
 
 
 @numba.njit(cache=True)
-def _columns(XT, sqn, coef, n, Xq, idx, val, work):
+def _columns(XT, sqn, coef, n, Xq, idx, val, work, SV):
     s = 0.0
     for i in range(Xq.shape[0]):
         nnz = nonzeros(Xq[i], idx, val)
-        s += cols_decision(XT, sqn, coef, n, idx, val, nnz, sqn_of(val, nnz), 0, 8.0, 2, 1.0, work)
+        s += cols_decision(XT, sqn, coef, n, idx, val, nnz, sqn_of(val, nnz), 0, 8.0, 2, 1.0, work, SV, Xq[i])
     return s
 
 
@@ -67,7 +67,7 @@ def main(argv=None) -> int:
                 XT, sqn = cols_from_rows(SV, n, n)
                 idx, val, work = np.empty(d, np.int64), np.empty(d), np.empty(n)
                 t_dense = _time(lambda: _dense(SV, coef, n, Xq), a.repeats) / a.queries * 1e6
-                t_cols = _time(lambda: _columns(XT, sqn, coef, n, Xq, idx, val, work), a.repeats) / a.queries * 1e6
+                t_cols = _time(lambda: _columns(XT, sqn, coef, n, Xq, idx, val, work, SV), a.repeats) / a.queries * 1e6
                 print(f"| {d} | {density:.2f} | {n} | {t_dense:.1f} | {t_cols:.1f} | {t_dense / t_cols:.2f} |")
     return 0
 

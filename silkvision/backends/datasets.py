@@ -188,7 +188,8 @@ def _refuse_utf16(path: Path, head: bytes, what: str) -> None:
                 t = head[: len(head) // 2 * 2].decode(enc)
             except UnicodeDecodeError:
                 continue
-            if sum(c.isprintable() or c in "\t\r\n" for c in t) >= 0.95 * len(t) and t.isascii():
+            if (sum(c.isprintable() or c in "\t\r\n" for c in t) >= 0.95 * len(t)
+                    and sum(c.isascii() for c in t) >= 0.9 * len(t)):
                 utf16 = True
                 break
     if utf16:
@@ -488,8 +489,12 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
     if ncol < 1:
         raise DataError(f"{path}:{rows[0][0]}: empty row")
     numeric = _is_number
-    if (ncol >= 2 and rows[0][1][0] == "" and all(rows[0][1][1:]) and not any(numeric(f) for f in rows[0][1][1:])
-            and len(rows) > 1 and rows[1][1][0] != ""):
+    head1 = rows[0][1][1:]
+    # pandas' header over its row index: names, or its own column numbers 0, 1, 2, ... when the
+    # columns are unnamed (",0.5,0.2" is a data row with an empty label, reported below)
+    pandas_head = all(head1) and (not any(numeric(f) for f in head1) or (
+        all(_is_integer_text(f) for f in head1) and [int(f) for f in head1] == list(range(len(head1)))))
+    if ncol >= 2 and rows[0][1][0] == "" and pandas_head and len(rows) > 1 and rows[1][1][0] != "":
         raise DataError(f"{path}:{rows[0][0]}: the header's first column has no name, as pandas writes its "
                         f"row index (to_csv with index=True); write the file with index=False, or drop "
                         f"that column")
@@ -559,8 +564,14 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
     empty = [i for i, v in enumerate(labels) if v == ""]
     if empty:
         raise DataError(f"{path}:{rows[empty[0]][0]}: the label (column {lc + 1}) is empty")
-    # "nan" and "inf" parse as floats but cannot be class numbers: here they are names
-    is_num = [numeric(v) and np.isfinite(float(v)) for v in labels]
+    # "nan" and "inf" parse as floats but cannot be class numbers: among names they are names,
+    # among numbers a missing or broken label
+    finite = [numeric(v) and np.isfinite(float(v)) for v in labels]
+    odd = [i for i, v in enumerate(labels) if numeric(v) and not finite[i]]
+    if odd and all(numeric(v) for v in labels):
+        raise DataError(f"{path}:{rows[odd[0]][0]}: label {labels[odd[0]]!r} is not finite; class labels "
+                        f"must be finite numbers or names")
+    is_num = finite
     if all(is_num):
         lab = np.array([_float(v, path, ln, "label") for v, (ln, _) in zip(labels, rows)])
     else:
@@ -578,14 +589,21 @@ def _read_lines(path: Path, comment: tuple[str, ...]) -> list[tuple[int, str]]:
     line only: in data it would be read as U+FFFD, and two class names such as Latin-1 'sévère' and
     'sèvère' would become one."""
     out = []
-    with open(path, encoding="utf-8-sig", errors="replace") as fh:
-        for lineno, line in enumerate(fh, 1):
-            s = line.strip()
-            if s and not s.startswith(comment):
-                if "\ufffd" in s:
-                    raise DataError(f"{path}:{lineno}: is not UTF-8 text (a Latin-1 file? convert it, e.g. "
-                                    f"iconv -f latin1 -t utf-8)")
-                out.append((lineno, s))
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    for lineno, raw in enumerate(data.splitlines(), 1):
+        try:
+            s = raw.decode("utf-8").strip()
+            bad = False
+        except UnicodeDecodeError:
+            s, bad = raw.decode("utf-8", errors="replace").strip(), True
+        if s and not s.startswith(comment):
+            if bad:
+                raise DataError(f"{path}:{lineno}: is not UTF-8 text (a Latin-1 file? convert it, e.g. "
+                                f"iconv -f latin1 -t utf-8)")
+            out.append((lineno, s))
     return out
 
 

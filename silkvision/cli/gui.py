@@ -68,8 +68,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="headless: process the frames, save a PNG of the window and exit 0")
     p.add_argument("--size", type=_size, default=(1420, 820), metavar="WxH",
                    help=f"window size, each side {MIN_WINDOW_SIDE} to {MAX_WINDOW_SIDE} pixels "
-                        f"(default 1420x820); the window needs about 840x450 at least, and a note says "
-                        f"when it is larger than asked")
+                        f"(default 1420x820); the window needs about 840x450 at least (with --screenshot a "
+                        f"note says when the picture is larger than asked)")
     add_config_arguments(p)
     return p
 

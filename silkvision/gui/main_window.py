@@ -99,6 +99,7 @@ class MainWindow(QMainWindow):
         w.result_ready.connect(self._on_result_ready)
         w.playing_changed.connect(self._on_playing)
         w.detectors_changed.connect(self._on_detectors)
+        w.ranges_changed.connect(self._on_ranges)
         w.restarted.connect(self._on_restarted)
         w.configured.connect(self._on_configured)
         w.recording_changed.connect(self._on_recording_changed)
@@ -236,8 +237,9 @@ class MainWindow(QMainWindow):
         tb.addSeparator()
         tb.addWidget(QLabel(" Camera "))
         self.camera_spin = QSpinBox()
-        # not the window's first focus: its line edit would take Space, Right and Home
-        self.camera_spin.setFocusPolicy(Qt.ClickFocus)
+        # reachable with Tab and a click, but not the window's first focus (set on the central
+        # widget below): its line edit would take Space, Right and Home
+        self.camera_spin.setFocusPolicy(Qt.StrongFocus)
         self.camera_spin.setRange(0, 63)
         self.camera_spin.setToolTip("Webcam index")
         tb.addWidget(self.camera_spin)
@@ -655,6 +657,13 @@ class MainWindow(QMainWindow):
         self.threshold_slider.setEnabled(silk.has_scores)
         self.threshold_spin.setEnabled(silk.has_scores)
         self._layout_views()
+
+    def _on_ranges(self, infos: dict) -> None:
+        """The detectors restarted (Restart, seek): the threshold slider follows their score range;
+        the parameter panels keep what is typed in them."""
+        self.detectors = infos
+        if infos["silk"].has_scores:
+            self._show_threshold(infos["silk"].threshold)
 
     def _on_result_ready(self) -> None:
         if not self.playing:  # single steps, seeks, threshold moves: draw at once

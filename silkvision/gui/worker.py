@@ -84,6 +84,7 @@ class Worker(QObject):
     result_ready = pyqtSignal()            # a FrameResult waits in .slot
     playing_changed = pyqtSignal(bool)
     detectors_changed = pyqtSignal(object)  # {"silk": DetectorInfo, "second": DetectorInfo}
+    ranges_changed = pyqtSignal(object)     # the same, after a restart: only the score ranges changed
     configured = pyqtSignal(object)        # the pipeline's new config after a successful "configure"
     recording_changed = pyqtSignal(object)  # folder (str) being recorded to, or None
     message = pyqtSignal(str)
@@ -188,8 +189,9 @@ class Worker(QObject):
         before the error is shown."""
         self.slot.reset()
         # the detectors restarted: their score range (the threshold slider's) is that of the C in
-        # use now, no longer the largest C used before
-        self.detectors_changed.emit(detector_infos(self.pipeline))
+        # use now, no longer the largest C used before (not detectors_changed: that rebuilds the
+        # parameter panels, which would drop a value typed but not yet applied)
+        self.ranges_changed.emit(detector_infos(self.pipeline))
         try:
             self._process_one()
         except SilkvisionError:

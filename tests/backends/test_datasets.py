@@ -593,3 +593,31 @@ def test_a_typo_in_the_first_label_is_reported_not_taken_for_a_header(tmp_path):
     f.write_text("1O,0.5,0.2\n1,0.3,0.1\n0,0.2,0.2\n")
     with pytest.raises(DataError, match=r"mixes numbers and names: '1' on line 2, '1O' on line 1"):
         datasets.load(f)
+
+
+def test_pandas_default_index_over_unnamed_columns_is_refused(tmp_path):
+    """pd.DataFrame(np.column_stack([y, X])).to_csv(f): header ',0,1,2' over the row index (t_rev6)."""
+    f = tmp_path / "p.csv"
+    f.write_text(",0,1,2\n" + "".join(f"{i},{i % 2}.0,0.{i + 1},0.{9 - i}\n" for i in range(6)))
+    with pytest.raises(DataError, match=r"p\.csv:1: the header's first column has no name, as pandas writes"):
+        datasets.load(f)
+
+
+def test_nan_among_numeric_labels_is_named_not_finite(tmp_path):
+    f = tmp_path / "n.csv"
+    f.write_text("1,0.5\n-1,0.3\nnan,0.2\n1,0.1\n")
+    with pytest.raises(DataError, match=r"n\.csv:3: label 'nan' is not finite"):
+        datasets.load(f)
+
+
+def test_utf16_without_a_bom_and_with_an_accent_is_named(tmp_path):
+    f = tmp_path / "u.csv"
+    f.write_bytes("label,temp\u00e9rature\n0,0.5\n1,0.25\n0,0.75\n".encode("utf-16-le"))
+    with pytest.raises(DataError, match="is UTF-16 text"):
+        datasets.load(f)
+
+
+def test_a_real_replacement_character_in_utf8_is_not_called_latin1(tmp_path):
+    f = tmp_path / "r.csv"
+    f.write_text("a\ufffdb,0.5\nc,0.3\na\ufffdb,0.2\n", encoding="utf-8")
+    assert datasets.load(f).classes == ["a\ufffdb", "c"]

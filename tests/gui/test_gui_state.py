@@ -668,3 +668,19 @@ def test_restart_gives_the_threshold_slider_the_current_score_range(qtbot, make_
     assert win.detectors["silk"].score_range[1] > hi0     # the largest C since the last restart
     win.restart()
     qtbot.waitUntil(lambda: win.detectors["silk"].score_range[1] == pytest.approx(hi0), timeout=5000)
+
+
+@pytest.mark.parametrize("how", ["restart", "seek"])
+def test_restart_and_seek_keep_a_value_typed_but_not_applied(qtbot, make_window, sample_seq, how):
+    """The slider-range refresh on Restart used to rebuild the panels and drop the typed value (t_rev6)."""
+    win = make_window()
+    with qtbot.waitSignal(win.worker.opened, timeout=5000):
+        win.open_source(sample_seq)
+    win.step()
+    qtbot.waitUntil(lambda: win.result is not None, timeout=10_000)
+    editor = win.panels["silk"].editors["C"]
+    editor.setValue(0.8)
+    with qtbot.waitSignal(win.worker.ranges_changed, timeout=10_000):
+        win.restart() if how == "restart" else win.seek(3)
+    qtbot.wait(50)
+    assert win.panels["silk"].editors["C"] is editor and win.panels["silk"].changed() == {"C": 0.8}
