@@ -510,20 +510,6 @@ def test_separator_is_the_one_that_splits_every_line(tmp_path, text, X):
     np.testing.assert_array_equal(datasets.load(f).X, X)
 
 
-def test_pandas_index_column_is_refused(tmp_path):
-    f = tmp_path / "p.csv"
-    f.write_text(",label,x0,x1\n0,1,0.5,0.2\n1,0,0.1,0.3\n")
-    with pytest.raises(DataError, match=r"p\.csv:1: the header's first column has no name.*index=False"):
-        datasets.load(f)
-
-
-def test_mixed_number_and_name_labels_are_refused(tmp_path):
-    f = tmp_path / "m.csv"
-    f.write_text("1,0.1,0.2\n1.0,0.3,0.1\nx,0.5,0.5\nx,0.1,0.1\n")
-    with pytest.raises(DataError, match=r"mixes numbers and names: '1' on line 1, 'x' on line 3"):
-        datasets.load(f)
-
-
 def test_libsvm_with_a_comma_in_a_trailing_comment_is_libsvm(tmp_path):
     f = tmp_path / "a9a_like.txt"
     f.write_text("+1 1:0.5 2:1 # source: foo, bar\n-1 1:2 2:3\n+1 1:1 2:1\n")
@@ -588,28 +574,6 @@ def test_header_option_is_for_csv_only(tmp_path):
         datasets.load(f, header="yes")
 
 
-def test_a_typo_in_the_first_label_is_reported_not_taken_for_a_header(tmp_path):
-    f = tmp_path / "t.csv"
-    f.write_text("1O,0.5,0.2\n1,0.3,0.1\n0,0.2,0.2\n")
-    with pytest.raises(DataError, match=r"mixes numbers and names: '1' on line 2, '1O' on line 1"):
-        datasets.load(f)
-
-
-def test_pandas_default_index_over_unnamed_columns_is_refused(tmp_path):
-    """pd.DataFrame(np.column_stack([y, X])).to_csv(f): header ',0,1,2' over the row index (t_rev6)."""
-    f = tmp_path / "p.csv"
-    f.write_text(",0,1,2\n" + "".join(f"{i},{i % 2}.0,0.{i + 1},0.{9 - i}\n" for i in range(6)))
-    with pytest.raises(DataError, match=r"p\.csv:1: the header's first column has no name, as pandas writes"):
-        datasets.load(f)
-
-
-def test_nan_among_numeric_labels_is_named_not_finite(tmp_path):
-    f = tmp_path / "n.csv"
-    f.write_text("1,0.5\n-1,0.3\nnan,0.2\n1,0.1\n")
-    with pytest.raises(DataError, match=r"n\.csv:3: label 'nan' is not finite"):
-        datasets.load(f)
-
-
 def test_utf16_without_a_bom_and_with_an_accent_is_named(tmp_path):
     f = tmp_path / "u.csv"
     f.write_bytes("label,temp\u00e9rature\n0,0.5\n1,0.25\n0,0.75\n".encode("utf-16-le"))
@@ -621,3 +585,20 @@ def test_a_real_replacement_character_in_utf8_is_not_called_latin1(tmp_path):
     f = tmp_path / "r.csv"
     f.write_text("a\ufffdb,0.5\nc,0.3\na\ufffdb,0.2\n", encoding="utf-8")
     assert datasets.load(f).classes == ["a\ufffdb", "c"]
+
+
+@pytest.mark.parametrize("text, match", [
+    # pandas' row index: a named header, and the default header of unnamed columns (t_back, t_rev6)
+    (",label,x0,x1\n0,1,0.5,0.2\n1,0,0.1,0.3\n", r"f\.csv:1: the header's first column has no name.*index=False"),
+    (",0,1,2\n" + "".join(f"{i},{i % 2}.0,0.{i + 1},0.{9 - i}\n" for i in range(6)),
+     r"f\.csv:1: the header's first column has no name, as pandas writes"),
+    # "1" and "1.0" would be two classes, and a stray name is usually a typo
+    ("1,0.1,0.2\n1.0,0.3,0.1\nx,0.5,0.5\nx,0.1,0.1\n", r"mixes numbers and names: '1' on line 1, 'x' on line 3"),
+    ("1O,0.5,0.2\n1,0.3,0.1\n0,0.2,0.2\n", r"mixes numbers and names: '1' on line 2, '1O' on line 1"),
+    ("1,0.5\n-1,0.3\nnan,0.2\n1,0.1\n", r"f\.csv:3: label 'nan' is not finite"),
+], ids=["pandas-named", "pandas-default", "mixed", "typo-first-label", "nan-among-numbers"])
+def test_refused_csv_files_one_line(tmp_path, text, match):
+    f = tmp_path / "f.csv"
+    f.write_text(text)
+    with pytest.raises(DataError, match=match):
+        datasets.load(f)

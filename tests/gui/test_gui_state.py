@@ -602,6 +602,14 @@ def test_space_on_a_focused_check_box_toggles_it_instead_of_playing(qtbot, make_
 
 # --- stop 30: GUI trial t_gui3 ----------------------------------------------------------------------
 
+def _open_and_step(qtbot, win, source):
+    """Open ``source`` and process its first frame."""
+    with qtbot.waitSignal(win.worker.opened, timeout=5000):
+        win.open_source(source)
+    win.step()
+    qtbot.waitUntil(lambda: win.result is not None, timeout=10_000)
+
+
 def test_loading_parameters_from_a_named_pipe_is_refused_not_a_hang(make_window, tmp_path):
     import errno
     import os
@@ -656,10 +664,7 @@ def test_the_playback_keys_work_as_soon_as_the_window_opens(qtbot, make_window, 
 
 def test_restart_gives_the_threshold_slider_the_current_score_range(qtbot, make_window, sample_seq):
     win = make_window()
-    with qtbot.waitSignal(win.worker.opened, timeout=5000):
-        win.open_source(sample_seq)
-    win.step()
-    qtbot.waitUntil(lambda: win.result is not None, timeout=10_000)
+    _open_and_step(qtbot, win, sample_seq)
     hi0 = win.detectors["silk"].score_range[1]
     win.apply_params("silk", {"C": 2.0})
     qtbot.waitUntil(lambda: win.detectors["silk"].score_range[1] > hi0, timeout=5000)
@@ -674,10 +679,7 @@ def test_restart_gives_the_threshold_slider_the_current_score_range(qtbot, make_
 def test_restart_and_seek_keep_a_value_typed_but_not_applied(qtbot, make_window, sample_seq, how):
     """The slider-range refresh on Restart used to rebuild the panels and drop the typed value (t_rev6)."""
     win = make_window()
-    with qtbot.waitSignal(win.worker.opened, timeout=5000):
-        win.open_source(sample_seq)
-    win.step()
-    qtbot.waitUntil(lambda: win.result is not None, timeout=10_000)
+    _open_and_step(qtbot, win, sample_seq)
     editor = win.panels["silk"].editors["C"]
     editor.setValue(0.8)
     with qtbot.waitSignal(win.worker.ranges_changed, timeout=10_000):

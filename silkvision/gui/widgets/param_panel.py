@@ -105,8 +105,13 @@ class ParamPanel(QWidget):
         lay.addStretch(1)
         self.restart_params: frozenset = frozenset()
 
-    def set_params(self, algorithm: str, params: dict, restart_params=frozenset()) -> None:
-        """Rebuild the rows for ``algorithm`` showing ``params``."""
+    def set_params(self, algorithm: str, params: dict, restart_params=frozenset(), force: bool = False) -> None:
+        """Rebuild the rows for ``algorithm`` showing ``params``. Without ``force`` the rows are kept
+        when they already show exactly these values and nothing is typed in them (the worker
+        announces the same detectors again after an open), so that a focused editor stays."""
+        if (not force and self.editors and algorithm == self.algorithm and dict(params) == self.params
+                and frozenset(restart_params) == self.restart_params and not self.changed()):
+            return
         self.algorithm, self.params, self.restart_params = algorithm, dict(params), frozenset(restart_params)
         while self.form.rowCount():
             self.form.removeRow(0)
@@ -184,7 +189,7 @@ class ParamPanel(QWidget):
 
     def revert(self) -> None:
         """Show the live values again (the last ones set with :meth:`set_params`/:meth:`set_value`)."""
-        self.set_params(self.algorithm, self.params, self.restart_params)
+        self.set_params(self.algorithm, self.params, self.restart_params, force=True)
 
     def changed(self) -> dict:
         return {k: self.value(k) for k in self.editors if self.value(k) != self.params.get(k)}
