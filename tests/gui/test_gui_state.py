@@ -686,3 +686,19 @@ def test_restart_and_seek_keep_a_value_typed_but_not_applied(qtbot, make_window,
         win.restart() if how == "restart" else win.seek(3)
     qtbot.wait(50)
     assert win.panels["silk"].editors["C"] is editor and win.panels["silk"].changed() == {"C": 0.8}
+
+
+def test_a_redundant_announcement_keeps_typed_values_but_an_answered_apply_shows_the_worker(make_window):
+    """After an open the worker announces the same detectors again: the panel keeps its editors
+    (a focused check box was deleted under a key press). After an Apply, its answer is shown even
+    when it equals the old values (a refusal)."""
+    win = make_window()
+    panel = win.panels["silk"]
+    algo, params, restart = panel.algorithm, dict(panel.params), panel.restart_params
+    editor = panel.editors["C"]
+    editor.setValue(0.8)
+    panel.set_params(algo, params, restart)             # the same values again
+    assert panel.editors["C"] is editor and panel.changed() == {"C": 0.8}
+    panel._applying = True                              # as after apply(): the worker refused it
+    panel.set_params(algo, params, restart)
+    assert panel.changed() == {} and panel.editors["C"] is not editor

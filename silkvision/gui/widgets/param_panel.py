@@ -104,14 +104,17 @@ class ParamPanel(QWidget):
         lay.addLayout(buttons)
         lay.addStretch(1)
         self.restart_params: frozenset = frozenset()
+        self._applying = False    # an Apply was sent and the worker has not answered yet
 
     def set_params(self, algorithm: str, params: dict, restart_params=frozenset(), force: bool = False) -> None:
-        """Rebuild the rows for ``algorithm`` showing ``params``. Without ``force`` the rows are kept
-        when they already show exactly these values and nothing is typed in them (the worker
-        announces the same detectors again after an open), so that a focused editor stays."""
-        if (not force and self.editors and algorithm == self.algorithm and dict(params) == self.params
-                and frozenset(restart_params) == self.restart_params and not self.changed()):
+        """Rebuild the rows for ``algorithm`` showing ``params``. Without ``force`` the rows, and any
+        value typed but not applied, are kept when the values are the ones shown already (the
+        worker announces the same detectors again after an open), unless an Apply is pending: then
+        the worker's answer is shown, also when it refused the change."""
+        if (not force and not self._applying and self.editors and algorithm == self.algorithm
+                and dict(params) == self.params and frozenset(restart_params) == self.restart_params):
             return
+        self._applying = False
         self.algorithm, self.params, self.restart_params = algorithm, dict(params), frozenset(restart_params)
         while self.form.rowCount():
             self.form.removeRow(0)
@@ -218,5 +221,6 @@ class ParamPanel(QWidget):
             self.error.emit(str(e))
             return {}
         if changes:
+            self._applying = True
             self.apply_requested.emit(self.role, changes)
         return changes
