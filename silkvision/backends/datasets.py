@@ -197,22 +197,26 @@ def _refuse_utf16(path: Path, head: bytes, what: str) -> None:
                         f"it, e.g. iconv -f UTF-16 -t UTF-8)")
 
 
+def _binary(head: bytes) -> bool:
+    """Whether the first bytes of a file are not text: a NUL byte, or bytes that are not UTF-8 and
+    are mostly high bytes. A multi-byte character cut at the block's end is text, and so is a stray
+    byte of another encoding (a Latin-1 accent in a comment; :func:`_read_lines` refuses one in data)."""
+    if b"\0" in head:
+        return True
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return e.start < len(head) - 4 and sum(b >= 0x80 for b in head) > len(head) // 10
+    return False
+
+
 def _check_text(path: Path, fmt: str) -> None:
-    """DataError when the start of a CSV/LIBSVM/ARFF file is not text (NUL bytes or invalid UTF-8)
+    """DataError when the start of a CSV/LIBSVM/ARFF file is not text (:func:`_binary`, UTF-16)
     instead of a parse error about its 'fields'."""
     with open(path, "rb") as fh:
         head = fh.read(4096)
     _refuse_utf16(path, head, fmt.upper())
-    binary = b"\0" in head
-    if not binary:
-        try:
-            head.decode("utf-8")
-        except UnicodeDecodeError as e:
-            # a multi-byte character cut at the block's end is fine; so is a stray byte of another
-            # encoding (a Latin-1 accent in a comment: read as U+FFFD), but not mostly high bytes
-            high = sum(b >= 0x80 for b in head)
-            binary = e.start < len(head) - 4 and high > len(head) // 10
-    if binary:
+    if _binary(head):
         raise DataError(f"{path}: is not a text file (binary content at the start); expected {fmt.upper()} text")
 
 
@@ -231,14 +235,9 @@ def _detect_format(path: Path) -> str:
     if head.startswith(b"MATLAB"):
         return "mat"
     _refuse_utf16(path, head, "")
-    try:
-        text = head.decode("utf-8", errors="strict")
-    except UnicodeDecodeError:
-        # a cut multi-byte character at the end of the 4 KiB block is fine, and so is a stray byte
-        # of another encoding (read as U+FFFD); mostly high bytes or a NUL is a binary file
-        if b"\0" in head or sum(b >= 0x80 for b in head) > len(head) // 10:
-            raise DataError(f"{path}: unknown data format (binary file that is not MATLAB .mat)") from None
-        text = head.decode("utf-8", errors="replace")
+    if _binary(head):
+        raise DataError(f"{path}: unknown data format (binary file that is not MATLAB .mat)")
+    text = head.decode("utf-8", errors="replace")
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith(("%", "#"))]
     if not lines:
         raise DataError(f"{path}: file holds no data")
@@ -448,12 +447,13 @@ def _sniff_sep(lines: list[tuple[int, str]]) -> str | None:
     best, best_score = None, -1
     for c in present:
         try:
-            counts = {len(_split_fields(t, c)) for _, t in head}
+            split = [_split_fields(t, c) for _, t in head]
         except ValueError:
             continue
+        counts = {len(f) for f in split}
         if len(counts) != 1 or counts.pop() < 2:
             continue
-        score = sum(_is_number(f) for _, t in head[1:] for f in _split_fields(t, c))
+        score = sum(_is_number(f) for fields in split[1:] for f in fields)
         if score > best_score:
             best, best_score = c, score
     if best is None and present:
@@ -566,13 +566,8 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
         raise DataError(f"{path}:{rows[empty[0]][0]}: the label (column {lc + 1}) is empty")
     # "nan" and "inf" parse as floats but cannot be class numbers: among names they are names,
     # among numbers a missing or broken label
-    finite = [numeric(v) and np.isfinite(float(v)) for v in labels]
-    odd = [i for i, v in enumerate(labels) if numeric(v) and not finite[i]]
-    if odd and all(numeric(v) for v in labels):
-        raise DataError(f"{path}:{rows[odd[0]][0]}: label {labels[odd[0]]!r} is not finite; class labels "
-                        f"must be finite numbers or names")
-    is_num = finite
-    if all(is_num):
+    is_num = [numeric(v) and np.isfinite(float(v)) for v in labels]
+    if all(numeric(v) for v in labels):     # _float names a "nan" or "inf" label as not finite
         lab = np.array([_float(v, path, ln, "label") for v, (ln, _) in zip(labels, rows)])
     else:
         if any(is_num):   # "1" and "1.0" would be two classes, and a stray name is usually a typo

@@ -134,14 +134,13 @@ def cols_remove(XT, sqn, n, i):
 
 
 @njit(cache=True)
-def _fix_cancelled(SV, x, sqn, n, xx, den, out):
+def _fix_cancelled(SV, x, sqn, n, xx, den, c, out):
     """Recompute, as sums of squared differences over the row-major copy ``SV`` (contiguous, the
     formula of :func:`~silkvision.backends.kernels.kernel_eval`), the RBF values
     ``out[j] = exp(-d2 / den)`` whose ``d2 = |X_j|^2 + |x|^2 - 2 X_j.x`` may have lost enough to
     cancellation to move them by more than :data:`KERNEL_ABS_TOL`. The rounding error of d2 is at
-    most ``err = (d + 4) eps (|X_j|^2 + |x|^2)``; :func:`cols_kernel_row` calls this only when a
-    stored norm is large enough for that to matter."""
-    c = (x.shape[0] + 4) * _EPS
+    most ``err = c (|X_j|^2 + |x|^2)`` with ``c = (d + 4) eps``; :func:`cols_kernel_row` calls this
+    only when a stored norm is large enough for that to matter."""
     tol = KERNEL_ABS_TOL * den
     for j in range(n):
         err = c * (sqn[j] + xx)
@@ -187,7 +186,7 @@ def cols_kernel_row(XT, sqn, n, idx, val, nnz, xx, kind, sigma, degree, coef0, o
             out[j] = np.exp(-d2 / den)
             n_big += sqn[j] > big
         if n_big:
-            _fix_cancelled(SV, x, sqn, n, xx, den, out)
+            _fix_cancelled(SV, x, sqn, n, xx, den, c, out)
     elif kind == 1:
         for j in range(n):
             out[j] = (out[j] + coef0) ** degree

@@ -242,11 +242,15 @@ class Pipeline:
             self.recorder = None
             raise
 
-    def _reset_state(self) -> None:
+    def _fresh_rocs(self) -> dict:
+        """An empty live ROC per detector, at its current threshold."""
         bins = self.config["evaluation"]["bins"]
+        return {name: _Roc(det, bins) for name, det in self.detectors.items()}
+
+    def _reset_state(self) -> None:
         for det in self.detectors.values():
             det.reset()
-        self.rocs = {name: _Roc(det, bins) for name, det in self.detectors.items()}
+        self.rocs = self._fresh_rocs()
         self.processed = 0
         self.last = None
         self._fps = {}
@@ -419,8 +423,7 @@ class Pipeline:
         self._write_configs(["silk"])   # config.yaml: the settings of the masks written from now on
         if all(r.frames == 0 for r in self.rocs.values()):
             # nothing accumulated yet: the ROCs start at the new threshold, so that its F is exact
-            bins = self.config["evaluation"]["bins"]
-            self.rocs = {name: _Roc(det, bins) for name, det in self.detectors.items()}
+            self.rocs = self._fresh_rocs()
         last = self.last
         if last is None or last.scores is None:
             return None
@@ -543,8 +546,7 @@ class Pipeline:
         Returns the last result with the cleared ROC views, so that a paused display can redraw at
         once (``None`` if no frame yet).
         """
-        bins = self.config["evaluation"]["bins"]
-        self.rocs = {name: _Roc(det, bins) for name, det in self.detectors.items()}
+        self.rocs = self._fresh_rocs()
         if self.last is None:
             return None
         self.last = dataclasses.replace(self.last, roc=self.roc_views(), rethreshold=True)

@@ -3,8 +3,9 @@
 One row per key of ``det.get_params()``: a spin box, check box or list, with the key's help from
 :mod:`silkvision.config.schema` as tooltip. The spin boxes offer the schema's range; a float key's
 box (:class:`.FloatSpinBox`) shows and takes any float the schema allows (``5e-4``, ``1e-16``).
-Keys in ``det.RESTART_PARAMS`` are marked "*" (explained under the form and in their tooltips). "Apply" validates the changed values with
-the config rules and emits ``apply_requested`` with only the keys the user changed.
+Keys in ``det.RESTART_PARAMS`` are marked "*" (explained under the form and in their tooltips).
+"Apply" validates the changed values with the config rules and emits ``apply_requested`` with only
+the keys the user changed.
 """
 
 from __future__ import annotations
