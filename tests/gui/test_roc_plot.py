@@ -1,0 +1,42 @@
+"""The live ROC plot drawn at its minimum size: the legend must not hide the operating points."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from silkvision.gui.pipeline import RocView
+
+
+@pytest.mark.parametrize("where", [0.05, 0.5])
+def test_operating_points_are_drawn_over_the_legend_at_the_minimum_size(qtbot, where):
+    """At the minimum width the two-line legend spans most of the plot; a background subtractor's
+    operating points sit at a false-positive rate near 0, where the legend's left part is. The
+    points (and curves) must be drawn over it, not under its opaque-ish box."""
+    from PyQt5.QtCore import QPointF
+
+    from silkvision.gui.widgets.roc_plot import COLOURS, MIN_WIDTH, RocPlot
+
+    plot = RocPlot()
+    qtbot.addWidget(plot)
+    plot.resize(MIN_WIDTH, 200)
+    plot.show()
+    qtbot.waitExposed(plot)
+    curve = dict(frames=10, fpr=np.array([0.0, 0.0, 1.0]), tpr=np.array([0.0, 1.0, 1.0]))
+    norma = RocView("norma", **curve, auc=0.984, point=(0.9, 1.0), f_measure=0.239, mask_f_measure=0.296)
+    plot.set_views(RocView("silk", **curve, auc=0.942, point=(0.5, 0.5), f_measure=0.471,
+                           mask_f_measure=0.682), norma)
+    qtbot.wait(50)                       # the legend takes its size and corner
+    vb = plot.getPlotItem().vb
+    legend = plot.legend.sceneBoundingRect()
+    # a point under the legend's left part (where = 0.05) or its middle, vertically centred
+    scene = QPointF(legend.left() + where * legend.width(), legend.center().y())
+    point = vb.mapSceneToView(scene)
+    assert 0 < point.x() < 1 and 0 < point.y() < 1
+    plot.set_views(RocView("silk", **curve, auc=0.942, point=(point.x(), point.y()), f_measure=0.471,
+                           mask_f_measure=0.682), norma)
+    qtbot.wait(50)
+    centre = plot.mapFromScene(scene)
+    image = plot.grab().toImage()
+    colour = image.pixelColor(centre.x(), centre.y())
+    assert np.abs(np.subtract(colour.getRgb()[:3], COLOURS["silk"])).max() <= 40, colour.getRgb()
