@@ -437,14 +437,20 @@ def _split_fields(line: str, sep: str | None) -> list[str]:
     return [f.strip().strip("'") for f in fields]
 
 
+#: a comma between two digits: a decimal comma where another separator splits the lines
+_DECIMAL_COMMA = re.compile(r"(?<=\d),(?=\d)")
+
+
 def _sniff_sep(lines: list[tuple[int, str]]) -> str | None:
     """The separator of a delimited table: of ``,``, ``;`` and tab, those in the first line that
     split the first 20 lines into one and the same number (>= 2) of fields; of these the one that
     gives the most numeric cells below line 1 (``1;0.5;2`` is ``;``-separated even if line 1, a
-    header, holds a comma). None for whitespace-separated lines."""
+    header, holds a comma). When another separator fits too and every comma sits between two
+    digits, the commas are decimal commas (``spam;2,5``), and the parse refuses them with a hint;
+    read as the separator they gave names like ``spam;2`` over a column of fives."""
     head = lines[:20]
     present = [c for c in (",", ";", "\t") if c in head[0][1]]
-    best, best_score = None, -1
+    best, best_score, fits = None, -1, []
     for c in present:
         try:
             split = [_split_fields(t, c) for _, t in head]
@@ -453,9 +459,13 @@ def _sniff_sep(lines: list[tuple[int, str]]) -> str | None:
         counts = {len(f) for f in split}
         if len(counts) != 1 or counts.pop() < 2:
             continue
+        fits.append(c)
         score = sum(_is_number(f) for fields in split[1:] for f in fields)
         if score > best_score:
             best, best_score = c, score
+    if best == "," and len(fits) > 1 and all(
+            t.count(",") == len(_DECIMAL_COMMA.findall(t)) for _, t in head):
+        best = fits[1]
     if best is None and present:
         best = present[0]          # none fits: the parse reports the first bad line
     return best
@@ -575,6 +585,11 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
             raise DataError(f"{path}: the label column (column {lc + 1}) mixes numbers and names: "
                             f"{labels[i_num]!r} on line {rows[i_num][0]}, {labels[i_name]!r} on line "
                             f"{rows[i_name][0]}; class labels must be all numbers or all names")
+        comma = [i for i, v in enumerate(labels) if "," in v and _is_number(v.replace(",", ".", 1))]
+        if comma:     # a class named "2,5" is far less likely than a decimal comma
+            i = comma[0]
+            raise DataError(f"{path}:{rows[i][0]}: bad label {labels[i]!r} in column {lc + 1} (a decimal "
+                            f"comma? numbers must use '.')")
         lab = np.array(labels, dtype=str)
     return lab, X
 

@@ -488,6 +488,30 @@ def test_a_class_name_seen_once_over_fractional_values_is_still_data(tmp_path):
     assert datasets.load(f).classes == ["a", "b", "rare"]
 
 
+@pytest.mark.parametrize("text, where", [
+    ("spam;2,5\nham;4,5\nspam;1,5\n", r":2: bad value in column 2 '4,5'"),   # line 1 reads as a header
+    ("1;2,5\n0;4,5\n1;6,5\n", r":1: bad value in column 2 '2,5'"),
+    ("1;2,5;3,5\n0;4,5;1,0\n", r":1: bad value in column 2 '2,5'"),
+    ("1,5;2\n0,5;3\n", r":1: bad label '1,5' in column 1"),
+    ("1,2;3\n0,4;5\n1,1;1\n", r":1: bad label '1,2' in column 1"),
+])
+def test_decimal_commas_under_semicolons_are_refused_not_read_as_the_separator(tmp_path, text, where):
+    """With one feature, ',' also splits every line in two, and its right-hand parts are numbers:
+    read as the separator it gave classes 'spam;2', 'ham;4' and every feature 5.0, silently."""
+    f = tmp_path / "eu.csv"
+    f.write_text(text)
+    with pytest.raises(DataError, match=where + r".*decimal comma\? numbers must use '\.'"):
+        datasets.load(f)
+
+
+def test_a_comma_separated_file_with_a_semicolon_in_a_name_is_still_comma_separated(tmp_path):
+    f = tmp_path / "names.csv"
+    f.write_text("a;b,0.5,1\nc,0.25,2\na;b,1.5,3\n")
+    d = datasets.load(f)
+    assert d.classes == ["a;b", "c"]
+    np.testing.assert_array_equal(d.X, [[0.5, 1], [0.25, 2], [1.5, 3]])
+
+
 def test_quoted_separator_is_not_split(tmp_path):
     f = tmp_path / "q.csv"
     f.write_text('1,"0.5",2\n0,"2.5",3\n')
