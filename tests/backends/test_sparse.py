@@ -40,19 +40,22 @@ def test_kernel_row_matches_numpy_reference(kernel):
     np.testing.assert_allclose(out, kernel_matrix_reference(X[:30], x[None, :], k)[:, 0], rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize("offset", [0.0, 300.0, 1e4, 1e7, 1e9])
+@pytest.mark.parametrize("offset", [0.0, 300.0, 1e4, 1e7, 1e8, 1e9])
 @pytest.mark.parametrize("sparse_x", [False, True])
-def test_rbf_row_stays_exact_under_a_large_offset(offset, sparse_x):
+@pytest.mark.parametrize("sigma", [1.0, 8.0])
+def test_rbf_row_stays_exact_under_a_large_offset(offset, sparse_x, sigma):
     """|X_j|^2 + |x|^2 - 2 X_j.x cancels when the norms dwarf the distance; such pairs are summed
     directly, so every value stays within 1e-10 of the direct sum (at 1e7 it was 3 % off). At offsets
-    300 and 1e4 the size of the kernel value decides (e < 1e-3), at 1e7 and 1e9 the bound alone."""
+    300 and 1e4 the size of the kernel value decides (e < 1e-3), at 1e7 and above the bound alone,
+    also where the expanded d2 came out so wrong that its kernel value looked negligible (sigma 8 at
+    1e9: 0.82 off when a small value was trusted)."""
     assert sparse.KERNEL_ABS_TOL <= 1e-10
     rng = np.random.default_rng(4)
-    X = rng.normal(size=(40, 12)) + offset
-    X[35] = X[3] + 1e-3 * rng.normal(size=12)            # a near-duplicate: the worst case
+    X = rng.normal(scale=sigma, size=(40, 12)) + offset
+    X[35] = X[3] + 1e-3 * sigma * rng.normal(size=12)    # a near-duplicate: the worst case
     if sparse_x:
         X[:, ::3] = 0.0
-    k = make_kernel("rbf", sigma=1.0)
+    k = make_kernel("rbf", sigma=sigma)
     XT, sqn = sparse.cols_from_rows(X, 30, 32)
     idx, val = np.empty(12, np.int64), np.empty(12)
     ref = kernel_matrix_reference(X[:30], X[30:], k)
@@ -62,7 +65,28 @@ def test_rbf_row_stays_exact_under_a_large_offset(offset, sparse_x):
         out = np.empty(30)
         sparse.cols_kernel_row(XT, sqn, 30, idx, val, nnz, float(x @ x), *k.args, out, X, x)
         np.testing.assert_allclose(out, ref[:, t], rtol=0, atol=1e-10)
+        assert out.max() <= 1.0
     assert ref[3, 5] > 0.99                              # the near-duplicate pair was checked
+    for j in range(30):                                  # a stored vector itself: d2 = 0, k = 1
+        nnz = sparse.nonzeros(X[j], idx, val)
+        sparse.cols_kernel_row(XT, sqn, 30, idx, val, nnz, float(X[j] @ X[j]), *k.args, out, X, X[j])
+        assert out[j] == pytest.approx(1.0, abs=1e-10) and out.max() <= 1.0
+
+
+@pytest.mark.parametrize("offsets", [[1e7], [0.0, 1e7], [1e7, 0.0]])
+def test_rbf_row_is_checked_with_a_single_large_stored_vector(offsets):
+    """The check runs when any one stored vector is large, the only one or beside small ones (with a
+    single vector at 1e7 the expanded value was 0.472 instead of 0.592)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(len(offsets), 12)) + np.asarray(offsets)[:, None]
+    x = X[offsets.index(1e7)] + rng.normal(scale=0.3, size=12)
+    k = make_kernel("rbf", sigma=1.0)
+    XT, sqn = sparse.cols_from_rows(X, len(X), 4)
+    idx, val = np.empty(12, np.int64), np.empty(12)
+    nnz = sparse.nonzeros(x, idx, val)
+    out = np.empty(len(X))
+    sparse.cols_kernel_row(XT, sqn, len(X), idx, val, nnz, float(x @ x), *k.args, out, X, x)
+    np.testing.assert_allclose(out, kernel_matrix_reference(X, x[None, :], k)[:, 0], rtol=0, atol=1e-10)
 
 
 @pytest.mark.parametrize("name", ["pa1", "duol", "perceptron", "romma", "alma"])
