@@ -24,6 +24,40 @@ def test_aggressive_steps_by_hand():
     np.testing.assert_allclose(plain.dual_coef_, [-0.25])
 
 
+def test_aggressive_boundaries_store_no_zero_coefficient():
+    """y f = 1 exactly is no margin error (no update); y f = k(x, x) ||w||^2 exactly is a restart
+    from x. Either way the model keeps one support vector, not a second one with coefficient 0."""
+    clf = create("aggromma", kernel="linear")
+    clf.partial_fit(np.array([[1.0, 0.0], [1.0, 5.0]]), np.array([1, 1]))      # f(x2) = 1
+    assert clf.n_support_ == 1
+    np.testing.assert_array_equal(clf.dual_coef_, [1.0])
+    clf = create("aggromma", kernel="linear")
+    clf.partial_fit(np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([1, 1]))      # f = 0.5 = k W
+    assert clf.n_support_ == 1
+    np.testing.assert_array_equal(clf.dual_coef_, [0.5])
+    assert clf.w_norm2_ == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("name, label", [("romma", -1), ("aggromma", 1)])
+def test_nearly_opposite_example_is_skipped_only_below_the_relative_cutoff(name, label):
+    """x_2 = (-1, e) against w = y (1, 0): D = k W - f^2 = e^2. At e = 1e-7 (D = 1e-14 k W, under the
+    1e-12 cut-off) the update, whose coefficients would be 2e14, is skipped; at e = 1e-4 (D = 1e-8 k W)
+    it is the exact optimum, with coefficients 2e8, and meets both of Li & Long's constraints. (ROMMA
+    updates on mistakes only: with label -1 both examples are mistakes, f = 0 predicting +1.)"""
+    y = np.array([label, label])
+    clf = create(name, kernel="linear")
+    clf.partial_fit(np.array([[1.0, 0.0], [-1.0, 1e-7]]), y)
+    assert clf.n_support_ == 1
+    np.testing.assert_array_equal(clf.dual_coef_, [label])
+    clf = create(name, kernel="linear")
+    X = np.array([[1.0, 0.0], [-1.0, 1e-4]])
+    clf.partial_fit(X, y)
+    assert clf.n_support_ == 2
+    np.testing.assert_allclose(clf.dual_coef_, label * np.array([2.00000002e8, 2.00000001e8]), rtol=1e-6)
+    w = clf.dual_coef_ @ X
+    assert label * w @ X[1] == pytest.approx(1.0, rel=1e-6) and label * w @ X[0] == pytest.approx(1.0, rel=1e-6)
+
+
 def test_update_satisfies_both_constraints():
     """After an update y_t w.x_t = 1 and w.w_old = ||w_old||^2 (Li & Long's two constraints)."""
     rng = np.random.default_rng(2)
