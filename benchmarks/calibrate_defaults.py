@@ -59,6 +59,7 @@ from silkvision.detector.postprocess import NO_POSTPROCESSING
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detector_accuracy import DEFAULT_ROOT, load_sequence  # noqa: E402
+from video_data import check_sequences  # noqa: E402
 
 TRAIN = ["office", "pedestrians"]   # replaced by --train
 STEP = 1.0 / 400          # histogram bin width of the scores
@@ -342,6 +343,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     TRAIN[:] = [n.strip() for n in args.train.split(",") if n.strip()]
     t0 = time.time()
+    check_sequences(args.root, TRAIN)
     _load(args.root)
     import multiprocessing as mp
     pool = mp.get_context("fork").Pool(args.processes) if args.processes > 1 else None

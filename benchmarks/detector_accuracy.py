@@ -38,7 +38,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-DEFAULT_ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "video"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from video_data import VIDEO_ROOT, check_sequences  # noqa: E402
+
+DEFAULT_ROOT = VIDEO_ROOT
 SEQUENCES = ("highway", "office", "pedestrians", "traffic", "canoe", "pets2001_illumination")
 TUNING = ("office", "pedestrians", "traffic", "canoe", "pets2001_illumination")
 DETECTORS = ("silk", "silk-median", "silk-raw", "silk-plain", "norma", "mog2", "mog2+post", "knn",
@@ -65,7 +68,7 @@ def load_sequence(path: Path, max_frames: int | None = None, load_gt: bool = Tru
     """Read input/in%06d.jpg, temporalROI.txt, ROI.bmp and the ground truth of the evaluated frames."""
     files = sorted((path / "input").glob("in*.jpg"))
     if not files:
-        sys.exit(f"{path}: no input/in*.jpg")
+        raise FileNotFoundError(f"{path}: no input/in*.jpg")
     if max_frames:
         files = files[:max_frames]
     frames = [cv2.imread(str(f), cv2.IMREAD_COLOR) for f in files]
@@ -159,6 +162,7 @@ def main(argv=None) -> int:
     ap.add_argument("--processes", type=int, default=2)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
+    check_sequences(args.root, args.sequences)
 
     import silkvision as sv
     silk = sv.create_subtractor("silk").get_params()

@@ -26,6 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detector_accuracy import DEFAULT_ROOT, load_sequence  # noqa: E402
+from video_data import check_sequences  # noqa: E402
 
 BANDS = (0, 8, 16, 24, 40, np.inf)     # distance bands of the explained misses
 
@@ -41,6 +42,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     import silkvision as sv
 
+    check_sequences(args.root, [args.sequence])
     seq = load_sequence(args.root / args.sequence)
     roi = np.ones(seq.shape, bool) if seq.roi is None else seq.roi > 0
     scored = range(seq.first, seq.last + 1)

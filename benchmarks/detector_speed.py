@@ -34,11 +34,14 @@ import cv2
 import numba
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from video_data import VIDEO_ROOT, check_sequences  # noqa: E402
+
 from silkvision.detector.norma import NormaSubtractor
 from silkvision.detector.postprocess import NO_POSTPROCESSING
 from silkvision.detector.silk import SilkSubtractor
 
-DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "video" / "highway"
+DEFAULT_DATA = VIDEO_ROOT / "highway"
 
 
 def load_frames(folder: Path, n: int, size: tuple[int, int] | None) -> list[np.ndarray]:
@@ -176,6 +179,7 @@ def main(argv=None) -> int:
     ap.add_argument("--detectors", nargs="+", default=["silk", "silk+median", "silk+post", "norma", "mog2", "mog2+post"])
     ap.add_argument("--json", type=Path, help="also write the results here")
     args = ap.parse_args(argv)
+    check_sequences(args.data.parent, [args.data.name])
 
     results = []
     for size in args.sizes:

@@ -65,6 +65,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detector_accuracy import DEFAULT_ROOT, TUNING, _f, load_sequence  # noqa: E402
+from video_data import check_sequences  # noqa: E402
 
 SHADOW_LO = (0.3, 0.5, 0.7, 0.8)          # --lo
 SHADOW_SIGMA_C = (1.5, 4.0, 8.0)           # --sigma-c
@@ -237,6 +238,7 @@ def main(argv=None) -> int:
                     help="comma-separated sequences (default: the five training sequences)")
     args = ap.parse_args(argv)
     names = [n.strip() for n in args.sequences.split(",") if n.strip()]
+    check_sequences(args.root, names)
     grid = {"shadow": [(float(lo), float(sc)) for lo in args.lo.split(",") for sc in args.sigma_c.split(",")],
             "learn_threshold": [float(v) for v in args.learn_threshold.split(",")],
             "forgetting": [(float(g), sc) for sc in args.scope.split(",") for g in args.gain.split(",")],

@@ -24,6 +24,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from video_data import VIDEO_ENV, VIDEO_ROOT, check_sequences  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 
 # CDnet2014 categories of the shared sequences (their README.txt); pets2001_illumination is not a
@@ -36,7 +39,8 @@ CATEGORIES = {"highway": "baseline", "office": "baseline", "pedestrians": "basel
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=str(REPO.parent / "shared" / "data" / "video"))
+    ap.add_argument("--data", default=str(VIDEO_ROOT), help="the video/ folder of the shared data "
+                    "(default: $SILKVISION_VIDEO_DATA, else ../shared/data/video)")
     ap.add_argument("--sequences", default=None, help="comma list (default: every folder)")
     ap.add_argument("--algorithms", default="silk,norma,mog2,knn")
     ap.add_argument("--threads", type=int, default=1, help="numba threads")
@@ -46,6 +50,10 @@ def main(argv=None) -> int:
     ap.add_argument("--no-light-switch", action="store_true")
     ap.add_argument("--set", action="append", default=[], dest="overrides", metavar="KEY=VALUE")
     args = ap.parse_args(argv)
+    if args.sequences:
+        check_sequences(args.data, args.sequences.split(","))
+    elif not any((p / "input").is_dir() for p in Path(args.data).glob("*")):
+        sys.exit(f"{args.data}: no CDnet sequence there; pass --data DIR or set {VIDEO_ENV}")
 
     import numba
 

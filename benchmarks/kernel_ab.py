@@ -40,7 +40,10 @@ import silkvision.detector.silk as silk_module
 from silkvision.detector import kernels as current
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "video" / "highway"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from video_data import VIDEO_ROOT  # noqa: E402
+
+DEFAULT_DATA = VIDEO_ROOT / "highway"
 
 
 def load_old_kernels(rev: str, tag: str):
