@@ -536,6 +536,30 @@ def test_a_sigterm_the_compiler_swallowed_exits_143(tiny_csv, capsys, monkeypatc
     assert json.loads(out)["results"]["pa1"]["runs_done"] == 1 and err == "silkvision: terminated\n"
 
 
+@pytest.mark.parametrize("signame, code, word", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")])
+def test_an_error_after_a_swallowed_signal_is_that_signal(tiny_csv, capsys, monkeypatch, signame, code, word):
+    """The compiler's own error after it swallowed a SIGTERM is the termination (143), not a Ctrl-C:
+    a service manager reads the exit status."""
+    import signal as _signal
+
+    swallow = _swallowed(getattr(_signal, signame))
+
+    def compiler_fails():
+        swallow()
+        raise RuntimeError("no compiled object yet for <Library 'cols_kernel_row'>")
+
+    _at_call(monkeypatch, 3, compiler_fails)
+    assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == code
+    out, err = capsys.readouterr()
+    assert json.loads(out)["results"]["pa1"]["runs_done"] == 1 and err == f"silkvision: {word}\n"
+
+
+def test_set_none_in_either_case_is_null():
+    from silkvision.cli.online_bench import _parse_params
+
+    assert _parse_params(["C=none", "sigma=None"]) == {"C": None, "sigma": None}
+
+
 def test_an_inherited_ignored_sigint_stays_ignored(tiny_csv, capsys, monkeypatch):
     """A background job (``cmd &``) inherits SIGINT ignored; the benchmark must not start honouring it."""
     import signal as _signal
