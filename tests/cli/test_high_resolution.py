@@ -68,6 +68,10 @@ def test_meminfo_gives_memavailable_not_memtotal_or_memfree(monkeypatch):
       "/sys/fs/cgroup/memory/docker/abc/memory.usage_in_bytes": str(GIB),
       "/sys/fs/cgroup/memory/docker/abc/memory.stat": f"cache 7\ntotal_inactive_file {GIB // 4}\n",
       "/sys/fs/cgroup/memory/memory.limit_in_bytes": "9223372036854771712"}, GIB + GIB // 4),
+    # an inconsistent snapshot (more inactive file cache than memory in use): headroom is the limit, no more
+    ({"/proc/self/cgroup": "0::/\n", "/sys/fs/cgroup/memory.max": str(4 * GIB),
+      "/sys/fs/cgroup/memory.current": str(GIB),
+      "/sys/fs/cgroup/memory.stat": f"inactive_file {2 * GIB}\n"}, 4 * GIB),
     # garbled values are ignored
     ({"/proc/self/cgroup": "0::/\n", "/sys/fs/cgroup/memory.max": "lots",
       "/sys/fs/cgroup/memory.current": "7"}, None),
