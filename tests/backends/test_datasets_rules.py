@@ -30,12 +30,16 @@ def test_a_comment_line_with_a_comma_does_not_make_libsvm_a_csv(tmp_path):
     np.testing.assert_array_equal(d.y, [1, -1])
 
 
-def test_class_names_with_a_colon_in_a_comma_separated_file_are_csv(tmp_path):
-    """``grp1:a,0.5`` looks like ``index:value`` but has a comma: a CSV, not a LIBSVM file (D08)."""
-    f = _write(tmp_path, "groups", "grp1:a,0.5,0.2\ngrp2:b,0.1,0.3\n")
-    d = datasets.load(f)
-    assert d.classes == ["grp1:a", "grp2:b"]
-    np.testing.assert_array_equal(d.X, [[0.5, 0.2], [0.1, 0.3]])
+@pytest.mark.parametrize("name, text, classes, X", [
+    # ``grp1:a,0.5`` looks like ``index:value`` but has a comma: a CSV, not a LIBSVM file (D08)
+    ("groups", "grp1:a,0.5,0.2\ngrp2:b,0.1,0.3\n", ["grp1:a", "grp2:b"], [[0.5, 0.2], [0.1, 0.3]]),
+    # tab is a separator candidate; blanks inside a tab-separated cell are part of the name (D19)
+    ("mail.tsv", "spam mail\t0.5\t1\nham mail\t0.2\t3\n", ["ham mail", "spam mail"], [[0.5, 1], [0.2, 3]]),
+])
+def test_class_names_with_a_colon_or_a_blank_are_kept_whole(tmp_path, name, text, classes, X):
+    d = datasets.load(_write(tmp_path, name, text))
+    assert d.classes == classes
+    np.testing.assert_array_equal(d.X, X)
 
 
 def test_a_libsvm_file_whose_first_row_is_all_zero_is_libsvm(tmp_path):
@@ -47,14 +51,6 @@ def test_a_libsvm_file_whose_first_row_is_all_zero_is_libsvm(tmp_path):
 
 
 # --- separator ---------------------------------------------------------------------------------
-
-def test_tab_separated_labels_may_hold_spaces(tmp_path):
-    """Tab is a separator candidate; blanks inside a tab-separated cell are part of the name (D19)."""
-    f = _write(tmp_path, "mail.tsv", "spam mail\t0.5\t1\nham mail\t0.2\t3\n")
-    d = datasets.load(f)
-    assert d.classes == ["ham mail", "spam mail"]
-    np.testing.assert_array_equal(d.X, [[0.5, 1], [0.2, 3]])
-
 
 def test_an_empty_cell_in_a_tab_separated_file_is_refused_not_dropped(tmp_path):
     """Read as whitespace-separated, two tabs would merge and the empty column would vanish,
