@@ -50,6 +50,7 @@ from silkvision import __version__
 from silkvision.capture import Source, open_source, read_image
 from silkvision.config import ALGORITHMS, validate, write_config
 from silkvision.detector import create_subtractor
+from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import ExportError, SourceError, may_catch_sigterm
 from silkvision.io.atomic import make_output_folder, output_path, reported_write_errors
 from silkvision.io.checkpoint import (CHECKPOINT, BadCheckpoint, can_checkpoint, describe_error,
@@ -271,7 +272,10 @@ def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: s
     algorithm, scores, video, overwrite : optional
         Override ``detector.algorithm``, ``export.scores``, ``export.video``, ``export.overwrite``.
     detector : BackgroundSubtractor, optional
-        Use this detector instead of creating one from the configuration.
+        Use this detector instead of creating one from the configuration. It is reset (the export
+        starts from an empty model, as :func:`~silkvision.evaluation.evaluate_sequence`), and the
+        parameters of silkvision's own detectors are what ``config.yaml`` and the manifest record, so a later export into the same
+        folder with other parameters is refused (or, with ``overwrite``, redone), not taken as done.
     progress : bool, optional
         Show a tqdm progress bar on stderr; default: when stderr is a terminal.
     log : callable, optional
@@ -318,23 +322,37 @@ def _export(src: Source, out: Path, cfg: dict, det, progress, log, handle_signal
         folder = resolved(src.folder, ExportError)
         if resolved(out, ExportError) in (folder, folder.parent if src.kind == "cdnet" else folder):
             raise ExportError(f"{out}: is the source folder; choose another output folder")
+    given = det is not None
     if det is None:
         det = create_subtractor(cfg["detector"]["algorithm"], config=cfg)
     algorithm = det.name
     if algorithm in ALGORITHMS:  # (a custom detector object keeps the configured name)
         cfg["detector"]["algorithm"] = algorithm
+        _record_params(cfg, det)
     res = ExportResult(out_dir=out, algorithm=algorithm)
 
     make_output_folder(out, ExportError)
     lock = _FolderLock(out)
     lock.acquire()
     try:
-        return _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_signals)
+        return _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_signals, given)
     finally:
         lock.release()
 
 
-def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_signals) -> ExportResult:
+def _record_params(cfg: dict, det) -> None:
+    """Put the parameters of a detector passed in into ``cfg``, whose ``config.yaml`` and manifest
+    must describe the detector that made the masks (they described the configured one, and a second
+    export with other parameters then found the folder "already complete")."""
+    section = cfg["detector"].setdefault(det.name, {})
+    for key, value in det.get_params().items():
+        if key in SHARED_KEYS:
+            cfg["detector"][key] = value
+        elif key in section:
+            section[key] = value
+
+
+def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_signals, given) -> ExportResult:
     asked_scores = bool(cfg["export"]["scores"])
     want_scores = asked_scores and det.has_scores   # scores files written (MOG2/KNN have none)
     want_video = bool(cfg["export"]["video"])
@@ -411,6 +429,8 @@ def _export_locked(src, out, cfg, det, algorithm, res, progress, log, handle_sig
             raise SourceError(f"{src.spec}: no frames to export") from None
     if pending is not None and hasattr(det, "check_memory"):  # before anything is written
         det.check_memory(*pending[1].shape[:2])
+    if pending is not None and given:
+        det.reset()   # from an empty model, as evaluate_sequence; a resume has set its checkpoint
     write_manifest(out, new)
     with reported_write_errors(out / "config.yaml"):
         write_config(_effective_config(cfg), out / "config.yaml")

@@ -235,3 +235,37 @@ def test_a_seek_to_another_frame_with_the_same_pixels_is_caught_by_its_number(tm
     assert res.complete and res.resumed_from == 4 and res.processed == 4 and res.frames == 8
     assert any("seeking to frame 4 found another frame" in n for n in notes)
     assert _masks(out) == [f"bin{i:06d}.png" for i in range(1, 9)]
+
+
+# -- a detector passed in ----------------------------------------------------------------------
+def test_a_detector_passed_in_is_what_the_folder_records_and_a_changed_one_is_not_already_done(seq, tmp_path):
+    """config.yaml and the manifest described the configured detector, not the one passed in: a
+    second export with other parameters found the folder "already complete" and kept the first
+    detector's masks (t_api2 H1)."""
+    import silkvision as sv
+    import yaml
+
+    out = tmp_path / "out"
+    first = _export(seq, out, detector=sv.create_subtractor("silk", tau=0.001, warmup=0))
+    assert first.complete
+    assert yaml.safe_load((out / "config.yaml").read_text())["detector"]["silk"]["tau"] == 0.001
+    assert json.loads((out / MANIFEST).read_text())["settings"]["detector.silk.tau"] == 0.001
+    other = sv.create_subtractor("silk", tau=0.05, threshold=0.9, warmup=0)
+    with pytest.raises(ExportMismatchError, match="detector.silk.tau"):
+        _export(seq, out, detector=other)
+    redone = _export(seq, out, detector=other, overwrite=True)
+    assert redone.processed == 6 and not redone.already_complete
+
+
+def test_a_detector_passed_in_starts_from_an_empty_model(seq, tmp_path):
+    """A detector that has learned frames of another size (or of another clip) exports the same masks
+    as a fresh one, instead of failing on the size or carrying its model over."""
+    import silkvision as sv
+
+    used = sv.create_subtractor("silk", warmup=0)
+    for k in range(5):
+        used.apply(_frame(100 + k, 8, 8))
+    _export(seq, tmp_path / "a", detector=used)
+    _export(seq, tmp_path / "b", detector=sv.create_subtractor("silk", warmup=0))
+    for name in _masks(tmp_path / "b"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
