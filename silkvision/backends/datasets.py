@@ -37,6 +37,7 @@ only) and (with a hint) decimal commas.
 from __future__ import annotations
 
 import csv
+import numbers
 import os
 import re
 from dataclasses import dataclass, field
@@ -144,6 +145,11 @@ def available_names(root: str | os.PathLike | None = None) -> list[str]:
 
 def resolve(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None) -> Path:
     """The file that :func:`load` would read for ``name_or_path`` (raises :class:`DataError`)."""
+    if not isinstance(name_or_path, (str, os.PathLike)):
+        raise ValueError(f"name_or_path: {name_or_path!r} is not a data set name or a path")
+    if not str(name_or_path).strip():   # Path("") is the current folder: never what was meant
+        raise DataError(f"{str(name_or_path)!r}: empty data set name or path; expected a name under the "
+                        f"data root or a data file")
     p = Path(name_or_path)
     if p.is_file():
         return p
@@ -484,6 +490,10 @@ def _is_integer_text(s: str) -> bool:
     return s.isascii() and s.lstrip("+-").isdecimal()
 
 
+#: a label column with a different value on each of at least this many rows is refused (an ID column)
+ID_ROWS = 20
+
+
 def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, n_features: int | None,
            sep: str | None):
     """Dense table rows -> labels, X. ``lines`` = (lineno, text) of the data lines."""
@@ -553,6 +563,7 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
             raise DataError(f"{path}:{rows[0][0]}: line 1 ({lines[0][1][:40]!r}) may be a header of "
                             f"numbered columns or an example with integer values; say which: header=True "
                             f"or header=False (online-bench --header yes|no)")
+    head_names = rows[0][1] if header else None
     if header:
         rows = rows[1:]
         if not rows:
@@ -571,6 +582,11 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
             k += 1
     if n_features is not None:
         X = _fit_width(X, n_features, path)
+    if len(labels) >= ID_ROWS and len(set(labels)) == len(labels):
+        name = f", {head_names[lc]!r}" if head_names else ""
+        raise DataError(f"{path}: the label column (column {lc + 1}{name}) holds a different value on each of "
+                        f"its {len(labels)} rows, as an ID column does; choose the label with label_column "
+                        f"(--label-column)")
     empty = [i for i, v in enumerate(labels) if v == ""]
     if empty:
         raise DataError(f"{path}:{rows[empty[0]][0]}: the label (column {lc + 1}) is empty")
@@ -731,6 +747,11 @@ def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None,
         Missing file or unknown name, unknown format, a malformed line (file and line number), no
         feature column, a single class, or a dense matrix too large (:data:`MAX_DENSE_ELEMENTS`).
     """
+    if label_column is not None and (isinstance(label_column, bool) or not isinstance(label_column, numbers.Integral)):
+        raise ValueError(f"label_column: {label_column!r} must be a column index (an integer; -1 is the last "
+                         f"column), or None")
+    if n_features is not None and (isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral)):
+        raise ValueError(f"n_features: {n_features!r} must be an integer >= 1")
     path = resolve(name_or_path, root)
     if fmt is None:
         fmt = _detect_format(path)

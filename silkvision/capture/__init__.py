@@ -121,6 +121,9 @@ def open_source(spec, camera_timeout: float = 5.0, resize=None, max_frames=None,
             raise
     if not isinstance(spec, (str, os.PathLike)):
         raise ValueError(f"spec: {spec!r} is not a path or a camera index")
+    if not str(spec).strip():   # Path("") is the current folder: never what was meant
+        raise SourceError(f"{str(spec)!r}: empty path; expected a video file, an image folder, a CDnet "
+                          f"sequence folder or a camera index")
     path = expand_user(spec)
     if not path.exists():
         why = link_problem(path) or "no such file or folder"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -626,3 +627,41 @@ def test_refused_csv_files_one_line(tmp_path, text, match):
     f.write_text(text)
     with pytest.raises(DataError, match=match):
         datasets.load(f)
+
+
+def test_an_empty_name_is_refused_not_read_as_the_current_folder(tmp_path, monkeypatch):
+    """``os.environ.get("DATA", "")`` gives "", which Path reads as "." (a data file of the current
+    folder was loaded)."""
+    (tmp_path / "d.libsvm").write_text("+1 1:1\n-1 2:1\n")
+    monkeypatch.chdir(tmp_path)
+    for empty in ("", " "):
+        with pytest.raises(DataError, match="empty data set name or path"):
+            datasets.load(empty)
+    with pytest.raises(ValueError, match=r"^name_or_path: 123 is not a data set name or a path$"):
+        datasets.load(123)
+
+
+@pytest.mark.parametrize("kw, bad", [({"label_column": "label"}, "label_column: 'label'"),
+                                     ({"label_column": 1.5}, "label_column: 1.5"),
+                                     ({"label_column": True}, "label_column: True"),
+                                     ({"n_features": True}, "n_features: True")])
+def test_label_column_and_n_features_must_be_integers(tmp_path, kw, bad):
+    f = tmp_path / "a.csv"
+    f.write_text("f1,f2,label\n0.1,0.2,yes\n0.3,0.1,no\n")
+    with pytest.raises(ValueError, match="^" + re.escape(bad) + " must be"):
+        datasets.load(f, **kw)
+    assert datasets.load(f, label_column=np.int64(-1)).classes == ["no", "yes"]
+
+
+def test_an_id_column_taken_as_the_label_is_refused(tmp_path):
+    """A different label on every row: an ID column read as the label (one class per row, and the
+    real target a feature)."""
+    rng = np.random.default_rng(0)
+    rows = [f"{i + 1},{rng.normal():.3f},{rng.normal():.3f},{rng.integers(0, 2)}" for i in range(datasets.ID_ROWS)]
+    f = tmp_path / "ids.csv"
+    f.write_text("id,x1,x2,outcome\n" + "\n".join(rows) + "\n")
+    with pytest.raises(DataError, match=r"column 1, 'id'\) holds a different value on each of its 20 rows"):
+        datasets.load(f)
+    assert len(datasets.load(f, label_column=-1).classes) == 2
+    f.write_text("\n".join(rows[:datasets.ID_ROWS - 1]) + "\n")      # fewer rows: not judged
+    assert datasets.load(f).n_samples == datasets.ID_ROWS - 1

@@ -603,3 +603,10 @@ print(hung)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "0"
+
+
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(tmp_path, monkeypatch):
+    cv2.imwrite(str(tmp_path / "f1.png"), np.zeros((4, 4, 3), np.uint8))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SourceError, match=r"^'': empty path; expected a video file"):
+        open_source("")
