@@ -8,6 +8,7 @@ shows a traceback for these.
 
 from __future__ import annotations
 
+import difflib
 import sys
 
 
@@ -86,3 +87,14 @@ def signal_behind(exc: BaseException | None) -> KeyboardInterrupt | None:
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
     return found
+
+
+def misspelt(name: str, names) -> str | None:
+    """The one of ``names`` that ``name`` most likely misspells (case aside: ``treshold`` ->
+    ``threshold``, ``c`` -> ``C``), or None. Used to refuse ``det.treshold = 0.1``, which would
+    make a new attribute that nothing reads."""
+    low = {n.lower(): n for n in names}
+    if name.lower() in low:
+        return low[name.lower()] if low[name.lower()] != name else None
+    found = difflib.get_close_matches(name.lower(), list(low), n=1, cutoff=0.8)
+    return low[found[0]] if found else None

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from silkvision.backends.kernels import check_kernel_finite
-from silkvision.errors import plain
+from silkvision.errors import misspelt, plain
 
 __all__ = ["Estimator", "BinaryClassifier", "MultiClassifier", "NoveltyDetector", "check_x", "check_X",
            "check_binary_y", "check_multiclass_y"]
@@ -159,11 +159,25 @@ class Estimator:
     n_features_: int | None = None
 
     def __setattr__(self, name, value):
-        if name in self.__dict__ and name in _param_names(type(self)):
+        params = _param_names(type(self))
+        if name in self.__dict__ and name in params:
             raise AttributeError(f"{name}: parameters are fixed once {type(self).__name__} is built "
                                  f"(its state was derived from them); use clone({name}=...) for a "
                                  f"learner with another value")
+        if (not name.startswith("_") and not name.endswith("_") and name not in params
+                and name not in self.__dict__ and not hasattr(type(self), name)):
+            meant = misspelt(name, params)
+            if meant is not None:
+                raise AttributeError(f"{type(self).__name__} has no parameter {name!r}; did you mean "
+                                     f"{meant!r}? (parameters are fixed once it is built: use "
+                                     f"clone({meant}=...))")
         super().__setattr__(name, value)
+
+    def __copy__(self):
+        """A copy shares no array with the original: ``copy.copy`` of a learner is its
+        ``copy.deepcopy`` (a shallow copy shared the model's arrays, and learning on one corrupted
+        the other)."""
+        return copy.deepcopy(self)
 
     def _check_one(self, x):
         """Validate one example (its length must match once the model has learned, and ``k(x, x)``

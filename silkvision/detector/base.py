@@ -14,6 +14,8 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from silkvision.errors import misspelt
+
 __all__ = ["BackgroundSubtractor", "check_learning_rate"]
 
 
@@ -114,8 +116,20 @@ class BackgroundSubtractor(ABC):
         # attribute would be read back but never used by the model)
         if not name.startswith("_") and name in self._attribute_params():
             self.set_params(**{name: value})
-        else:
-            super().__setattr__(name, value)
+            return
+        if not name.startswith("_") and name not in self.__dict__ and not hasattr(type(self), name):
+            meant = misspelt(name, self._attribute_params())
+            if meant is not None:
+                raise AttributeError(f"{type(self).__name__} has no parameter {name!r}; did you mean "
+                                     f"{meant!r}? (a new attribute would change nothing)")
+        super().__setattr__(name, value)
+
+    def __copy__(self):
+        """``copy.copy`` is ``copy.deepcopy``: a shallow copy would share the model's arrays, so
+        applying frames to one would change the other (OpenCV's MOG2/KNN refuse both, as pickling)."""
+        import copy
+
+        return copy.deepcopy(self)
 
     # OpenCV-style aliases
     def getBackgroundImage(self) -> np.ndarray:  # noqa: N802 (OpenCV name)

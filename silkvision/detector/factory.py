@@ -57,6 +57,10 @@ def create_subtractor(name: str | None = None, config: Mapping | None = None,
     shared = {k: det_cfg[k] for k in SHARED_KEYS}
     # the OpenCV baselines model BGR themselves: a colour_space override would be ignored
     own = SHARED_KEYS if name in ("silk", "norma") else tuple(k for k in SHARED_KEYS if k != "colour_space")
+    if name == "norma" and "lam" in overrides:   # NormaSubtractor's own name of "lambda" (repr, set_params)
+        if "lambda" in overrides:
+            raise ConfigError("norma: give lambda or lam, not both")
+        overrides = {("lambda" if k == "lam" else k): v for k, v in overrides.items()}
     for k, v in overrides.items():
         if k in own:
             shared[k] = v

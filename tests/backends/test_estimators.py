@@ -107,6 +107,10 @@ def test_parameters_cannot_be_assigned_after_construction(name):
         assert getattr(est, p) is before
     est.note = "mine"                      # other attributes stay free
     assert est.note == "mine"
+    for p in _params(name):                # a misspelt parameter made a new, unread attribute
+        typo = p.swapcase() if p.swapcase() != p else p + "x"
+        with pytest.raises(AttributeError, match=f"no parameter '{typo}'; did you mean '{p}'"):
+            setattr(est, typo, 1)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -345,6 +349,19 @@ def test_pickled_model_continues_as_the_original(name):
     np.testing.assert_array_equal(copy.support_vectors_, orig.support_vectors_)
     np.testing.assert_array_equal(copy.dual_coef_, orig.dual_coef_)
     np.testing.assert_array_equal(_outputs(copy, X[:20]), _outputs(orig, X[:20]))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_copy_copy_shares_no_array_with_the_original(name):
+    """``copy.copy`` of a fitted learner shared its arrays: learning on the copy changed the original."""
+    import copy as _copy
+
+    X, y = _data(_kind(name), 120, seed=9)
+    orig = _make(name)
+    _stream(orig, X[:60], None if y is None else y[:60])
+    before = _outputs(orig, X[:20])
+    _stream(_copy.copy(orig), X[60:], None if y is None else y[60:])
+    np.testing.assert_array_equal(_outputs(orig, X[:20]), before)
 
 
 @pytest.mark.parametrize("name", NAMES)

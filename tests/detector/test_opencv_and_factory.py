@@ -179,3 +179,34 @@ def test_opencv_parameters_are_complete_and_attributes_take_effect():
     assert d.history == 20
     with pytest.raises(AttributeError, match="no attribute 'tau'"):
         d.tau
+
+
+def test_norma_takes_lam_as_its_repr_and_set_params_call_lambda():
+    assert sv.create_subtractor("norma", lam=0.2).lam == 0.2
+    assert sv.create_subtractor("norma", **{"lambda": 0.3}).get_params()["lambda"] == 0.3
+    with pytest.raises(ConfigError, match="give lambda or lam, not both"):
+        sv.create_subtractor("norma", lam=0.2, **{"lambda": 0.3})
+
+
+@pytest.mark.parametrize("name, typo, meant", [("silk", "treshold", "threshold"), ("silk", "Tau", "tau"),
+                                               ("norma", "sigm", "sigma"), ("mog2", "histroy", "history")])
+def test_a_misspelt_parameter_attribute_is_refused(name, typo, meant):
+    """``det.treshold = 0.1`` made a new attribute that the model never reads."""
+    det = sv.create_subtractor(name)
+    before = det.get_params()
+    with pytest.raises(AttributeError, match=f"no parameter '{typo}'; did you mean '{meant}'"):
+        setattr(det, typo, 0.1)
+    assert det.get_params() == before
+    det.user_note = "kept"          # other new attributes are the user's
+    assert det.user_note == "kept"
+
+
+def test_copy_copy_of_a_detector_shares_no_state():
+    import copy
+
+    det = sv.create_subtractor("silk")
+    frame = np.zeros((8, 8, 3), np.uint8)
+    det.apply(frame)
+    scores = det.scores.copy()
+    copy.copy(det).apply(frame + 60)
+    np.testing.assert_array_equal(det.scores, scores)
