@@ -69,7 +69,8 @@ class FeatureConverter:
     Examples
     --------
     >>> conv = FeatureConverter("ycrcb", 240, 320)
-    >>> feat = conv(frame)        # doctest: +SKIP  (H, W, 3) uint8, a view of conv's own buffer
+    >>> feat = conv(frame)        # doctest: +SKIP
+    >>> # feat: (H, W, 3) uint8, a view of the converter's own buffer
     """
 
     def __init__(self, colour_space: str, height: int, width: int):
