@@ -148,6 +148,10 @@ def _param_names(cls) -> frozenset:
     return frozenset(k for k in inspect.signature(cls.__init__).parameters if k != "self")
 
 
+#: methods whose docstring a subclass's short one is completed from (see Estimator.__init_subclass__)
+_DOC_INHERITED = ("learn_one", "predict_one", "decision_function_one", "score_one")
+
+
 class Estimator:
     """Parameters are the ``__init__`` arguments, stored under the same names (river convention).
 
@@ -157,6 +161,22 @@ class Estimator:
     """
 
     n_features_: int | None = None
+
+    def __init_subclass__(cls, **kw):
+        """A per-example method that a learner overrides with a docstring of its own but no
+        sections (``"f(x) = sum_j coef_j k(X_j, x)."``) gets the Parameters/Returns/Raises of the
+        method it overrides, so ``help()`` shows both."""
+        super().__init_subclass__(**kw)
+        for name in _DOC_INHERITED:
+            own = cls.__dict__.get(name)
+            doc = getattr(own, "__doc__", None)
+            if own is None or not doc or "Parameters\n" in doc:
+                continue
+            base = next((getattr(b, name) for b in cls.__mro__[1:] if name in b.__dict__), None)
+            base_doc = inspect.getdoc(base) or ""
+            at = base_doc.find("Parameters\n")
+            if at >= 0:
+                own.__doc__ = inspect.cleandoc(doc) + "\n\n" + base_doc[at:]
 
     def __setattr__(self, name, value):
         params = _param_names(type(self))
@@ -224,12 +244,65 @@ class Estimator:
 
 class _Supervised(Estimator):
     def learn_one(self, x, y):
+        """Learn one example (the model changes only if the example passes every check).
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,)
+            Finite numbers; the width of the first example learned fixes ``n_features_``.
+        y : int or str
+            The label: -1 or +1 for a binary classifier, any integer or string for a multiclass one
+            (``0..n_classes-1`` when ``n_classes`` is given).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            ``x`` is not a 1-D array of finite numbers of the learned width, ``y`` is not a valid
+            label, or ``k(x, x)`` overflows under the chosen kernel.
+        """
         raise NotImplementedError
 
     def predict_one(self, x):
+        """The predicted label of one example, without learning.
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,)
+
+        Returns
+        -------
+        int or label
+            -1 or +1 (binary); one of ``classes_`` (multiclass, ``None`` before any label arrived).
+
+        Raises
+        ------
+        ValueError
+            As :meth:`learn_one`'s, for ``x``.
+        """
         raise NotImplementedError
 
     def decision_function_one(self, x):
+        """The decision value of one example, without learning.
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,)
+
+        Returns
+        -------
+        float or ndarray
+            ``f(x)`` (binary: the sign is the prediction; 0.0 before anything was learned), or the
+            scores of the classes in the order of ``classes_`` (multiclass).
+
+        Raises
+        ------
+        ValueError
+            As :meth:`learn_one`'s, for ``x``.
+        """
         raise NotImplementedError
 
     def _progressive(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -426,9 +499,42 @@ class NoveltyDetector(Estimator):
     """
 
     def learn_one(self, x):
+        """Learn one example.
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,)
+            Finite numbers; the width of the first example learned fixes ``n_features_``.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            ``x`` is not a 1-D array of finite numbers of the learned width, or ``k(x, x)``
+            overflows under the chosen kernel.
+        """
         raise NotImplementedError
 
     def score_one(self, x) -> float:
+        """The score ``f(x)`` of one example, without learning (lower = more novel).
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,)
+
+        Returns
+        -------
+        float
+            0.0 before anything was learned.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`learn_one`'s.
+        """
         raise NotImplementedError
 
     def progressive_score(self, X) -> np.ndarray:

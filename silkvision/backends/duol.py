@@ -631,7 +631,11 @@ class DUOLAppr(_DUOLBase):
     vector (``f^i <= 0``, section 3.3's condition (I)) with ``w_ab <= -rho``, the smallest ``w_ab``
     (last of equal, as Algorithm 1 line 11). Every other margin error takes Algorithm 1's single
     step ``min(C, l_t / k(x_t, x_t))`` (line 28). See the module notes for why this reading.
-    Parameters as :class:`DUOL`."""
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef, C, rho, cache_mb : as :class:`DUOL`.
+    """
 
     _variant = APPR
 
@@ -654,7 +658,10 @@ class DUOLNips(_DUOLBase):
     - the default ``rho`` is the paper's 0.2 (section 4.1: "we fix rho to be 0.2 for all cases").
 
     It reproduces the NIPS paper's Table 3 on spambase (docs/BENCHMARKS.md, section 5).
-    Parameters as :class:`DUOL` (``rho`` defaults to 0.2).
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef, C, rho, cache_mb : as :class:`DUOL` (``rho`` defaults to 0.2).
     """
 
     _variant = NIPS
@@ -665,8 +672,12 @@ class DUOLNips(_DUOLBase):
 
 @register("duol_iter", "DUOL with the iterative (coordinate-ascent) double update (JMLR 2011 sec. 5.1)")
 class DUOLIter(_DUOLBase):
-    """DUOL_iter: one pass of coordinate ascent on problem (1), new weight first. Parameters as
-    :class:`DUOL`."""
+    """DUOL_iter: one pass of coordinate ascent on problem (1), new weight first.
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef, C, rho, cache_mb : as :class:`DUOL`.
+    """
 
     _variant = ITER
 

@@ -158,7 +158,14 @@ class ILK(BinaryKernelClassifier):
 
 @register("silk", "SILK (Cheng et al. 2006): ILK with a buffer of omega terms, smallest |alpha| evicted")
 class SILK(ILK):
-    """SILK binary classifier: :class:`ILK` with a buffer of ``omega`` terms (default 100)."""
+    """SILK binary classifier: :class:`ILK` with a buffer of ``omega`` terms.
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef, loss, C, tau, rho : as :class:`ILK`.
+    omega : int, default 100
+        Buffer size: the term with the smallest ``|alpha|`` is dropped when it is full.
+    """
 
     def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
                  loss: str = "hinge", C: float = 1.0, tau: float = 0.01, rho: float = 1.0, omega: int = 100):

@@ -305,7 +305,11 @@ class MDUOLAppr(_MDUOLBase):
     ``gamma_b = min(C, hat_gamma_b + 1/(2(1-rho)))`` for a misclassified new example with a
     misclassified auxiliary (Theorem 5's conditions), else the single step of line 28. The paper
     states no step for this variant; the value is derived from Theorem 5 (see the module notes).
-    Parameters as :class:`MDUOL`."""
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef, C, rho, n_classes, cache_mb : as :class:`MDUOL`.
+    """
 
     _variant = APPR
 
@@ -318,7 +322,12 @@ class MDUOLAppr(_MDUOLBase):
 class MDUOLIter(_MDUOLBase):
     """M-DUOL_iter (JMLR section 5.5): one pass of coordinate ascent on problem (5), first
     ``gamma_t = clip(l_t / (2 k_t), 0, C)``, then ``d_b = clip((l_b - w_ab gamma_t) / (2 k_b), -hat_gamma_b,
-    C - hat_gamma_b)``. Parameters as :class:`MDUOL`."""
+    C - hat_gamma_b)``.
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef, C, rho, n_classes, cache_mb : as :class:`MDUOL`.
+    """
 
     _variant = ITER
 

@@ -223,7 +223,12 @@ class MulticlassPerceptron(MultiKernelClassifier):
 
 @register("perceptron_max", "multiclass kernel Perceptron, max-score update (Crammer & Singer 2003)")
 class PerceptronMax(MulticlassPerceptron):
-    """Multiclass kernel Perceptron with the Max update (see :class:`MulticlassPerceptron`)."""
+    """Multiclass kernel Perceptron with the Max update.
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef, n_classes : as :class:`MulticlassPerceptron` (``update="max"``).
+    """
 
     def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
                  n_classes: int | None = None):
@@ -232,7 +237,12 @@ class PerceptronMax(MulticlassPerceptron):
 
 @register("perceptron_uniform", "multiclass kernel Perceptron, uniform update (Crammer & Singer 2003)")
 class PerceptronUniform(MulticlassPerceptron):
-    """Multiclass kernel Perceptron with the Uniform update (see :class:`MulticlassPerceptron`)."""
+    """Multiclass kernel Perceptron with the Uniform update.
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef, n_classes : as :class:`MulticlassPerceptron` (``update="uniform"``).
+    """
 
     def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
                  n_classes: int | None = None):
@@ -241,7 +251,12 @@ class PerceptronUniform(MulticlassPerceptron):
 
 @register("perceptron_prop", "multiclass kernel Perceptron, proportional update (Crammer & Singer 2003)")
 class PerceptronProp(MulticlassPerceptron):
-    """Multiclass kernel Perceptron with the Prop update (see :class:`MulticlassPerceptron`)."""
+    """Multiclass kernel Perceptron with the Prop update.
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef, n_classes : as :class:`MulticlassPerceptron` (``update="prop"``).
+    """
 
     def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
                  n_classes: int | None = None):
@@ -268,15 +283,28 @@ class _MulticlassPABase(MultiKernelClassifier):
 
 @register("mpa1", "multiclass kernel PA-I (Crammer et al. 2006), max-loss runner-up update; DUOL paper peer")
 class MulticlassPA1(_MulticlassPABase):
-    """Multiclass kernel PA-I. Parameters: the kernel, ``C`` (default 1; the DUOL paper uses 10) and
-    ``n_classes`` (see :class:`MulticlassPerceptron`)."""
+    """Multiclass kernel PA-I.
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef, n_classes : as :class:`MulticlassPerceptron`.
+    C : float, default 1.0
+        Aggressiveness cap (the DUOL paper uses 10).
+    """
 
     _variant = STEP_PA1
 
 
 @register("mpa2", "multiclass kernel PA-II (Crammer et al. 2006), max-loss runner-up update; DUOL paper peer")
 class MulticlassPA2(_MulticlassPABase):
-    """Multiclass kernel PA-II. Parameters: the kernel, ``C`` and ``n_classes``."""
+    """Multiclass kernel PA-II.
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef, n_classes : as :class:`MulticlassPerceptron`.
+    C : float, default 1.0
+        Weight of the squared slack.
+    """
 
     _variant = STEP_PA2
 

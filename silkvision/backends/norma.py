@@ -101,7 +101,14 @@ class NORMA(BinaryKernelClassifier):
 
 @register("tnorma", "truncated NORMA (Kivinen et al. 2004): NORMA keeping the omega most recent terms")
 class TruncatedNORMA(NORMA):
-    """NORMA truncated to the ``omega`` most recent terms (default 100); see :class:`NORMA`."""
+    """NORMA truncated to the ``omega`` most recent terms.
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef, eta, lam, rho : as :class:`NORMA`.
+    omega : int, default 100
+        Number of most recent terms kept.
+    """
 
     def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
                  eta: float = 0.1, lam: float = 0.01, rho: float = 1.0, omega: int = 100):

@@ -79,8 +79,14 @@ class _PABase(BinaryKernelClassifier):
 
 @register("pa", "kernel Passive-Aggressive (Crammer et al. 2006), hard step tau = loss / k(x, x)")
 class PA(_PABase):
-    """Kernel PA (no aggressiveness cap; ``C`` is accepted for a uniform signature, checked to be a
-    finite number > 0 like PA-I's, and unused)."""
+    """Kernel PA (no aggressiveness cap).
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef : the kernel.
+    C : float, default 1.0
+        Accepted for a uniform signature, checked to be a finite number > 0 like PA-I's, and unused.
+    """
 
     _variant = 0
 
@@ -101,7 +107,12 @@ class PA1(_PABase):
 
 @register("pa2", "kernel PA-II (Crammer et al. 2006): tau = loss / (k(x, x) + 1/(2C)); DUOL paper peer")
 class PA2(_PABase):
-    """Kernel PA-II (parameters as :class:`PA1`)."""
+    """Kernel PA-II.
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef, C : as :class:`PA1` (``C`` weighs the squared slack here).
+    """
 
     _variant = 2
 

@@ -393,7 +393,15 @@ class OnlineSVMR(_RampSVMBase):
 
 @register("online_svm_r_removal", "OnlineSVM^R with the removal step (Alg. 2), m=100 non-SVs kept by default")
 class OnlineSVMRRemoval(OnlineSVMR):
-    """:class:`OnlineSVMR` with the removal step on by default (``m=100``, Section V.D)."""
+    """:class:`OnlineSVMR` with the removal step on by default (Section V.D).
+
+    Parameters
+    ----------
+    C, kernel, sigma, degree, coef, s, tol, eps, cache_mb, shrinking, max_smo, max_cccp, cccp_tol : as
+        :class:`OnlineSVMR`.
+    m : int or None, default 100
+        Removal step (Algorithm 2): keep at most ``m`` non-support vectors in I.
+    """
 
     def __init__(self, C: float = 1.0, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2,
                  coef: float = 1.0, s: float = -1.0, m: int | None = 100, tol: float = 1e-3,
@@ -410,7 +418,12 @@ class OnlineASVMR(_RampSVMBase):
     """OnlineASVM^R (Algorithm 3): OnlineSVM^R that uses ("queries") a label only when |f(x)| <= 1.
 
     ``learn_one(x, y)`` looks at ``y`` only if ``|f(x)| <= max(1, -s)``; otherwise the example is
-    dropped (not put in I). Same parameters as :class:`OnlineSVMR`.
+    dropped (not put in I).
+
+    Parameters
+    ----------
+    C, kernel, sigma, degree, coef, s, m, tol, eps, cache_mb, shrinking, max_smo, max_cccp, cccp_tol : as
+        :class:`OnlineSVMR`.
 
     Attributes
     ----------

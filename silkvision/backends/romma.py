@@ -110,14 +110,24 @@ class _ROMMABase(BinaryKernelClassifier):
 
 @register("romma", "kernel ROMMA (Li & Long 2002): relaxed max-margin update on mistakes; DUOL paper peer")
 class ROMMA(_ROMMABase):
-    """Kernel ROMMA (updates on mistakes). Parameters: the kernel only."""
+    """Kernel ROMMA (updates on mistakes).
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef : the kernel.
+    """
 
     _aggressive = False
 
 
 @register("aggromma", "kernel agg-ROMMA (Li & Long 2002): ROMMA update whenever y f(x) < 1; DUOL paper peer")
 class AggressiveROMMA(_ROMMABase):
-    """Kernel aggressive ROMMA (updates whenever the margin is below 1). Parameters: the kernel only."""
+    """Kernel aggressive ROMMA (updates whenever the margin is below 1).
+
+    Parameters
+    ----------
+    kernel, sigma, degree, coef : the kernel.
+    """
 
     _aggressive = True
 

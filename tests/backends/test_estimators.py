@@ -8,6 +8,7 @@ novelty) is picked from the learner's base class. Algorithm-specific maths is te
 from __future__ import annotations
 
 import inspect
+import re
 import pickle
 
 import numpy as np
@@ -378,3 +379,18 @@ def test_an_example_with_zero_kernel_norm_is_not_stored(name):
     for label in ([None] if kind == "novelty" else sorted(set(y.tolist()))):
         est.learn_one(zero) if kind == "novelty" else est.learn_one(zero, label)
         assert est.n_support_ <= before
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_help_documents_parameters_and_the_per_example_methods(name):
+    """``help()`` on a learner shows a NumPy-style Parameters section naming every parameter, and
+    its per-example methods show their Parameters/Returns/Raises."""
+    cls = get_class(name)
+    doc = inspect.getdoc(cls)
+    section = doc[doc.index("Parameters\n----------\n"):]
+    for p in _params(name):
+        assert re.search(rf"(^|[ ,]){re.escape(p)}([ ,]|$)", section, re.M), f"{name}: {p} not documented"
+    methods = ("score_one",) if _kind(name) == "novelty" else ("predict_one", "decision_function_one")
+    for m in ("learn_one",) + methods:
+        text = inspect.getdoc(getattr(cls, m))
+        assert "Parameters\n" in text and "Returns\n" in text and "Raises\n" in text, f"{name}.{m}"
