@@ -212,6 +212,11 @@ class Estimator:
         if self.n_features_ is None:
             self.n_features_ = int(d)
 
+    def get_params(self) -> dict:
+        """The parameters, ``{name: value}`` in the order of ``__init__`` (as the detectors'
+        ``get_params``; ``create(name, **est.get_params())`` builds the same unfitted learner)."""
+        return dict(self._get_params())
+
     def _get_params(self) -> dict:
         sig = inspect.signature(type(self).__init__)   # in order, for repr
         return {k: getattr(self, k) for k in sig.parameters if k != "self"}

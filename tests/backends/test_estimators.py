@@ -97,6 +97,14 @@ def test_defaults_kernel_params_and_clone(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_get_params_rebuilds_the_same_learner(name):
+    est = _make(name)
+    params = est.get_params()
+    assert list(params) == [p for p in inspect.signature(get_class(name).__init__).parameters if p != "self"]
+    assert repr(create(name, **params)) == repr(est)
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_parameters_cannot_be_assigned_after_construction(name):
     """``clf.C = x`` used to be read back (and shown by repr and clone) while the learner kept
     using the value it was built with."""
