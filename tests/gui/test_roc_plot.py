@@ -40,3 +40,37 @@ def test_operating_points_are_drawn_over_the_legend_at_the_minimum_size(qtbot, w
     image = plot.grab().toImage()
     colour = image.pixelColor(centre.x(), centre.y())
     assert np.abs(np.subtract(colour.getRgb()[:3], COLOURS["silk"])).max() <= 40, colour.getRgb()
+
+
+def test_the_legend_can_still_be_dragged(qtbot):
+    """Drawing the curves over the legend must not turn a drag on the legend into a pan of the plot
+    (a legend lowered under the plot's items lost its mouse events to the ViewBox)."""
+    from PyQt5 import QtCore, QtGui
+
+    from silkvision.gui.widgets.roc_plot import RocPlot
+
+    plot = RocPlot()
+    qtbot.addWidget(plot)
+    plot.resize(600, 400)
+    plot.show()
+    qtbot.waitExposed(plot)
+    curve = dict(frames=10, fpr=np.array([0.0, 0.0, 1.0]), tpr=np.array([0.0, 1.0, 1.0]))
+    plot.set_views(RocView("silk", **curve, auc=0.9, point=(0.1, 0.9), f_measure=0.4, mask_f_measure=0.6),
+                   RocView("norma", **curve, auc=0.9, point=(0.1, 0.9), f_measure=0.4, mask_f_measure=0.6))
+    qtbot.wait(50)
+    vb = plot.getPlotItem().vb
+    rect = plot.legend.sceneBoundingRect()
+    start = plot.mapFromScene(QtCore.QPointF(rect.right() - 15, rect.top() + 8))
+    pos0, range0 = plot.legend.pos(), vb.viewRange()
+
+    def send(kind, at, buttons):
+        event = QtGui.QMouseEvent(kind, QtCore.QPointF(at), QtCore.Qt.LeftButton, buttons, QtCore.Qt.NoModifier)
+        QtGui.QGuiApplication.sendEvent(plot.viewport(), event)
+        qtbot.wait(1)
+
+    send(QtCore.QEvent.MouseButtonPress, start, QtCore.Qt.LeftButton)
+    for i in range(1, 11):
+        send(QtCore.QEvent.MouseMove, start + QtCore.QPoint(-8 * i, 6 * i), QtCore.Qt.LeftButton)
+    send(QtCore.QEvent.MouseButtonRelease, start + QtCore.QPoint(-80, 60), QtCore.Qt.NoButton)
+    assert plot.legend.pos() != pos0
+    np.testing.assert_allclose(vb.viewRange(), range0)

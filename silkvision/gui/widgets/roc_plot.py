@@ -53,9 +53,10 @@ class RocPlot(pg.PlotWidget):
             item.getAxis(axis).setPen("k")
             item.getAxis(axis).setTextPen("k")
         self.legend = item.addLegend(offset=(-10, -10), labelTextColor="k", brush=(255, 255, 255, 200))
-        # under the curves and points (the ViewBox's child group, z 0): in a small window the legend
-        # spans the plot and would hide the operating points, which sit near the left edge
-        self.legend.setZValue(-1)
+        # the curves and points (the ViewBox's child group) above the legend: in a small window the
+        # legend spans the plot and would hide the operating points, which sit near the left edge.
+        # (Lowering the legend instead made a drag on it pan the plot.)
+        item.vb.childGroup.setZValue(self.legend.zValue() + 1)
         item.plot([0, 1], [0, 1], pen=pg.mkPen((150, 150, 150), style=pg.QtCore.Qt.DashLine))
         self.curves = {}
         self.points = {}
