@@ -395,9 +395,12 @@ def test_help_documents_parameters_and_the_per_example_methods(name):
     its per-example methods show their Parameters/Returns/Raises."""
     cls = get_class(name)
     doc = inspect.getdoc(cls)
-    section = doc[doc.index("Parameters\n----------\n"):]
-    for p in _params(name):
-        assert re.search(rf"(^|[ ,]){re.escape(p)}([ ,]|$)", section, re.M), f"{name}: {p} not documented"
+    section = doc[doc.index("Parameters\n----------\n"):].split("\n")[2:]
+    end = next((i for i, line in enumerate(section) if set(line) == {"-"}), len(section))
+    entries = section[:end - 1 if end < len(section) else end]     # up to the next section's title
+    named = {n.strip() for line in entries if line and not line[0].isspace()    # "a, b : type" or "a, b"
+             for n in line.split(" : ")[0].split(",")}
+    assert _params(name) <= named, f"{name}: {sorted(_params(name) - named)} have no entry"
     methods = ("score_one",) if _kind(name) == "novelty" else ("predict_one", "decision_function_one")
     for m in ("learn_one",) + methods:
         text = inspect.getdoc(getattr(cls, m))
