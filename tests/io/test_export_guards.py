@@ -262,10 +262,11 @@ def test_a_detector_passed_in_starts_from_an_empty_model(seq, tmp_path):
     as a fresh one, instead of failing on the size or carrying its model over."""
     import silkvision as sv
 
-    used = sv.create_subtractor("silk", warmup=0)
-    for k in range(5):
-        used.apply(_frame(100 + k, 8, 8))
-    _export(seq, tmp_path / "a", detector=used)
-    _export(seq, tmp_path / "b", detector=sv.create_subtractor("silk", warmup=0))
-    for name in _masks(tmp_path / "b"):
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    _export(seq, tmp_path / "fresh", detector=sv.create_subtractor("silk", warmup=0))
+    for case, (h, w) in (("other size", (8, 8)), ("other clip", (H, W))):
+        used = sv.create_subtractor("silk", warmup=0)
+        for k in range(5):
+            used.apply(_frame(100 + k, h, w))
+        _export(seq, tmp_path / case, detector=used)
+        for name in _masks(tmp_path / "fresh"):
+            assert (tmp_path / case / name).read_bytes() == (tmp_path / "fresh" / name).read_bytes(), case
