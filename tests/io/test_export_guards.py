@@ -263,10 +263,11 @@ def test_a_detector_passed_in_starts_from_an_empty_model(seq, tmp_path):
     import silkvision as sv
 
     _export(seq, tmp_path / "fresh", detector=sv.create_subtractor("silk", warmup=0))
-    for case, (h, w) in (("other size", (8, 8)), ("other clip", (H, W))):
+    # "seen": it already learned the sequence's first frame, which a fresh model finds novel
+    for case, frames in (("other size", [_frame(100 + k, 8, 8) for k in range(5)]), ("seen", [_frame(1)] * 5)):
         used = sv.create_subtractor("silk", warmup=0)
-        for k in range(5):
-            used.apply(_frame(100 + k, h, w))
+        for frame in frames:
+            used.apply(frame)
         _export(seq, tmp_path / case, detector=used)
         for name in _masks(tmp_path / "fresh"):
             assert (tmp_path / case / name).read_bytes() == (tmp_path / "fresh" / name).read_bytes(), case
