@@ -443,16 +443,17 @@ def _split_fields(line: str, sep: str | None) -> list[str]:
     return [f.strip().strip("'") for f in fields]
 
 
-#: a comma between two digits: a decimal comma where another separator splits the lines
-_DECIMAL_COMMA = re.compile(r"(?<=\d),(?=\d)")
+#: a number written with a decimal comma (a cell under ``;`` or tab)
+_DECIMAL_COMMA = re.compile(r"[-+]?\d+,\d+(?:[eE][-+]?\d+)?")
 
 
 def _sniff_sep(lines: list[tuple[int, str]]) -> str | None:
     """The separator of a delimited table: of ``,``, ``;`` and tab, those in the first line that
     split the first 20 lines into one and the same number (>= 2) of fields; of these the one that
     gives the most numeric cells below line 1 (``1;0.5;2`` is ``;``-separated even if line 1, a
-    header, holds a comma). When another separator fits too and every comma sits between two
-    digits, the commas are decimal commas (``spam;2,5``), and the parse refuses them with a hint;
+    header, holds a comma). When another separator fits too and every cell it gives that holds a
+    comma is a number with a decimal comma (``spam;2,5``), that separator is taken and the parse
+    refuses the decimal commas with a hint;
     read as the separator they gave names like ``spam;2`` over a column of fives."""
     head = lines[:20]
     present = [c for c in (",", ";", "\t") if c in head[0][1]]
@@ -469,9 +470,11 @@ def _sniff_sep(lines: list[tuple[int, str]]) -> str | None:
         score = sum(_is_number(f) for fields in split[1:] for f in fields)
         if score > best_score:
             best, best_score = c, score
-    if best == "," and len(fits) > 1 and all(
-            t.count(",") == len(_DECIMAL_COMMA.findall(t)) for _, t in head):
-        best = fits[1]
+    if best == "," and len(fits) > 1:
+        # every comma inside a number with one decimal comma under the other separator
+        cells = [f for _, t in head for f in _split_fields(t, fits[1]) if "," in f]
+        if cells and all(_DECIMAL_COMMA.fullmatch(f) for f in cells):
+            best = fits[1]
     if best is None and present:
         best = present[0]          # none fits: the parse reports the first bad line
     return best
@@ -523,6 +526,9 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
         names = [f.lower() for f in rows[0][1]]
         named = [k for k, f in enumerate(names) if f in _LABEL_NAMES]
         label_column = named[0] if len(named) == 1 and header is not False else 0
+        guessed = not (len(named) == 1 and header is not False)   # the first column, by default
+    else:
+        guessed = False
     lc = label_column if label_column >= 0 else ncol + label_column
     if not 0 <= lc < ncol:
         raise DataError(f"{path}: label_column={label_column} is outside the {ncol} columns")
@@ -582,11 +588,11 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
             k += 1
     if n_features is not None:
         X = _fit_width(X, n_features, path)
-    if len(labels) >= ID_ROWS and len(set(labels)) == len(labels):
+    if guessed and len(labels) >= ID_ROWS and len(set(labels)) == len(labels):
         name = f", {head_names[lc]!r}" if head_names else ""
         raise DataError(f"{path}: the label column (column {lc + 1}{name}) holds a different value on each of "
                         f"its {len(labels)} rows, as an ID column does; choose the label with label_column "
-                        f"(--label-column)")
+                        f"(--label-column; label_column=0 keeps this one)")
     empty = [i for i, v in enumerate(labels) if v == ""]
     if empty:
         raise DataError(f"{path}:{rows[empty[0]][0]}: the label (column {lc + 1}) is empty")

@@ -663,5 +663,6 @@ def test_an_id_column_taken_as_the_label_is_refused(tmp_path):
     with pytest.raises(DataError, match=r"column 1, 'id'\) holds a different value on each of its 20 rows"):
         datasets.load(f)
     assert len(datasets.load(f, label_column=-1).classes) == 2
+    assert datasets.load(f, label_column=0).n_classes == datasets.ID_ROWS      # asked for: one class per row
     f.write_text("\n".join(rows[:datasets.ID_ROWS - 1]) + "\n")      # fewer rows: not judged
     assert datasets.load(f).n_samples == datasets.ID_ROWS - 1
