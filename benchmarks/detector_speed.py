@@ -16,7 +16,8 @@ Usage::
     .venv/bin/python benchmarks/detector_speed.py                       # 320x240 and 640x480, 1 and 2 threads
     .venv/bin/python benchmarks/detector_speed.py --frames 300 --repeats 7 --threads 1
 
-Needs ``../shared/data/video/highway`` (or ``--data DIR`` with a CDnet-layout ``input/`` folder).
+Needs ``highway`` of the shared video data (``$SILKVISION_VIDEO_DATA``, else ``../shared/data/video``),
+or ``--data DIR`` with a CDnet-layout ``input/`` folder.
 """
 
 from __future__ import annotations

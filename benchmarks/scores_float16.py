@@ -3,7 +3,7 @@
 Runs the default SILK detector over the shipped sample and, on its evaluated frames (100-400),
 compares the detector's own float32 decision ``score < threshold`` with the same decision taken on
 the scores rounded to float16, as a ``scores%06d.npz`` file holds them: read back in float32 (as
-the README says to) and compared in float16 (NumPy 2 then rounds the threshold too). It also gives
+the README says to) and compared in float16 (NumPy then rounds the threshold too). It also gives
 the AUC of both against the sample's ground truth, on the same ROC bins.
 
     .venv/bin/python benchmarks/scores_float16.py

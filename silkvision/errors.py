@@ -90,11 +90,13 @@ def signal_behind(exc: BaseException | None) -> KeyboardInterrupt | None:
 
 
 def misspelt(name: str, names) -> str | None:
-    """The one of ``names`` that ``name`` most likely misspells (case aside: ``treshold`` ->
-    ``threshold``, ``c`` -> ``C``), or None. Used to refuse ``det.treshold = 0.1``, which would
-    make a new attribute that nothing reads."""
+    """The one of ``names`` that ``name`` most likely misspells (``treshold`` -> ``threshold``,
+    ``c`` -> ``C``), or None. Used to refuse ``det.treshold = 0.1``, which would make a new
+    attribute that nothing reads. A name that contains a parameter's name or is contained in it
+    (``thresholds``, ``warm``, ``classes``) is taken as the user's own attribute, not a typo."""
     low = {n.lower(): n for n in names}
-    if name.lower() in low:
-        return low[name.lower()] if low[name.lower()] != name else None
-    found = difflib.get_close_matches(name.lower(), list(low), n=1, cutoff=0.8)
+    key = name.lower()
+    if key in low:
+        return low[key] if low[key] != name else None
+    found = [m for m in difflib.get_close_matches(key, list(low), n=3, cutoff=0.8) if m not in key and key not in m]
     return low[found[0]] if found else None

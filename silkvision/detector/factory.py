@@ -67,7 +67,7 @@ def create_subtractor(name: str | None = None, config: Mapping | None = None,
         elif k in params:
             params[k] = v
         else:
-            allowed = ", ".join(list(params) + list(own))
+            allowed = ", ".join([*(("lambda (or lam)" if p == "lambda" else p) for p in params), *own])
             why = " (colour_space is SILK/NORMA's pixel feature)" if k == "colour_space" else ""
             raise ConfigError(f"{name}: unknown parameter {k!r}{why}; allowed: {allowed}")
     # re-validate the merged values so keyword overrides get the same checks as the config file

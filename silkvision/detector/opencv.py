@@ -219,6 +219,13 @@ class OpenCVSubtractor(BackgroundSubtractor):
         # m.history, m.median ... read and write as attributes (base class)
         return (*_KEYS[self.name], *self.POST_PARAMS) if "_params" in self.__dict__ else ()
 
+    def __getstate__(self):
+        # pickle, copy.copy and copy.deepcopy: OpenCV's model objects cannot be pickled (a raw
+        # "cannot pickle 'cv2.BackgroundSubtractorMOG2' object" otherwise)
+        raise TypeError(f"a {self.name.upper()} detector cannot be pickled or copied (OpenCV's model objects "
+                        f"refuse it); make another with create_subtractor({self.name!r}) and feed it the "
+                        f"same frames")
+
     def get_params(self) -> dict:
         """Every parameter: the algorithm's keys and the post-processing's."""
         p = self._post

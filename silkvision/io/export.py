@@ -274,8 +274,9 @@ def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: s
     detector : BackgroundSubtractor, optional
         Use this detector instead of creating one from the configuration. It is reset (the export
         starts from an empty model, as :func:`~silkvision.evaluation.evaluate_sequence`), and the
-        parameters of silkvision's own detectors are what ``config.yaml`` and the manifest record, so a later export into the same
-        folder with other parameters is refused (or, with ``overwrite``, redone), not taken as done.
+        parameters of silkvision's own detectors are what ``config.yaml`` and the manifest record,
+        so a later export into the same folder with other parameters is refused (or, with
+        ``overwrite``, redone), not taken as done.
     progress : bool, optional
         Show a tqdm progress bar on stderr; default: when stderr is a terminal.
     log : callable, optional

@@ -189,7 +189,7 @@ def test_norma_takes_lam_as_its_repr_and_set_params_call_lambda():
 
 
 @pytest.mark.parametrize("name, typo, meant", [("silk", "treshold", "threshold"), ("silk", "Tau", "tau"),
-                                               ("norma", "sigm", "sigma"), ("mog2", "histroy", "history")])
+                                               ("norma", "sgima", "sigma"), ("mog2", "histroy", "history")])
 def test_a_misspelt_parameter_attribute_is_refused(name, typo, meant):
     """``det.treshold = 0.1`` made a new attribute that the model never reads."""
     det = sv.create_subtractor(name)
@@ -197,8 +197,9 @@ def test_a_misspelt_parameter_attribute_is_refused(name, typo, meant):
     with pytest.raises(AttributeError, match=f"no parameter '{typo}'; did you mean '{meant}'"):
         setattr(det, typo, 0.1)
     assert det.get_params() == before
-    det.user_note = "kept"          # other new attributes are the user's
-    assert det.user_note == "kept"
+    det.user_note = "kept"          # other new attributes are the user's,
+    det.thresholds = [0.1, 0.2]     # also those that contain a parameter's name
+    assert det.user_note == "kept" and det.thresholds == [0.1, 0.2]
 
 
 def test_copy_copy_of_a_detector_shares_no_state():
@@ -210,3 +211,15 @@ def test_copy_copy_of_a_detector_shares_no_state():
     scores = det.scores.copy()
     copy.copy(det).apply(frame + 60)
     np.testing.assert_array_equal(det.scores, scores)
+
+
+@pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy"])
+def test_copying_an_opencv_detector_is_a_clear_error(how):
+    import copy
+    import pickle
+
+    det = sv.create_subtractor("mog2")
+    det.apply(np.zeros((8, 8, 3), np.uint8))
+    do = {"pickle": pickle.dumps, "copy": copy.copy, "deepcopy": copy.deepcopy}[how]
+    with pytest.raises(TypeError, match=r"^a MOG2 detector cannot be pickled or copied .*create_subtractor\('mog2'\)"):
+        do(det)
