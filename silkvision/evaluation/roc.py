@@ -146,8 +146,14 @@ class RocAccumulator:
         edges[free] = lo + np.arange(bins + 1) * ((hi - lo) / bins)
         for t, j in self._thr_pos.items():
             edges[j] = t
-        self.edges = edges
         self._sorted_edges = np.maximum.accumulate(edges)
+        # a listed threshold can sit one float32 step on the other side of a uniform edge beside it
+        # (0.89999998 after 0.9): the thresholds reported keep it exact and move that uniform edge
+        # to it, within the uniform edges' own float32 accuracy, so that they never decrease
+        for t, j in self._thr_pos.items():
+            edges[:j] = np.minimum(edges[:j], t)
+            edges[j + 1:] = np.maximum(edges[j + 1:], t)
+        self.edges = edges
         self._hist = np.zeros((2, self.n_bins), np.int64)  # [negatives, positives]
         self.frames = 0
 

@@ -165,3 +165,19 @@ def test_best_f_takes_the_lowest_threshold_on_ties_and_counts_at_an_edge_is_exac
     acc.update(np.array([[0.3, 0.9]], np.float32), np.array([[255, 0]], np.uint8))
     assert acc.counts_at(0.5) == Counts(tp=1, fp=0, fn=0, tn=1)
     assert acc.counts_at(0.25) == Counts(tp=0, fp=0, fn=1, tn=1)
+
+
+@pytest.mark.parametrize("lo, hi, bins, thr", [(0, 9, 10, (0.9,)), (-3.3, 5.7, 100, (1.74000025,)),
+                                               (0, 1, 4096, (0.3, 0.45, 0.7))])
+def test_reported_thresholds_never_decrease_and_listed_ones_stay_exact(lo, hi, bins, thr):
+    """A listed threshold one float32 step on the other side of a uniform edge (0.89999998 after
+    0.9) made curve()/pr_curve()/f_curve() thresholds decrease."""
+    roc = RocAccumulator(lo, hi, bins=bins, thresholds=thr)
+    rng = np.random.default_rng(0)
+    roc.update(rng.uniform(lo, hi, (20, 20)).astype(np.float32), np.where(rng.random((20, 20)) < 0.3, 255, 0).astype(np.uint8))
+    for t in (roc.curve()[2], roc.f_curve()[1], roc.pr_curve()[2]):
+        assert np.all(np.diff(t) >= 0)
+    _, _, t = roc.curve()
+    for listed in roc.thresholds:
+        assert listed in t
+        assert roc.counts_at(listed) == roc.counts_at(float(np.float32(listed)))
