@@ -174,7 +174,8 @@ def test_reported_thresholds_never_decrease_and_listed_ones_stay_exact(lo, hi, b
     0.9) made curve()/pr_curve()/f_curve() thresholds decrease."""
     roc = RocAccumulator(lo, hi, bins=bins, thresholds=thr)
     rng = np.random.default_rng(0)
-    roc.update(rng.uniform(lo, hi, (20, 20)).astype(np.float32), np.where(rng.random((20, 20)) < 0.3, 255, 0).astype(np.uint8))
+    gt = np.where(rng.random((20, 20)) < 0.3, 255, 0).astype(np.uint8)
+    roc.update(rng.uniform(lo, hi, (20, 20)).astype(np.float32), gt)
     for t in (roc.curve()[2], roc.f_curve()[1], roc.pr_curve()[2]):
         assert np.all(np.diff(t) >= 0)
     _, _, t = roc.curve()
