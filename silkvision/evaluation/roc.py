@@ -243,9 +243,11 @@ class RocAccumulator:
     def counts_at(self, threshold: float) -> Counts:
         """Confusion counts of ``score < threshold``.
 
-        Exact for the thresholds listed at construction (and for any value below/above every
-        score). For another threshold the counts are those of the largest edge <= threshold (at most
-        one bin away); :meth:`is_exact` tells which.
+        Exact for the thresholds listed at construction, for any value below every score, and for a
+        value above every score when every score was below ``hi``: scores at or above ``hi`` sit
+        in the overflow bin, which no edge closes, so no threshold counts them as below. For another
+        threshold the counts are those of the largest edge <= threshold (at most one bin away);
+        :meth:`is_exact` tells which.
         """
         t = float(np.float32(threshold))
         fneg, fpos = self._below()
