@@ -10,6 +10,8 @@ from silkvision.config import load_config, validate
 from silkvision.config.schema import SCHEMA, Param
 from silkvision.errors import ConfigError
 
+from .test_config import _nest_for_test as _nest
+
 
 def _params(node=SCHEMA, prefix=""):
     for k, v in node.items():
@@ -17,15 +19,6 @@ def _params(node=SCHEMA, prefix=""):
             yield from _params(v, f"{prefix}{k}.")
         elif isinstance(v, Param):
             yield f"{prefix}{k}", v
-
-
-def _nest(key, value):
-    out = node = {}
-    parts = key.split(".")
-    for p in parts[:-1]:
-        node = node.setdefault(p, {})
-    node[parts[-1]] = value
-    return out
 
 
 def _get(config, key):
