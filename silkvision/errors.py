@@ -92,11 +92,13 @@ def signal_behind(exc: BaseException | None) -> KeyboardInterrupt | None:
 def misspelt(name: str, names) -> str | None:
     """The one of ``names`` that ``name`` most likely misspells (``treshold`` -> ``threshold``,
     ``c`` -> ``C``), or None. Used to refuse ``det.treshold = 0.1``, which would make a new
-    attribute that nothing reads. A name that contains a parameter's name or is contained in it
-    (``thresholds``, ``warm``, ``classes``) is taken as the user's own attribute, not a typo."""
+    attribute that nothing reads. A name that extends a parameter's name (``thresholds``) or is a
+    whole word of it (``classes`` of ``n_classes``) is taken as the user's own attribute; a
+    truncated one (``threshol``, ``fill_hole``) is a typo."""
     low = {n.lower(): n for n in names}
     key = name.lower()
     if key in low:
         return low[key] if low[key] != name else None
-    found = [m for m in difflib.get_close_matches(key, list(low), n=3, cutoff=0.8) if m not in key and key not in m]
+    found = [m for m in difflib.get_close_matches(key, list(low), n=3, cutoff=0.8)
+             if m not in key and key not in m.split("_")]
     return low[found[0]] if found else None

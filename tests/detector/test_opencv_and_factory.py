@@ -189,7 +189,7 @@ def test_norma_takes_lam_as_its_repr_and_set_params_call_lambda():
 
 
 @pytest.mark.parametrize("name, typo, meant", [("silk", "treshold", "threshold"), ("silk", "Tau", "tau"),
-                                               ("norma", "sgima", "sigma"), ("mog2", "histroy", "history")])
+                                               ("norma", "sgima", "sigma"), ("silk", "fill_hole", "fill_holes"), ("silk", "threshol", "threshold"), ("mog2", "histroy", "history")])
 def test_a_misspelt_parameter_attribute_is_refused(name, typo, meant):
     """``det.treshold = 0.1`` made a new attribute that the model never reads."""
     det = sv.create_subtractor(name)
