@@ -146,14 +146,16 @@ class RocAccumulator:
         edges[free] = lo + np.arange(bins + 1) * ((hi - lo) / bins)
         for t, j in self._thr_pos.items():
             edges[j] = t
-        self._sorted_edges = np.maximum.accumulate(edges)
         # a listed threshold can sit one float32 step on the other side of a uniform edge beside it
         # (0.89999998 after 0.9): the thresholds reported keep it exact and move that uniform edge
-        # to it, within the uniform edges' own float32 accuracy, so that they never decrease
+        # to the float32 value next to it (within the uniform edges' own float32 accuracy), so that
+        # they increase and a listed threshold is reported once, with its own counts
         for t, j in self._thr_pos.items():
-            edges[:j] = np.minimum(edges[:j], t)
-            edges[j + 1:] = np.maximum(edges[j + 1:], t)
+            t32 = np.float32(t)
+            edges[:j] = np.minimum(edges[:j], float(np.nextafter(t32, np.float32(-np.inf))))
+            edges[j + 1:] = np.maximum(edges[j + 1:], float(np.nextafter(t32, np.float32(np.inf))))
         self.edges = edges
+        self._sorted_edges = np.maximum.accumulate(edges)   # (increasing already, but for a guarantee)
         self._hist = np.zeros((2, self.n_bins), np.int64)  # [negatives, positives]
         self.frames = 0
 
