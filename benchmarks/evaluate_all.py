@@ -50,8 +50,11 @@ def main(argv=None) -> int:
     ap.add_argument("--no-light-switch", action="store_true")
     ap.add_argument("--set", action="append", default=[], dest="overrides", metavar="KEY=VALUE")
     args = ap.parse_args(argv)
-    if args.sequences:
-        check_sequences(args.data, [n for n in args.sequences.split(",") if n.strip()])
+    names = [n.strip() for n in (args.sequences or "").split(",") if n.strip()]
+    if args.sequences is not None and not names:
+        sys.exit(f"--sequences {args.sequences!r}: no sequence named")
+    if names:
+        check_sequences(args.data, names)
     elif not any((p / "input").is_dir() for p in Path(args.data).glob("*")):
         sys.exit(f"{args.data}: no CDnet sequence there; pass --data DIR or set {VIDEO_ENV}")
 
@@ -73,7 +76,7 @@ def main(argv=None) -> int:
     data = Path(args.data)
     seqs = sorted(p for p in data.iterdir() if (p / "input").is_dir())
     if args.sequences:
-        wanted = [n.strip() for n in args.sequences.split(",") if n.strip()]
+        wanted = names
         seqs = [p for p in seqs if p.name in wanted]
     algos = [a for a in args.algorithms.split(",") if a]
     extra = [a for a in ("gsoc", "cnt") if opencv_available(a)]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -31,10 +30,11 @@ def test_a_camera_that_opens_after_the_timeout_is_released_and_never_read(fake, 
     """After "did not open within" the reading thread must not go on: once the late camera opens,
     it is released without a read and the thread ends."""
     reads = []
+    go = threading.Event()
 
     class Late(fake):
         def __init__(self, index, *a):
-            time.sleep(0.5)                      # opens well after camera_timeout
+            go.wait(10)                          # opens only after the timeout was reported
             super().__init__(index, *a)
 
         def read(self):
@@ -48,7 +48,8 @@ def test_a_camera_that_opens_after_the_timeout_is_released_and_never_read(fake, 
     started = _camera_threads(7) - before
     assert len(started) == 1
     thread = started.pop()
-    thread.join(3.0)
+    go.set()
+    thread.join(10.0)
     assert not thread.is_alive()
     assert FakeCapture.released.is_set() and reads == []
 
