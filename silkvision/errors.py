@@ -102,3 +102,12 @@ def misspelt(name: str, names) -> str | None:
     found = [m for m in difflib.get_close_matches(key, list(low), n=3, cutoff=0.8)
              if m not in key and key not in m.split("_")]
     return low[found[0]] if found else None
+
+
+def parameter_typo(obj, name: str, params) -> str | None:
+    """The parameter of ``params`` that setting ``obj.name`` most likely meant, or None: only for a
+    new public attribute (not private, not a fitted ``name_``, not one that exists already)."""
+    if (name.startswith("_") or name.endswith("_") or name in params or name in obj.__dict__
+            or hasattr(type(obj), name)):
+        return None
+    return misspelt(name, params)

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from silkvision.backends.kernels import check_kernel_finite
-from silkvision.errors import misspelt, plain
+from silkvision.errors import parameter_typo, plain
 
 __all__ = ["Estimator", "BinaryClassifier", "MultiClassifier", "NoveltyDetector", "check_x", "check_X",
            "check_binary_y", "check_multiclass_y"]
@@ -184,13 +184,11 @@ class Estimator:
             raise AttributeError(f"{name}: parameters are fixed once {type(self).__name__} is built "
                                  f"(its state was derived from them); use clone({name}=...) for a "
                                  f"learner with another value")
-        if (not name.startswith("_") and not name.endswith("_") and name not in params
-                and name not in self.__dict__ and not hasattr(type(self), name)):
-            meant = misspelt(name, params)
-            if meant is not None:
-                raise AttributeError(f"{type(self).__name__} has no parameter {name!r}; did you mean "
-                                     f"{meant!r}? (parameters are fixed once it is built: use "
-                                     f"clone({meant}=...))")
+        meant = parameter_typo(self, name, params)
+        if meant is not None:
+            raise AttributeError(f"{type(self).__name__} has no parameter {name!r}; did you mean "
+                                 f"{meant!r}? (parameters are fixed once it is built: use "
+                                 f"clone({meant}=...))")
         super().__setattr__(name, value)
 
     def __copy__(self):
@@ -215,7 +213,7 @@ class Estimator:
     def get_params(self) -> dict:
         """The parameters, ``{name: value}`` in the order of ``__init__`` (as the detectors'
         ``get_params``; ``create(name, **est.get_params())`` builds the same unfitted learner)."""
-        return dict(self._get_params())
+        return self._get_params()
 
     def _get_params(self) -> dict:
         sig = inspect.signature(type(self).__init__)   # in order, for repr

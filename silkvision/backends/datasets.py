@@ -368,12 +368,17 @@ def _fit_width(X: np.ndarray, n_features: int, path: Path) -> np.ndarray:
     return out
 
 
+def _decimal_comma(tok: str) -> bool:
+    """A number written with a decimal comma (``1,5``)."""
+    return "," in tok and _is_number(tok.replace(",", ".", 1))
+
+
 def _float(tok: str, path: Path, lineno: int, what: str) -> float:
     try:
         v = float(tok)
     except ValueError:
         hint = ""
-        if "," in tok and _is_number(tok.replace(",", ".", 1)):
+        if _decimal_comma(tok):
             hint = "; a decimal comma? numbers must use '.'"
         raise DataError(f"{path}:{lineno}: bad {what} {tok!r} (expected a number{hint})") from None
     if not np.isfinite(v):
@@ -453,8 +458,8 @@ def _sniff_sep(lines: list[tuple[int, str]]) -> str | None:
     gives the most numeric cells below line 1 (``1;0.5;2`` is ``;``-separated even if line 1, a
     header, holds a comma). When another separator fits too and every cell it gives that holds a
     comma is a number with a decimal comma (``spam;2,5``), that separator is taken and the parse
-    refuses the decimal commas with a hint;
-    read as the separator they gave names like ``spam;2`` over a column of fives."""
+    refuses the decimal commas with a hint (read as the separator, the commas gave names like
+    ``spam;2`` over a column of fives)."""
     head = lines[:20]
     present = [c for c in (",", ";", "\t") if c in head[0][1]]
     best, best_score, fits = None, -1, []
@@ -525,8 +530,9 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
     if label_column is None:  # a header naming the label column, else the first column
         names = [f.lower() for f in rows[0][1]]
         named = [k for k, f in enumerate(names) if f in _LABEL_NAMES]
-        label_column = named[0] if len(named) == 1 and header is not False else 0
-        guessed = not (len(named) == 1 and header is not False)   # the first column, by default
+        by_name = len(named) == 1 and header is not False
+        label_column = named[0] if by_name else 0
+        guessed = not by_name   # the first column, by default
     else:
         guessed = False
     lc = label_column if label_column >= 0 else ncol + label_column
@@ -607,7 +613,7 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
             raise DataError(f"{path}: the label column (column {lc + 1}) mixes numbers and names: "
                             f"{labels[i_num]!r} on line {rows[i_num][0]}, {labels[i_name]!r} on line "
                             f"{rows[i_name][0]}; class labels must be all numbers or all names")
-        comma = [i for i, v in enumerate(labels) if "," in v and _is_number(v.replace(",", ".", 1))]
+        comma = [i for i, v in enumerate(labels) if _decimal_comma(v)]
         if comma:     # a class named "2,5" is far less likely than a decimal comma
             i = comma[0]
             raise DataError(f"{path}:{rows[i][0]}: bad label {labels[i]!r} in column {lc + 1} (a decimal "
@@ -756,15 +762,14 @@ def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None,
     if label_column is not None and (isinstance(label_column, bool) or not isinstance(label_column, numbers.Integral)):
         raise ValueError(f"label_column: {label_column!r} must be a column index (an integer; -1 is the last "
                          f"column), or None")
-    if n_features is not None and (isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral)):
+    if n_features is not None and (isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral)
+                                   or n_features < 1):
         raise ValueError(f"n_features: {n_features!r} must be an integer >= 1")
     path = resolve(name_or_path, root)
     if fmt is None:
         fmt = _detect_format(path)
     if fmt not in ("mat", "libsvm", "csv", "arff"):
         raise DataError(f"{path}: unknown data format {fmt!r}; expected mat, libsvm, csv or arff")
-    if n_features is not None and (int(n_features) != n_features or n_features < 1):
-        raise ValueError(f"n_features: {n_features!r} must be an integer >= 1")
     if label_column is not None and fmt in ("mat", "libsvm"):
         kind = "a LIBSVM file, whose label is the first field of each line" if fmt == "libsvm" else \
             "a MATLAB file, whose label is the first column of 'data'"

@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from silkvision.errors import misspelt
+from silkvision.errors import parameter_typo
 
 __all__ = ["BackgroundSubtractor", "check_learning_rate"]
 
@@ -117,11 +117,10 @@ class BackgroundSubtractor(ABC):
         if not name.startswith("_") and name in self._attribute_params():
             self.set_params(**{name: value})
             return
-        if not name.startswith("_") and name not in self.__dict__ and not hasattr(type(self), name):
-            meant = misspelt(name, self._attribute_params())
-            if meant is not None:
-                raise AttributeError(f"{type(self).__name__} has no parameter {name!r}; did you mean "
-                                     f"{meant!r}? (a new attribute would change nothing)")
+        meant = parameter_typo(self, name, self._attribute_params())
+        if meant is not None:
+            raise AttributeError(f"{type(self).__name__} has no parameter {name!r}; did you mean "
+                                 f"{meant!r}? (a new attribute would change nothing)")
         super().__setattr__(name, value)
 
     def __copy__(self):

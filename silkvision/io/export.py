@@ -329,7 +329,8 @@ def _export(src: Source, out: Path, cfg: dict, det, progress, log, handle_signal
     algorithm = det.name
     if algorithm in ALGORITHMS:  # (a custom detector object keeps the configured name)
         cfg["detector"]["algorithm"] = algorithm
-        _record_params(cfg, det)
+        if given:
+            _record_params(cfg, det)
     res = ExportResult(out_dir=out, algorithm=algorithm)
 
     make_output_folder(out, ExportError)
