@@ -116,7 +116,7 @@ def test_second_algorithm_choice(qtbot, make_window, sample_seq):
     win = make_window(max_frames=8)
     with qtbot.waitSignal(win.worker.detectors_changed, timeout=5000):
         win.second_combo.setCurrentText("mog2")
-    assert win.detectors["second"].name == "mog2" and win.views["second"].title.text() == "MOG2 mask"
+    assert win.detectors["second"].name == "mog2" and win.views["second"].title.full_text == "MOG2 mask"
     r = open_and_run(qtbot, win, sample_seq, start=100, frames=8)
     assert "mog2" in r.masks and r.roc["mog2"].fpr is None and r.roc["mog2"].point is not None
     assert len(win.roc_plot.curves["second"].getData()[0] or []) == 0

@@ -64,14 +64,37 @@ class _Canvas(QWidget):
         p.drawImage(QRect(x, y, size.width(), size.height()), self.image)
 
 
+class _TitleLabel(QLabel):
+    """A one-line title that never widens its column: cut to the width it gets, with an ellipsis,
+    and shown whole in its tooltip when it is cut (Qt's own ``QFontMetrics.elidedText``)."""
+
+    def __init__(self, title: str, parent=None):
+        super().__init__(parent)
+        self.setStyleSheet("font-weight: bold;")
+        self.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.full_text = ""
+        self.set_full_text(title)
+
+    def set_full_text(self, title: str) -> None:
+        self.full_text = title
+        self._elide()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self.full_text, Qt.ElideRight, max(self.width(), 1))
+        self.setText(shown)
+        self.setToolTip(self.full_text if shown != self.full_text else "")
+
+
 class ImageView(QWidget):
     """A titled image panel; :meth:`set_image` takes a NumPy array (grey or BGR)."""
 
     def __init__(self, title: str, parent=None):
         super().__init__(parent)
-        self.title = QLabel(title)
-        self.title.setStyleSheet("font-weight: bold;")
-        self.title.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # long titles never widen a column
+        self.title = _TitleLabel(title)
         self.canvas = _Canvas()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
@@ -81,7 +104,7 @@ class ImageView(QWidget):
         self.array: np.ndarray | None = None   # the last array shown (tests read it)
 
     def set_title(self, title: str) -> None:
-        self.title.setText(title)
+        self.title.set_full_text(title)
 
     def set_image(self, img: np.ndarray | None, placeholder: str = "") -> None:
         self.array = img
