@@ -72,7 +72,6 @@ class _TitleLabel(QLabel):
         super().__init__(parent)
         self.setStyleSheet("font-weight: bold;")
         self.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-        self.full_text = ""
         self.set_full_text(title)
 
     def set_full_text(self, title: str) -> None:
