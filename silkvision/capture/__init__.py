@@ -1,5 +1,5 @@
-"""Capture sources: cameras, video files, image folders and CDnet sequence folders behind one
-interface yielding ``(index, frame_bgr_uint8)``.
+"""Capture sources: cameras, network streams, video files, image folders and CDnet sequence
+folders behind one interface yielding ``(index, frame_bgr_uint8)``.
 
 >>> from silkvision.capture import open_source
 >>> with open_source(sv.samples.highway(), max_frames=10) as src:     # doctest: +SKIP
@@ -17,6 +17,7 @@ import numpy as np
 from silkvision.capture.groundtruth import GroundTruth
 from silkvision.capture.images import IMAGE_EXTENSIONS, read_image
 from silkvision.capture.source import Source
+from silkvision.capture.stream import StreamSource, is_stream_url
 from silkvision.capture.camera import CameraSource
 from silkvision.capture.cdnet import CdnetSource, read_roi, read_temporal_roi
 from silkvision.capture.folder import FolderSource
@@ -24,9 +25,9 @@ from silkvision.capture.video import VideoSource
 from silkvision.errors import SourceError
 from silkvision.io.paths import expand_user, link_problem
 
-__all__ = ["open_source", "Source", "CameraSource", "VideoSource", "FolderSource", "CdnetSource",
-           "GroundTruth", "IMAGE_EXTENSIONS", "read_image", "read_roi", "read_temporal_roi",
-           "source_kind"]
+__all__ = ["open_source", "Source", "CameraSource", "StreamSource", "VideoSource", "FolderSource",
+           "CdnetSource", "GroundTruth", "IMAGE_EXTENSIONS", "read_image", "read_roi",
+           "read_temporal_roi", "source_kind", "is_stream_url"]
 
 
 def _camera_index(spec) -> int | None:
@@ -55,10 +56,12 @@ def _path_hint(spec) -> str:
 
 
 def source_kind(spec) -> str:
-    """``"camera"``, ``"cdnet"``, ``"folder"`` or ``"video"``: what :func:`open_source` would open
-    (without opening it; the path is not checked)."""
+    """``"camera"``, ``"stream"``, ``"cdnet"``, ``"folder"`` or ``"video"``: what :func:`open_source`
+    would open (without opening it; the path is not checked)."""
     if _camera_index(spec) is not None:
         return "camera"
+    if is_stream_url(spec):
+        return "stream"
     p = expand_user(spec)
     if p.is_dir():
         return "cdnet" if (p / "input").is_dir() else "folder"
@@ -80,16 +83,18 @@ def _sample_hint(path: Path) -> str:
 
 
 def open_source(spec, camera_timeout: float = 5.0, resize=None, max_frames=None,
-                groundtruth=None) -> Source:
+                groundtruth=None, reconnect_timeout: float = 30.0) -> Source:
     """Open a capture source.
 
     Parameters
     ----------
     spec : int, str or path
-        An int or a digit string: a camera index (``0``). A folder with an ``input/`` sub-folder: a
-        CDnet sequence. Another folder: its images, in natural name order. A file: a video.
+        An int or a digit string: a camera index (``0``). An ``rtsp://``, ``http://`` or
+        ``https://`` URL: a network stream (:class:`StreamSource`). A folder with an ``input/``
+        sub-folder: a CDnet sequence. Another folder: its images, in natural name order. A file: a
+        video.
     camera_timeout : float
-        Seconds to wait for a camera to open and for each of its frames (config
+        Seconds to wait for a camera or stream to open and for each of its frames (config
         ``capture.camera_timeout``).
     resize : (width, height), optional
         Resize every frame with ``cv2.INTER_AREA`` (ground truth and ROI with nearest neighbour);
@@ -100,6 +105,9 @@ def open_source(spec, camera_timeout: float = 5.0, resize=None, max_frames=None,
     groundtruth : path, optional
         A folder of ground-truth masks (``gt%06d.png`` or any numbered/sorted images) paired with
         the frames by number, e.g. beside a video file. CDnet folders use their ``groundtruth/``.
+    reconnect_timeout : float
+        Seconds a stream keeps reconnecting after it dropped (config
+        ``capture.reconnect_timeout``; 0: a drop ends it).
 
     Returns
     -------
@@ -121,6 +129,9 @@ def open_source(spec, camera_timeout: float = 5.0, resize=None, max_frames=None,
             if hint:
                 raise SourceError(f"{e} {hint}") from None
             raise
+    if is_stream_url(spec):
+        return StreamSource(spec, camera_timeout=camera_timeout, reconnect_timeout=reconnect_timeout,
+                            resize=resize, max_frames=max_frames, groundtruth=groundtruth)
     if not isinstance(spec, (str, os.PathLike)):
         raise ValueError(f"spec: {spec!r} is not a path or a camera index")
     if not str(spec).strip():   # Path("") is the current folder: never what was meant

@@ -47,7 +47,7 @@ class Source:
     Attributes
     ----------
     kind : str
-        ``"camera"``, ``"video"``, ``"folder"`` or ``"cdnet"``.
+        ``"camera"``, ``"stream"``, ``"video"``, ``"folder"`` or ``"cdnet"``.
     name : str
         Short name (folder or file stem, ``"camera0"``).
     fps : float or None
@@ -56,10 +56,14 @@ class Source:
         Number of the first frame.
     seekable : bool
         Whether :meth:`seek` and :meth:`read` work.
+    on_status : callable or None
+        Set by the caller to receive one-line notes about the source's state while it is read (a
+        stream that dropped and came back); only a stream sends any.
     """
 
     kind = ""
     seekable = False
+    on_status = None
 
     def __init__(self, name: str, *, resize=None, max_frames=None, groundtruth=None):
         self.name = name

@@ -197,7 +197,10 @@ SCHEMA: dict[str, Any] = {
     },
     "capture": {
         "camera_timeout": ranged(5.0, float, 0, 86400, lo_open=True,
-                                help="seconds to wait for a camera frame before giving up"),
+                                help="seconds to wait for a camera or stream frame before giving up"),
+        "reconnect_timeout": ranged(30.0, float, 0, 86400,
+                                   help="seconds a network stream keeps reconnecting after it "
+                                        "dropped (0: a drop ends it)"),
         "max_frames": ranged(None, int, 1, nullable=True,
                             help="stop after this many frames"),
         "resize": Param(None, list, f"null or [width, height] with integers in 1..{MAX_FRAME_SIDE}",
