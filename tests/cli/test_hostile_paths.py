@@ -148,8 +148,8 @@ def test_a_lock_taken_on_a_removed_lock_file_does_not_count(tmp_path, monkeypatc
     file while another locked a new one, and both wrote the folder. Now the first takes the lock
     again, on the file that is there, and one of the two is refused."""
     pytest.importorskip("fcntl")
-    from silkvision.io import export as export_mod
-    from silkvision.io.export import _FolderLock
+    from silkvision.export import folder as export_mod
+    from silkvision.export.folder import FolderLock as _FolderLock
 
     a = _FolderLock(tmp_path)
     a.acquire()
