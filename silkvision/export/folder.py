@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from pathlib import Path
@@ -25,6 +26,9 @@ class FolderLock:
     """An exclusive ``flock`` on ``DIR/.export.lock`` so two exports cannot write one folder (the
     kernel drops it when the process dies, even by SIGKILL). No-op where fcntl is missing.
 
+    A symbolic link at that path is refused, not followed: following it would create (or lock)
+    whatever file it names.
+
     The file is removed when the lock is released. An export that opened it just before that
     removal could then lock the removed file while a third one locks a new one; so a lock only
     counts when the file locked is still the one at ``DIR/.export.lock``, else it is taken again.
@@ -41,8 +45,11 @@ class FolderLock:
             return
         while True:
             try:
-                f = open(self.path, "a+")
+                f = _open_lock(self.path)
             except OSError as e:
+                if e.errno in (errno.ELOOP, errno.EMLINK) and self.path.is_symlink():
+                    raise ExportError(f"{self.path}: is a symbolic link, not the lock file of an "
+                                      f"export; remove it and run again") from None
                 raise ExportError(f"{self.path.parent}: cannot create the lock file ({e.strerror})") from None
             try:
                 fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -75,11 +82,23 @@ class FolderLock:
         self.release()
 
 
+def _open_lock(path: Path):
+    """Open (create) the lock file without following a symbolic link (OSError ELOOP then; EMLINK
+    on some BSDs)."""
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags, 0o666)
+    try:
+        return os.fdopen(fd, "a+")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def prepare_folder(out: Path, overwrite: bool) -> dict | None:
     """Check the output folder (we hold its lock) and clear what a run must not find there.
 
-    Temporary files of a killed run are removed; with ``overwrite``, so are all files an export
-    writes (others are left alone).
+    Temporary files of a killed run (and links at their names) are removed; with ``overwrite``, so
+    are all files an export writes (others are left alone).
 
     Returns
     -------
@@ -98,9 +117,10 @@ def prepare_folder(out: Path, overwrite: bool) -> dict | None:
         raise ExportError(f"{out}: cannot create or list the output folder ({e.strerror})") from None
     ours = [n for n in names if is_export_output(n) and (out / n).is_file()]
     foreign = [n for n in names if n not in ours and not n.startswith(".")]
-    for n in ours:  # temporary files of a killed run (we hold the folder's lock)
-        if n.startswith(".") and n != LOCK:
-            (out / n).unlink(missing_ok=True)
+    for n in names:  # temporary files of a killed run (we hold the folder's lock), or links planted
+        p = out / n  # at their names, which the video writer would follow
+        if n.startswith(".") and n != LOCK and is_export_output(n) and (p.is_symlink() or p.is_file()):
+            p.unlink(missing_ok=True)
     ours = [n for n in ours if not n.startswith(".")]
     if overwrite:
         for n in ours:

@@ -157,8 +157,8 @@ def test_a_lock_taken_on_a_removed_lock_file_does_not_count(tmp_path, monkeypatc
     a.release()
     assert not (tmp_path / ".export.lock").exists()
     opened = iter([old])
-    real_open = open
-    monkeypatch.setattr(export_mod, "open", lambda p, m="r": next(opened, None) or real_open(p, m), raising=False)
+    real_open = export_mod._open_lock
+    monkeypatch.setattr(export_mod, "_open_lock", lambda p: next(opened, None) or real_open(p))
     b = _FolderLock(tmp_path)
     b.acquire()  # locks the removed file first, sees it is not the one there, locks the new one
     monkeypatch.undo()
