@@ -35,7 +35,7 @@ def open_capture(spec, *api) -> cv2.VideoCapture:
     ``OPENCV_FFMPEG_LOGLEVEL``, which :mod:`silkvision.capture` sets to quiet (``-8``) when it is
     imported, unless the user set it (then the user's level applies). OpenCV reads that variable
     only once, when the process first uses FFmpeg: FFmpeg's messages are therefore silenced
-    whenever ``silkvision.capture`` was imported (``silkvision.io.export`` imports it; opening any
+    whenever ``silkvision.capture`` was imported (``silkvision.export`` imports it; opening any
     silkvision source does) before the first ``cv2.VideoCapture`` or ``cv2.VideoWriter`` of the
     process. When OpenCV used FFmpeg earlier, FFmpeg keeps the level it got then, and its error
     messages (e.g. about a damaged frame) are printed.

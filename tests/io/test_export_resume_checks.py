@@ -14,7 +14,7 @@ import pytest
 
 import silkvision as sv
 from silkvision.errors import ExportMismatchError
-from silkvision.io.export import CHECKPOINT, MANIFEST, export_masks
+from silkvision.export import CHECKPOINT, MANIFEST, export_masks
 from silkvision.io.npz import load_npz
 
 from .fake_detector import FakeDetector, interrupt_after
