@@ -88,12 +88,17 @@ def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: s
     if own_source:
         cap = cfg["capture"]
         src = open_source(source, camera_timeout=cap["camera_timeout"], resize=cap["resize"],
-                          max_frames=cap["max_frames"])
+                          max_frames=cap["max_frames"], reconnect_timeout=cap["reconnect_timeout"])
     else:
         src = source
+    tell = src.on_status is None     # a stream's drop and return are logged as they happen
+    if tell:
+        src.on_status = log
     try:
         return _export(src, out, cfg, detector, progress, log, handle_signals)
     finally:
+        if tell:
+            src.on_status = None
         if own_source:
             src.close()
 

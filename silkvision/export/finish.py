@@ -86,10 +86,15 @@ def finish(loop: FrameLoop, stop: StopFlag, src: Source, out: Path, manifest: di
         raise SourceError(f"{src.spec}: no frames to export")
     if loop.writer is not None:
         res.video = loop.writer.finish()
+    gaps = getattr(src, "gaps", None)   # a stream's reconnections: the frame numbers skipped
+    if gaps:
+        res.note(f"the stream dropped {len(gaps)} time{'s' if len(gaps) != 1 else ''}; the frames "
+                 f"lost are missing from the numbering (export.json lists the gaps)", log)
     write_manifest(out, {**manifest, "status": "complete", "frames": loop.frames,
                          "first_index": loop.first_index, "last_index": loop.last_index,
                          "video": res.video.name if res.video else None,
-                         "scores": loop.scores, "silkvision": __version__})
+                         "scores": loop.scores, "silkvision": __version__,
+                         **({"gaps": list(gaps)} if gaps is not None else {})})
     (out / CHECKPOINT).unlink(missing_ok=True)
     res.complete = True
     return res

@@ -33,9 +33,10 @@ def note_padding(writer: MaskVideoWriter, res: ExportResult, log) -> None:
 
 
 def note_dropped(src: Source, res: ExportResult, log) -> None:
-    """Tell the user how many camera frames arrived while the detector was busy (not exported)."""
+    """Tell the user how many camera (or stream) frames arrived while the detector was busy (not
+    exported)."""
     dropped = getattr(src, "dropped", 0)
     if dropped:
-        res.note(f"{dropped} camera frame{'s' if dropped != 1 else ''} arrived while the "
+        res.note(f"{dropped} {src.kind} frame{'s' if dropped != 1 else ''} arrived while the "
                  f"detector was busy and {'were' if dropped != 1 else 'was'} not exported (the "
-                 f"camera runs faster than the detector)", log)
+                 f"{src.kind} runs faster than the detector)", log)

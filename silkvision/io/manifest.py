@@ -53,9 +53,13 @@ def output_settings(cfg: Mapping, algorithm: str) -> dict:
 
 def source_id(src: Source) -> str:
     """How an export (and a GUI recording) names its source: the resolved path of a file or
-    folder, however it was typed, or ``camera:<spec>``."""
+    folder, however it was typed, ``camera:<spec>``, or a stream's URL without its password."""
     if src.kind == "camera":
         return f"camera:{src.spec}"
+    if src.kind == "stream":
+        from silkvision.capture.stream import redact_url
+
+        return redact_url(src.spec)
     return str(Path(src.spec).resolve())
 
 

@@ -119,3 +119,17 @@ def test_interrupt_ends_a_wait_for_reconnection_at_once():
 def test_bad_timeouts_are_refused(kw, match):
     with pytest.raises(ValueError, match=match):
         StreamSource("http://127.0.0.1:1/x", **kw)
+
+
+def test_the_gui_pipeline_opens_a_stream_with_the_configured_reconnect_timeout():
+    from silkvision.gui.pipeline import Pipeline
+
+    with MjpegServer() as server:
+        pipe = Pipeline({"capture": {"reconnect_timeout": 7.5}}, second="mog2")
+        try:
+            info = pipe.open(server.url)
+            assert info.kind == "stream" and not info.seekable
+            assert pipe.src.reconnect_timeout == 7.5
+            assert pipe.step().index == 1 and pipe.step().index == 2
+        finally:
+            pipe.close()
