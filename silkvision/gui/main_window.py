@@ -16,10 +16,11 @@ from pathlib import Path
 import numpy as np
 from PyQt5.QtCore import QEvent, QSettings, Qt, QTimer, pyqtSignal
 from PyQt5.QtWidgets import (QAbstractButton, QAction, QApplication, QComboBox, QFileDialog, QGridLayout,
-                             QHBoxLayout, QLabel, QMainWindow, QMessageBox, QPushButton, QSlider,
-                             QScrollArea, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
+                             QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMessageBox, QPushButton,
+                             QSlider, QScrollArea, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from silkvision.capture.base import not_a_file
+from silkvision.capture.stream import is_stream_url
 from silkvision.config import SCHEMA, load_config, validate, write_config
 from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import SilkvisionError
@@ -206,6 +207,8 @@ class MainWindow(QMainWindow):
         self.recent_menu = m.addMenu("Open &recent")
         action(m, "Open &camera", lambda: self.open_source(str(self.camera_spin.value())),
                tip="Open the webcam chosen in the toolbar")
+        action(m, "Open &stream URL...", self._ask_stream,
+               tip="Open an rtsp://, http:// or https:// stream (it reconnects after a drop)")
         action(m, "Use &ground truth folder...", self._ask_groundtruth,
                tip="Pair a folder of ground-truth images with the current video")
         m.addSeparator()
@@ -331,6 +334,11 @@ class MainWindow(QMainWindow):
         if path:
             self.open_source(path)
 
+    def _ask_stream(self) -> None:
+        url, ok = QInputDialog.getText(self, "Open stream", "rtsp://, http:// or https:// URL:")
+        if ok and url.strip():
+            self.open_source(url.strip())
+
     def _ask_groundtruth(self) -> None:
         if self.info is None:
             self.show_error("open a video first, then choose its ground-truth folder")
@@ -341,7 +349,9 @@ class MainWindow(QMainWindow):
 
     def _last_dir(self) -> str:
         recent = self.recent_sources()
-        return str(Path(recent[0]).parent) if recent and not recent[0].isdigit() else str(Path.home())
+        if not recent or recent[0].isdigit() or is_stream_url(recent[0]):
+            return str(Path.home())
+        return str(Path(recent[0]).parent)
 
     def recent_sources(self) -> list[str]:
         value = self.settings.value("recent", [])
@@ -350,7 +360,7 @@ class MainWindow(QMainWindow):
         return [str(v) for v in (value or [])]
 
     def _remember(self, spec: str) -> None:
-        spec = spec if spec.isdigit() else str(Path(spec).resolve())
+        spec = spec if spec.isdigit() or is_stream_url(spec) else str(Path(spec).resolve())
         recent = [spec] + [s for s in self.recent_sources() if s != spec]
         self.settings.setValue("recent", recent[:MAX_RECENT])
         self.settings.sync()

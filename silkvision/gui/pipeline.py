@@ -33,7 +33,7 @@ __all__ = ["Pipeline", "FrameResult", "RocView", "SourceInfo", "MaskRecorder", "
 #: what Play, Step and Restart say with no source open
 NO_SOURCE = "no source is open: open a video, a folder or a camera first"
 #: Capture settings a source is opened with: a change applies to the next source opened.
-CAPTURE_AT_OPEN = ("resize", "camera_timeout")
+CAPTURE_AT_OPEN = ("resize", "camera_timeout", "reconnect_timeout")
 
 
 @dataclass
@@ -275,7 +275,7 @@ class Pipeline:
         cap = self.config["capture"]
         resize = tuple(cap["resize"]) if cap["resize"] else None
         src = self.opener(spec, camera_timeout=cap["camera_timeout"], resize=resize,
-                          groundtruth=groundtruth)
+                          groundtruth=groundtruth, reconnect_timeout=cap["reconnect_timeout"])
         if src.has_groundtruth:
             try:
                 first = src.check_groundtruth()

@@ -151,6 +151,7 @@ class Worker(QObject):
         self._set_playing(False)
         had_source = self.pipeline.src is not None
         info = self.pipeline.open(spec, groundtruth=groundtruth)
+        self.pipeline.src.on_status = self.message.emit   # a stream's drop and return, as they happen
         self.slot.reset()
         self.opened.emit(info)
         self.detectors_changed.emit(detector_infos(self.pipeline))
