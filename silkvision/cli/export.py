@@ -30,7 +30,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                               description=DESCRIPTION,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("source", metavar="SOURCE",
-                   help="video file, image folder, CDnet sequence folder, or camera index")
+                   help="video file, image folder, CDnet sequence folder, camera index, or "
+                        "rtsp/http(s) stream URL")
     p.add_argument("--out", "-o", metavar="DIR", required=True, help="output folder")
     p.add_argument("--algorithm", "-a", choices=ALGORITHMS,
                    help="detector (default: config detector.algorithm; gsoc and cnt need "

@@ -113,7 +113,7 @@ def plan_resume(out: Path, old: Mapping | None, new: Mapping, src: Source, *, sc
         return ResumePlan(DONE)
     if not src.seekable:
         raise ExportError(f"{out}: holds an unfinished export of {src.name}, which cannot be "
-                          f"resumed (a live camera); add --overwrite to start over")
+                          f"resumed (a live {src.kind}); add --overwrite to start over")
     if (out / CHECKPOINT).is_file():
         try:
             state, index, frames, digest = load_checkpoint(out, src, scores=scores)

@@ -133,3 +133,30 @@ def test_the_gui_pipeline_opens_a_stream_with_the_configured_reconnect_timeout()
             assert pipe.step().index == 1 and pipe.step().index == 2
         finally:
             pipe.close()
+
+
+def test_the_gui_worker_shows_a_drop_and_the_return_as_they_happen():
+    pytest.importorskip("PyQt5")
+    from PyQt5.QtCore import QCoreApplication
+
+    from silkvision.gui.pipeline import Pipeline
+    from silkvision.gui.worker import Worker
+
+    app = QCoreApplication.instance() or QCoreApplication([])   # noqa: F841 - signals need one
+    notes = []
+    with MjpegServer(fps=50) as server:
+        worker = Worker(Pipeline({"capture": {"reconnect_timeout": 10.0}}, second="mog2"))
+        worker.message.connect(notes.append)
+        worker._do_open((server.url, None))
+        try:
+            worker._process_one()
+            server.stop()
+            restart = threading.Timer(1.0, server.start)
+            restart.start()
+            while not worker.pipeline.src.gaps:
+                worker._process_one()
+        finally:
+            worker.pipeline.close()
+            restart.join()
+    assert any("stream lost after frame" in n for n in notes)
+    assert any("stream back after" in n for n in notes)
