@@ -40,6 +40,8 @@ class MjpegServer:
         self.served = 0
         self._srv = None
         self._stop = threading.Event()
+        #: while set, connections stay open but no frame is sent (a stalled stream)
+        self.paused = threading.Event()
         self._conns: list[socket.socket] = []
         self._lock = threading.Lock()
 
@@ -63,6 +65,9 @@ class MjpegServer:
                 i = 0
                 try:
                     while not server._stop.is_set():
+                        if server.paused.is_set():
+                            time.sleep(0.01)
+                            continue
                         data = server.frames[i % len(server.frames)]
                         i += 1
                         self.wfile.write(b"--" + BOUNDARY + b"\r\nContent-Type: image/jpeg\r\n"

@@ -160,3 +160,21 @@ def test_the_gui_worker_shows_a_drop_and_the_return_as_they_happen():
             restart.join()
     assert any("stream lost after frame" in n for n in notes)
     assert any("stream back after" in n for n in notes)
+
+
+def test_a_stalled_stream_counts_as_a_drop_after_camera_timeout():
+    """The connection stays open but sends nothing: after ``camera_timeout`` the read gives up and
+    the source reconnects once frames flow again."""
+    with MjpegServer(fps=50) as server:
+        src = open_source(server.url, camera_timeout=1.0, reconnect_timeout=10.0)
+        try:
+            next(src)
+            server.paused.set()
+            threading.Timer(2.5, server.paused.clear).start()
+            t0 = time.monotonic()
+            while not src.gaps:
+                next(src)
+            assert time.monotonic() - t0 >= 2.0
+        finally:
+            src.close()
+    assert src.gaps[0]["seconds"] >= 2.0
