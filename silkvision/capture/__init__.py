@@ -14,13 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
+from silkvision.capture.camera import CameraSource
+from silkvision.capture.cdnet import CdnetSource, read_roi, read_temporal_roi
+from silkvision.capture.folder import FolderSource
 from silkvision.capture.groundtruth import GroundTruth
 from silkvision.capture.images import IMAGE_EXTENSIONS, read_image
 from silkvision.capture.source import Source
 from silkvision.capture.stream import StreamSource, is_stream_url
-from silkvision.capture.camera import CameraSource
-from silkvision.capture.cdnet import CdnetSource, read_roi, read_temporal_roi
-from silkvision.capture.folder import FolderSource
 from silkvision.capture.video import VideoSource
 from silkvision.errors import SourceError
 from silkvision.io.paths import expand_user, link_problem

@@ -6,8 +6,15 @@ still imports them from here. New code imports from their homes: :mod:`.source` 
 
 from silkvision.capture.checks import MAX_FRAME_SIDE, check_index, check_max_frames, check_resize
 from silkvision.capture.groundtruth import GroundTruth, to_labels
-from silkvision.capture.images import (IGNORED_FILES, IMAGE_EXTENSIONS, list_images, not_a_file,
-                                       number_images, read_image, to_bgr)
+from silkvision.capture.images import (
+                                       IGNORED_FILES,
+                                       IMAGE_EXTENSIONS,
+                                       list_images,
+                                       not_a_file,
+                                       number_images,
+                                       read_image,
+                                       to_bgr,
+)
 from silkvision.capture.opencv import open_capture, opencv_alias, quiet_opencv, utf8_path
 from silkvision.capture.source import Source
 

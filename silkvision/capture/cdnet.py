@@ -9,8 +9,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from silkvision.capture.images import not_a_file, read_image
 from silkvision.capture.folder import FolderSource
+from silkvision.capture.images import not_a_file, read_image
 from silkvision.errors import SourceError
 
 __all__ = ["CdnetSource", "read_temporal_roi", "read_roi"]

@@ -27,7 +27,7 @@ from silkvision.errors import SourceError
 
 __all__ = ["Source"]
 
-_open_sources: "weakref.WeakSet[Source]" = weakref.WeakSet()   # for _renew_locks_after_fork
+_open_sources: weakref.WeakSet[Source] = weakref.WeakSet()   # for _renew_locks_after_fork
 
 
 def _renew_locks_after_fork() -> None:

@@ -80,7 +80,7 @@ class MjpegServer:
 
         return Handler
 
-    def start(self) -> "MjpegServer":
+    def start(self) -> MjpegServer:
         self._stop.clear()
         self._srv = ThreadingHTTPServer(("127.0.0.1", self.port), self._handler())
         self._srv.daemon_threads = True
@@ -103,7 +103,7 @@ class MjpegServer:
             except OSError:
                 pass
 
-    def __enter__(self) -> "MjpegServer":
+    def __enter__(self) -> MjpegServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

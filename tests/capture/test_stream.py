@@ -43,7 +43,7 @@ def test_an_unreachable_stream_is_a_one_line_error():
     with pytest.raises(SourceError) as e:
         open_source(url, camera_timeout=2.0)
     msg = str(e.value)
-    assert msg.startswith(f"http://user:***@127.0.0.1:") and "cannot be opened" in msg
+    assert msg.startswith("http://user:***@127.0.0.1:") and "cannot be opened" in msg
     assert "\n" not in msg and "pw" not in msg and time.monotonic() - t0 < 5
 
 
