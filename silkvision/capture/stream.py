@@ -93,8 +93,8 @@ class StreamSource(Source):
         after it), ``seconds`` (from the last frame before to the first frame after) and
         ``attempts`` (connections tried).
     on_status : callable or None
-        Receives a one-line note when the stream drops and when it is back (called from the
-        thread that reads the frames, e.g. the export loop or the GUI's worker).
+        Receives a one-line note when the stream drops and when it is back (called in the thread
+        that iterates the source, e.g. the export loop or the GUI's worker, not the reading one).
     """
 
     kind = "stream"
