@@ -139,7 +139,7 @@ def _export_locked(src: Source, out: Path, cfg: dict, det, res: ExportResult, pr
     old = prepare_folder(out, overwrite)
     new = build_manifest(src, algorithm, output_settings(cfg, algorithm), "running")
     plan = plan_resume(out, old, new, src, scores=want_scores, algorithm=algorithm,
-                       checkpointable=old is not None and can_checkpoint(det))
+                       checkpointable=old is not None and can_checkpoint(det), size=src.frame_size)
     if plan.action == DONE:
         (out / CHECKPOINT).unlink(missing_ok=True)
         res.frames, res.complete, res.already_complete = old["frames"], True, True

@@ -16,6 +16,7 @@ from silkvision.capture import Source, read_image
 from silkvision.errors import ExportError, SourceError
 from silkvision.export.notes import note_dropped, note_padding, note_resize
 from silkvision.export.result import ExportResult
+from silkvision.export.verify import mask_problem, scores_problem
 from silkvision.io.checkpoint import CHECKPOINT, frame_digest, indices_through, save_checkpoint
 from silkvision.io.writers import MaskVideoWriter, mask_name, scores_name, write_mask_png, write_scores_npz
 
@@ -74,6 +75,8 @@ class FrameLoop:
         self.exhausted = False
         self.writer: MaskVideoWriter | None = None
         self.seconds = 0.0
+        self._res: ExportResult | None = None   # where run() notes files written again
+        self._log = None
 
     # -- a resumed run -----------------------------------------------------------------------
     def resume_after(self, index: int, digest: bytes | None, res: ExportResult, log) -> None:
@@ -94,6 +97,7 @@ class FrameLoop:
         exported (so a fixed source resumes there) and the error is raised again.
         """
         src, det, out = self.src, self.det, self.out
+        self._res, self._log = res, log
         use_bar = sys.stderr.isatty() if progress is None else bool(progress)
         bar = None
         if use_bar:
@@ -151,16 +155,26 @@ class FrameLoop:
         self.seconds = time.perf_counter() - t0
 
     def _write(self, index: int, mask: np.ndarray) -> None:
-        """Write the files of frame ``index`` (in a replay, those not on disk yet)."""
+        """Write the files of frame ``index`` (in a replay, those not on disk yet or damaged)."""
+        size = (mask.shape[1], mask.shape[0])
         mask_path = self.out / mask_name(index)
-        if not (self.keep_existing and mask_path.is_file()):
+        if not (self.keep_existing and self._keep(mask_path, mask_problem(mask_path, size))):
             write_mask_png(mask_path, mask)
         if self.scores:
             sp = self.out / scores_name(index)
-            if not (self.keep_existing and sp.is_file()):
+            if not (self.keep_existing and self._keep(sp, scores_problem(sp, size))):
                 write_scores_npz(sp, self.det.scores)
         if self.writer is not None:
             self.writer.write(mask)
+
+    def _keep(self, path: Path, problem: str | None) -> bool:
+        """Whether a replay keeps the file ``path`` found with ``problem`` (None: intact); a
+        damaged one is noted and written again."""
+        if problem is None:
+            return True
+        if problem != "is missing":
+            self._res.note(f"{path}: {problem}; written again", self._log)
+        return False
 
     def save_checkpoint(self) -> bool:
         """Save the checkpoint after the last frame exported unless it is saved already; whether

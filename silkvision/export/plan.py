@@ -14,6 +14,7 @@ from typing import Mapping
 from silkvision.capture import Source
 from silkvision.errors import ExportError
 from silkvision.export.folder import count_outputs
+from silkvision.export.verify import first_bad_output
 from silkvision.io.checkpoint import CHECKPOINT, BadCheckpoint, load_checkpoint
 from silkvision.io.manifest import compare_manifests
 
@@ -74,7 +75,8 @@ def replay_plan(out: Path, why: str) -> ResumePlan:
 
 
 def plan_resume(out: Path, old: Mapping | None, new: Mapping, src: Source, *, scores: bool,
-                algorithm: str, checkpointable: bool) -> ResumePlan:
+                algorithm: str, checkpointable: bool,
+                size: tuple[int, int] | None = None) -> ResumePlan:
     """Decide how this run continues the export in ``out``.
 
     Parameters
@@ -93,6 +95,9 @@ def plan_resume(out: Path, old: Mapping | None, new: Mapping, src: Source, *, sc
         The detector's name (for the notes).
     checkpointable : bool
         The detector has a state to checkpoint (:func:`~silkvision.io.checkpoint.can_checkpoint`).
+    size : (width, height), optional
+        The masks' size when known before a frame is read; otherwise the first mask's size is the
+        one the others kept must have.
 
     Returns
     -------
@@ -119,6 +124,11 @@ def plan_resume(out: Path, old: Mapping | None, new: Mapping, src: Source, *, sc
             state, index, frames, digest = load_checkpoint(out, src, scores=scores)
         except BadCheckpoint as e:
             return replay_plan(out, str(e))
+        # a checkpoint vouches for the files before it only if they can still be read back: a
+        # truncated mask or a link in its place would otherwise end in a "complete" export
+        bad = first_bad_output(out, src, index, scores, size)
+        if bad is not None:
+            return replay_plan(out, f"{bad[0]}, written before it, {bad[1]}")
         return ResumePlan(CHECKPOINT_RESUME, resume_index=index, frames_before=frames, digest=digest,
                           state=state, note=f"resuming {out} after frame {index} (checkpoint)")
     why = f"{algorithm} cannot be checkpointed" if not checkpointable else "no checkpoint was saved yet"
