@@ -3,21 +3,24 @@ saved every ``export.checkpoint_every`` frames; and the positioning of a resumed
 
 from __future__ import annotations
 
+import bisect
 import inspect
 import itertools
 import sys
 import time
+from collections.abc import Container
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from silkvision.capture import Source, read_image
-from silkvision.errors import ExportError, SourceError
+from silkvision.errors import BadFrame, ExportError, SourceError
 from silkvision.export.notes import note_dropped, note_padding, note_resize
 from silkvision.export.result import ExportResult
 from silkvision.export.verify import mask_problem, scores_problem
 from silkvision.io.checkpoint import CHECKPOINT, frame_digest, indices_through, save_checkpoint
+from silkvision.io.manifest import write_manifest
 from silkvision.io.writers import MaskVideoWriter, mask_name, scores_name, write_mask_png, write_scores_npz
 
 __all__ = ["FrameLoop"]
@@ -44,12 +47,21 @@ class FrameLoop:
     resume_index : int or None
         The frame the detector state is of (a resume from a checkpoint); None: from the first frame.
     frames_before : int
-        Frames of the export up to and including ``resume_index``.
+        Frames of the export up to and including ``resume_index`` (skipped ones not counted).
+    skip : bool
+        Go on past a frame that cannot be used (``capture.on_bad_frame: skip``), writing no file
+        for it; otherwise such a frame stops the export with an error.
+    skipped : list of dict, optional
+        The frames skipped up to ``resume_index``: ``{"frame": index, "reason": message}``.
 
     Attributes
     ----------
     frames, processed : int
         Frames of the export so far; frames run through the detector by this run.
+    skipped : list of dict
+        The frames skipped so far, in order.
+    manifest : dict or None
+        The running manifest; once set, it is written again with each frame skipped.
     first_index, last_index : int or None
         Numbers of the first and last frame exported so far.
     checkpointed : int or None
@@ -62,13 +74,20 @@ class FrameLoop:
     """
 
     def __init__(self, src: Source, det, out: Path, *, scores: bool, video: bool, keep_existing: bool,
-                 checkpoint_every: int, resume_index: int | None = None, frames_before: int = 0):
+                 checkpoint_every: int, resume_index: int | None = None, frames_before: int = 0,
+                 skip: bool = False, skipped=()):
         self.src, self.det, self.out = src, det, out
         self.scores, self.video, self.keep_existing = scores, video, keep_existing
         self.every = checkpoint_every
+        self.skip = skip
+        self.skipped = [dict(s) for s in skipped]
+        self.manifest: dict | None = None
         self.frames = frames_before
         self.processed = 0
-        self.first_index = None if resume_index is None else src.first_index
+        self.first_index = None
+        if resume_index is not None:
+            gone = self.skipped_indices
+            self.first_index = next(i for i in indices_through(src, resume_index) if i not in gone)
         self.last_index = resume_index
         self.last_frame = None     # the frame of last_index, for the checkpoint's digest
         self.checkpointed = resume_index
@@ -77,6 +96,50 @@ class FrameLoop:
         self.seconds = 0.0
         self._res: ExportResult | None = None   # where run() notes files written again
         self._log = None
+        self._bar = None
+
+    @property
+    def skipped_indices(self) -> set[int]:
+        return {s["frame"] for s in self.skipped}
+
+    @property
+    def position(self) -> int:
+        """Frames of the source read so far, skipped ones included (a checkpoint's ``frames``)."""
+        return self.frames + len(self.skipped)
+
+    def with_skips(self, manifest: dict) -> dict:
+        """``manifest`` with the frames skipped so far (unchanged when none were)."""
+        return {**manifest, "skipped": list(self.skipped)} if self.skipped else manifest
+
+    # -- reading -------------------------------------------------------------------------------
+    def first_frame(self):
+        """Rewind a seekable source and read its first usable frame: ``(index, frame)``, or None
+        when it has none."""
+        if self.src.seekable:
+            self.src.seek(self.src.first_index)
+        return next(self._usable(self.src), None)
+
+    def _usable(self, frames):
+        """The ``(index, frame)`` of ``frames`` that can be used. A :class:`BadFrame` is skipped
+        (and recorded) with ``skip``, else raised with advice that works when followed."""
+        while True:
+            try:
+                yield next(frames)
+            except StopIteration:
+                return
+            except BadFrame as e:
+                if not self.skip:
+                    how = ("add --set capture.on_bad_frame=skip to go on past it" if self.src.seekable
+                           else "add --set capture.on_bad_frame=skip --overwrite to start again and "
+                                "go on past such frames")
+                    raise BadFrame(f"{e}; {how}", e.index) from None
+                self.skipped.append({"frame": e.index, "reason": str(e)})
+                if self.src.seekable:   # a video's reader stops at a frame it cannot decode
+                    self.src.seek(_index_after(self.src, e.index))
+                if self._bar is not None:
+                    self._bar.update(1)
+                if self.manifest is not None:
+                    write_manifest(self.out, self.with_skips(self.manifest))
 
     # -- a resumed run -----------------------------------------------------------------------
     def resume_after(self, index: int, digest: bytes | None, res: ExportResult, log) -> None:
@@ -84,9 +147,11 @@ class FrameLoop:
         masks up to it from their files into a new one."""
         seek_after(self.src, index, digest, self.out, res, log)
         if self.video:  # rebuild the video's first part from the masks on disk
-            self.writer = MaskVideoWriter(self.out, self.src.frame_size, self.src.fps or 25.0)
+            size = self.src.frame_size
+            assert size is not None   # seek_after has read a frame
+            self.writer = MaskVideoWriter(self.out, size, self.src.fps or 25.0)
             note_padding(self.writer, res, log)
-            feed_video_from_disk(self.out, self.src, self.writer, index)
+            feed_video_from_disk(self.out, self.src, self.writer, index, self.skipped_indices)
 
     # -- the loop ------------------------------------------------------------------------------
     def run(self, pending, stop, res: ExportResult, log, progress: bool | None) -> None:
@@ -102,15 +167,18 @@ class FrameLoop:
         bar = None
         if use_bar:
             from tqdm import tqdm
-            bar = tqdm(total=src.frame_count, initial=self.frames, unit="frame", file=sys.stderr,
+            bar = tqdm(total=src.frame_count, initial=self.position, unit="frame", file=sys.stderr,
                        desc=src.name, dynamic_ncols=True, leave=False)
+        self._bar = bar
         t0 = time.perf_counter()
         # one mask buffer for the whole export (no allocation per frame) when the detector takes one
         takes_fgmask = "fgmask" in inspect.signature(det.apply).parameters
         mask_buf = None
         resize_noted = False
         try:
-            stream = src if pending is None else itertools.chain((pending,), src)
+            stream = self._usable(src)
+            if pending is not None:
+                stream = itertools.chain((pending,), stream)
             for index, frame in stream:
                 if not resize_noted:
                     resize_noted = True
@@ -135,7 +203,7 @@ class FrameLoop:
                     self.exhausted = src.seekable and _at_end(stream)
                     break
                 if self.every and src.seekable and self.frames % self.every == 0:
-                    if save_checkpoint(out, det, index, self.frames, frame):
+                    if save_checkpoint(out, det, index, self.position, frame):
                         self.checkpointed = index
             else:
                 self.exhausted = True
@@ -152,6 +220,7 @@ class FrameLoop:
         finally:
             if bar is not None:
                 bar.close()
+            self._bar = None
         self.seconds = time.perf_counter() - t0
 
     def _write(self, index: int, mask: np.ndarray) -> None:
@@ -172,7 +241,7 @@ class FrameLoop:
         damaged one is noted and written again."""
         if problem is None:
             return True
-        if problem != "is missing":
+        if problem != "is missing" and self._res is not None:
             self._res.note(f"{path}: {problem}; written again", self._log)
         return False
 
@@ -183,7 +252,7 @@ class FrameLoop:
             return False
         if self.last_index == self.checkpointed:
             return True
-        if save_checkpoint(self.out, self.det, self.last_index, self.frames, self.last_frame):
+        if save_checkpoint(self.out, self.det, self.last_index, self.position, self.last_frame):
             self.checkpointed = self.last_index
             return True
         return False
@@ -223,7 +292,7 @@ def seek_after(src: Source, index: int, digest: bytes | None, out: Path, res: Ex
     res.note(f"{src.spec}: seeking to frame {index} found another frame; reading forward from the "
              f"first frame instead", log)
     src.seek(src.first_index)
-    for i, frame in src:
+    for i, frame in _past_bad_frames(src):
         if i >= index:
             if i == index and frame_digest(frame) == digest:
                 return
@@ -232,9 +301,33 @@ def seek_after(src: Source, index: int, digest: bytes | None, out: Path, res: Ex
                       f"checkpoint was saved after (has the source changed?); add --overwrite to start over")
 
 
-def feed_video_from_disk(out: Path, src: Source, writer: MaskVideoWriter, last: int) -> None:
-    """Write the masks ``first_index .. last`` from their PNG files into the video."""
+def _index_after(src: Source, index: int) -> int:
+    """The number of the frame after frame ``index`` (one past the last frame after the last)."""
+    indices = getattr(src, "indices", None)   # FolderSource / CdnetSource: numbers from file names
+    if indices is None:
+        return index + 1
+    k = bisect.bisect_right(indices, index)
+    return indices[k] if k < len(indices) else indices[-1] + 1
+
+
+def _past_bad_frames(src: Source):
+    """The frames of ``src`` that can be read, passing over the bad ones (a resume knows them)."""
+    while True:
+        try:
+            yield next(src)
+        except StopIteration:
+            return
+        except BadFrame as e:
+            src.seek(_index_after(src, e.index))
+
+
+def feed_video_from_disk(out: Path, src: Source, writer: MaskVideoWriter, last: int,
+                         skipped: Container[int] = frozenset()) -> None:
+    """Write the masks ``first_index .. last`` (but those of ``skipped`` frames, which have none)
+    from their PNG files into the video."""
     for i in indices_through(src, last):
+        if i in skipped:
+            continue
         path = out / mask_name(i)
         try:
             m = read_image(path, cv2.IMREAD_GRAYSCALE, "a mask image")

@@ -7,12 +7,12 @@ nothing: the engine carries the plan out.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 from silkvision.capture import Source
-from silkvision.errors import ExportError
+from silkvision.errors import ExportError, ExportMismatchError
 from silkvision.export.folder import count_outputs
 from silkvision.export.verify import first_bad_output
 from silkvision.io.checkpoint import CHECKPOINT, BadCheckpoint, load_checkpoint
@@ -43,6 +43,9 @@ class ResumePlan:
         The detector state to restore (``"checkpoint"`` only).
     note : str or None
         What the user is told about the resume.
+    skipped : tuple of dict
+        The bad frames skipped up to ``resume_index`` (``capture.on_bad_frame: skip``), as
+        ``export.json`` lists them.
     """
 
     action: str
@@ -51,6 +54,7 @@ class ResumePlan:
     digest: bytes | None = None
     state: dict | None = field(default=None, repr=False, compare=False)
     note: str | None = None
+    skipped: tuple = ()
 
     @property
     def keep_existing(self) -> bool:
@@ -74,9 +78,9 @@ def replay_plan(out: Path, why: str) -> ResumePlan:
                                    f"written")
 
 
-def plan_resume(out: Path, old: Mapping | None, new: Mapping, src: Source, *, scores: bool,
-                algorithm: str, checkpointable: bool,
-                size: tuple[int, int] | None = None) -> ResumePlan:
+def plan_resume(out: Path, old: dict | None, new: dict, src: Source, *, scores: bool,
+                algorithm: str, checkpointable: bool, size: tuple[int, int] | None = None,
+                skip: bool = False) -> ResumePlan:
     """Decide how this run continues the export in ``out``.
 
     Parameters
@@ -98,6 +102,9 @@ def plan_resume(out: Path, old: Mapping | None, new: Mapping, src: Source, *, sc
     size : (width, height), optional
         The masks' size when known before a frame is read; otherwise the first mask's size is the
         one the others kept must have.
+    skip : bool
+        This run skips bad frames (``capture.on_bad_frame: skip``). An export that skipped frames
+        is only resumed (or found complete) by such a run.
 
     Returns
     -------
@@ -107,12 +114,20 @@ def plan_resume(out: Path, old: Mapping | None, new: Mapping, src: Source, *, sc
     ------
     ExportMismatchError
         ``old`` is an export with other settings or of another source.
+        Or it skipped bad frames and this run would not.
     ExportError
         A complete export has lost files, or an unfinished one of a camera cannot be resumed.
     """
     if old is None:
         return ResumePlan(FRESH)
     compare_manifests(out, old, new)
+    skipped = old.get("skipped") or []
+    if skipped and not skip:
+        running = old.get("status") != "complete"
+        raise ExportMismatchError(
+            f"{out}: holds an export that skipped bad frames ({frame_list(skipped)}) with "
+            f"capture.on_bad_frame=skip; add --set capture.on_bad_frame=skip to "
+            f"{'resume' if running else 'keep'} it, or --overwrite to start over")
     if old.get("status") == "complete":
         _check_complete_files(out, old, scores)
         return ResumePlan(DONE)
@@ -121,19 +136,48 @@ def plan_resume(out: Path, old: Mapping | None, new: Mapping, src: Source, *, sc
                           f"resumed (a live camera); add --overwrite to start over")
     if (out / CHECKPOINT).is_file():
         try:
-            state, index, frames, digest = load_checkpoint(out, src, scores=scores)
+            state, index, position, digest = load_checkpoint(out)
         except BadCheckpoint as e:
             return replay_plan(out, str(e))
+        problem = _position_problem(src, index, position)
+        if problem:
+            return replay_plan(out, problem)
+        before = tuple(s for s in skipped if s["frame"] <= index)
         # a checkpoint vouches for the files before it only if they can still be read back: a
         # truncated mask or a link in its place would otherwise end in a "complete" export
-        bad = first_bad_output(out, src, index, scores, size)
+        bad = first_bad_output(out, src, index, scores, size, {s["frame"] for s in before})
         if bad is not None:
             return replay_plan(out, f"{bad[0]}, written before it, {bad[1]}")
-        return ResumePlan(CHECKPOINT_RESUME, resume_index=index, frames_before=frames, digest=digest,
-                          state=state, note=f"resuming {out} after frame {index} (checkpoint)")
+        return ResumePlan(CHECKPOINT_RESUME, resume_index=index, frames_before=position - len(before),
+                          digest=digest, state=state, skipped=before,
+                          note=f"resuming {out} after frame {index} (checkpoint)")
     why = f"{algorithm} cannot be checkpointed" if not checkpointable else "no checkpoint was saved yet"
     return ResumePlan(REPLAY, note=f"resuming {out}: {why}, so frames are replayed from the first "
                                    f"one; masks already written are kept")
+
+
+def _position_problem(src: Source, index: int, position: int) -> str | None:
+    """Why a checkpoint after frame ``index``, the ``position``-th frame read, cannot be one of
+    ``src`` (None when it can)."""
+    indices = getattr(src, "indices", None)   # FolderSource / CdnetSource
+    if indices is not None:
+        ok = 1 <= position <= len(indices) and indices[position - 1] == index
+    else:
+        n = src.frame_count
+        ok = position >= 1 and index == src.first_index + position - 1 and (n is None or position <= n)
+    return None if ok else f"frame {index} as export frame {position} does not match {src.spec}"
+
+
+def frame_list(skipped) -> str:
+    """``"248, 300-302"``: the frame numbers of ``skipped`` entries, runs of consecutive numbers
+    joined."""
+    runs: list[list[int]] = []
+    for i in sorted(s["frame"] for s in skipped):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 def _check_complete_files(out: Path, manifest: Mapping, want_scores: bool) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Container
 from pathlib import Path
 
 import cv2
@@ -102,13 +103,17 @@ def _reason(e: SourceError, path: Path) -> str:
 
 
 def first_bad_output(out: Path, src: Source, last: int, scores: bool,
-                     size: tuple[int, int] | None = None) -> tuple[str, str] | None:
+                     size: tuple[int, int] | None = None,
+                     skipped: Container[int] = frozenset()) -> tuple[str, str] | None:
     """``(file name, problem)`` of the first mask (or, with ``scores``, scores file) of the frames
-    of ``src`` up to ``last`` that cannot be kept; None when all can.
+    of ``src`` up to ``last`` that cannot be kept; None when all can. Frames of ``skipped`` (bad
+    frames passed over) have no files.
 
     Without ``size``, the first mask's size is the one all must have.
     """
     for i in indices_through(src, last):
+        if i in skipped:
+            continue
         name = mask_name(i)
         problem = mask_problem(out / name, size)
         if problem is None and size is None:
