@@ -151,6 +151,8 @@ def _export_locked(src: Source, out: Path, cfg: dict, det, res: ExportResult, pr
         return res
     if plan.state is not None:
         plan = _restore(det, plan, out, algorithm)
+    for name in plan.remove:   # files of frames the source no longer has
+        (out / name).unlink(missing_ok=True)
     res.resumed_from = plan.resumed_from
     if plan.note:
         res.note(plan.note, log)
@@ -205,7 +207,7 @@ def _restore(det, plan: ResumePlan, out: Path, algorithm: str) -> ResumePlan:
         raise
     except Exception as e:  # noqa: BLE001 - garbled arrays: ValueError, TypeError, ...
         reset = getattr(det, "reset", None)
-        if not callable(reset):  # half-restored and cannot be made fresh again
+        if not callable(reset) or plan.source_changed:  # no fresh detector, or nothing to replay
             raise ExportError(f"{out / CHECKPOINT}: cannot restore the {algorithm} "
                               f"detector ({describe_error(e)}); use --overwrite to "
                               f"start over") from None

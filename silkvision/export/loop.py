@@ -17,6 +17,7 @@ import numpy as np
 from silkvision.capture import Source, read_image
 from silkvision.errors import BadFrame, ExportError, SourceError
 from silkvision.export.notes import note_dropped, note_padding, note_resize
+from silkvision.export.prefix import SourcePrefix
 from silkvision.export.result import ExportResult
 from silkvision.export.verify import mask_problem, scores_problem
 from silkvision.io.checkpoint import CHECKPOINT, frame_digest, indices_through, save_checkpoint
@@ -85,9 +86,14 @@ class FrameLoop:
         self.frames = frames_before
         self.processed = 0
         self.first_index = None
+        self.prefix = SourcePrefix(src)   # of the frames read, for the running manifest
+        self._through: dict | None = None
         if resume_index is not None:
             gone = self.skipped_indices
             self.first_index = next(i for i in indices_through(src, resume_index) if i not in gone)
+            for i in indices_through(src, resume_index):
+                self.prefix.add(i)
+        self._folded = len(self.skipped)   # skipped frames counted in prefix and position
         self.last_index = resume_index
         self.last_frame = None     # the frame of last_index, for the checkpoint's digest
         self.checkpointed = resume_index
@@ -104,12 +110,24 @@ class FrameLoop:
 
     @property
     def position(self) -> int:
-        """Frames of the source read so far, skipped ones included (a checkpoint's ``frames``)."""
-        return self.frames + len(self.skipped)
+        """Frames of the source up to the last one exported, skipped ones included (a
+        checkpoint's ``frames``). A bad frame read after it (looking for the end at a stop) is
+        not counted: the checkpoint is of the last frame exported."""
+        return self.frames + self._folded
 
     def with_skips(self, manifest: dict) -> dict:
         """``manifest`` with the frames skipped so far (unchanged when none were)."""
         return {**manifest, "skipped": list(self.skipped)} if self.skipped else manifest
+
+    def _write_running_manifest(self) -> None:
+        """Write the running manifest: the frames skipped so far and, for an image folder, the
+        digest of its files up to the checkpoint (:mod:`~silkvision.export.prefix`)."""
+        if self.manifest is None:
+            return
+        m = self.with_skips(self.manifest)
+        if self._through is not None:
+            m = {**m, "source_through": self._through}
+        write_manifest(self.out, m)
 
     # -- reading -------------------------------------------------------------------------------
     def first_frame(self):
@@ -138,8 +156,7 @@ class FrameLoop:
                     self.src.seek(_index_after(self.src, e.index))
                 if self._bar is not None:
                     self._bar.update(1)
-                if self.manifest is not None:
-                    write_manifest(self.out, self.with_skips(self.manifest))
+                self._write_running_manifest()
 
     # -- a resumed run -----------------------------------------------------------------------
     def resume_after(self, index: int, digest: bytes | None, res: ExportResult, log) -> None:
@@ -193,6 +210,10 @@ class FrameLoop:
                 else:
                     mask = det.apply(frame)
                 self._write(index, mask)
+                for s in self.skipped[self._folded:]:   # the bad frames read before this one
+                    self.prefix.add(s["frame"])
+                self._folded = len(self.skipped)
+                self.prefix.add(index)
                 self.frames += 1
                 self.processed += 1
                 self.first_index = index if self.first_index is None else self.first_index
@@ -203,8 +224,7 @@ class FrameLoop:
                     self.exhausted = src.seekable and _at_end(stream)
                     break
                 if self.every and src.seekable and self.frames % self.every == 0:
-                    if save_checkpoint(out, det, index, self.position, frame):
-                        self.checkpointed = index
+                    self._checkpoint(index, frame)
             else:
                 self.exhausted = True
         except SourceError:
@@ -252,10 +272,18 @@ class FrameLoop:
             return False
         if self.last_index == self.checkpointed:
             return True
-        if save_checkpoint(self.out, self.det, self.last_index, self.position, self.last_frame):
-            self.checkpointed = self.last_index
-            return True
-        return False
+        return self._checkpoint(self.last_index, self.last_frame)
+
+    def _checkpoint(self, index: int, frame) -> bool:
+        """Save the checkpoint after frame ``index`` (False: the detector has no state)."""
+        if not save_checkpoint(self.out, self.det, index, self.position, frame):
+            return False
+        self.checkpointed = index
+        digest = self.prefix.digest
+        if digest is not None:
+            self._through = {"frame": index, "digest": digest}
+            self._write_running_manifest()
+        return True
 
     def abandon_video(self) -> None:
         """Drop the unfinished video (a resume rebuilds it from the masks on disk)."""

@@ -151,6 +151,8 @@ _MANIFEST_FIELDS = {
     "skipped": (lambda v: isinstance(v, list) and all(
         isinstance(s, dict) and _is_int(s.get("frame")) and isinstance(s.get("reason"), str) for s in v),
         'a list of {"frame": integer, "reason": string}'),
+    "source_through": (lambda v: isinstance(v, dict) and _is_int(v.get("frame"))
+                       and isinstance(v.get("digest"), str), '{"frame": integer, "digest": string}'),
 }
 
 

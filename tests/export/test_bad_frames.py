@@ -73,7 +73,7 @@ def test_skip_passes_over_the_bad_frame_and_lists_it(tmp_path, seq, reference):
     assert _files(tmp_path / "again") == _files(reference)
 
 
-@pytest.mark.parametrize("after", [3, 8], ids=["before-the-bad-frame", "after-it"])
+@pytest.mark.parametrize("after", [3, BAD - 1, 8], ids=["before-the-bad-frame", "just-before-it", "after-it"])
 def test_an_interrupted_skipping_export_resumes_identically(tmp_path, seq, reference, after):
     out = tmp_path / "out"
     res = _export(seq, out, SKIP, after=after)
@@ -176,3 +176,65 @@ def test_a_video_goes_on_past_a_frame_that_does_not_decode(tmp_path, capsys):
     assert main(["export", str(video), "--out", str(fresh), "-a", "mog2", "--set",
                  "capture.on_bad_frame=skip"]) == 0
     assert _files(out) == _files(fresh)
+
+
+# -- an image folder whose files changed after the checkpoint ------------------------------------
+def _fresh(seq, tmp_path, cfg) -> Path:
+    out = tmp_path / "fresh"
+    assert _export(seq, out, cfg).complete
+    return out
+
+
+@pytest.mark.parametrize("fix", ["removed", "replaced"])
+def test_removing_or_replacing_the_bad_file_resumes(tmp_path, seq, fix):
+    out = tmp_path / "out"
+    with pytest.raises(SourceError):
+        _export(seq, out, STOP)
+    bad = seq / "input" / f"in{BAD:06d}.jpg"
+    if fix == "removed":
+        bad.unlink()
+    else:
+        shutil.copy(seq / "input" / "in000011.jpg", bad)
+    notes = []
+    res = _export(seq, out, STOP, log=notes.append)
+    assert res.complete and res.resumed_from == BAD - 1 and res.processed == N - BAD + (fix == "replaced")
+    assert notes[0] == (f"resuming {out} after frame {BAD - 1} (checkpoint); {seq.resolve()} changed "
+                        f"after that frame, and the frames after it are exported as they are now")
+    assert _files(out) == _files(_fresh(seq, tmp_path, STOP))
+
+
+def test_masks_after_the_checkpoint_of_a_frame_now_gone_are_removed(tmp_path, seq):
+    """Killed after frame 8 with the last checkpoint after frame 4: the masks of frames 5..8 are on
+    disk; frame 6 is then removed from the folder. Its mask must not stay behind."""
+    out, saved = tmp_path / "out", tmp_path / "saved"
+    assert _export(seq, out, SKIP, after=4).interrupted
+    saved.mkdir()
+    for name in (CHECKPOINT, MANIFEST):
+        shutil.copy(out / name, saved / name)
+    assert _export(seq, out, SKIP, after=8).interrupted
+    for name in (CHECKPOINT, MANIFEST):   # as if killed after frame 8, checkpoint of frame 4
+        shutil.copy(saved / name, out / name)
+    assert (out / "bin000006.png").is_file()
+    (seq / "input" / "in000006.jpg").unlink()
+    res = _export(seq, out, SKIP)
+    assert res.complete and res.resumed_from == 4 and res.skipped == [BAD]
+    assert not (out / "bin000006.png").exists() and not (out / "scores000006.npz").exists()
+    assert _files(out) == _files(_fresh(seq, tmp_path, SKIP))
+
+
+def test_a_change_up_to_the_checkpoint_is_still_refused(tmp_path, seq):
+    out = tmp_path / "out"
+    assert _export(seq, out, SKIP, after=8).interrupted
+    (seq / "input" / "in000007.jpg").unlink()
+    with pytest.raises(ExportMismatchError, match="but it now has 11"):
+        _export(seq, out, SKIP)
+
+
+def test_a_change_after_a_checkpoint_that_cannot_be_used_is_refused(tmp_path, seq):
+    """Without the checkpoint the export would replay, keeping masks of the frames as they were."""
+    out = tmp_path / "out"
+    assert _export(seq, out, SKIP, after=8).interrupted
+    (out / CHECKPOINT).write_bytes(b"garbage")
+    (seq / "input" / "in000010.jpg").unlink()
+    with pytest.raises(ExportMismatchError, match="but it now has 11"):
+        _export(seq, out, SKIP)
