@@ -139,15 +139,28 @@ def test_manifest_without_fingerprint_still_resumes(tmp_path, seq, reference):
 def test_changed_frame_count_gives_advice_that_can_work(tmp_path, seq):
     out = tmp_path / "out"
     _interrupted(seq, out)
-    shutil.copy(seq / "input" / "in000001.jpg", seq / "input" / f"in{N + 1:06d}.jpg")
+    frame = seq / "input" / "in000003.jpg"           # a frame before the checkpoint
+    frame.rename(tmp_path / frame.name)
     with pytest.raises(ExportMismatchError) as e:
         _export(seq, out)
     msg = str(e.value)
-    assert f"a source with {N} frames, but it now has {N + 1}" in msg
+    assert f"a source with {N} frames, but it now has {N - 1}" in msg
     assert "re-run with the same arguments" not in msg
     assert msg.endswith("; restore the source as it was to resume, or add --overwrite to start over")
-    (seq / "input" / f"in{N + 1:06d}.jpg").unlink()    # restored: the resume works
+    (tmp_path / frame.name).rename(frame)             # restored: the resume works
     assert _export(seq, out).resumed_from == 8
+
+
+def test_frames_added_after_the_checkpoint_are_exported_by_the_resume(tmp_path, seq):
+    """Only the frames up to the checkpoint must be as they were: the others are exported again."""
+    out = tmp_path / "out"
+    _interrupted(seq, out)
+    shutil.copy(seq / "input" / "in000001.jpg", seq / "input" / f"in{N + 1:06d}.jpg")
+    res = _export(seq, out)
+    assert res.complete and res.resumed_from == 8 and res.frames == N + 1
+    fresh = tmp_path / "fresh"
+    assert _export(seq, fresh).complete
+    assert _files(out) == _files(fresh)
 
 
 # -- finding 2: --overwrite is not a setting of the output -----------------------------------------
