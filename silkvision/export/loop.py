@@ -62,7 +62,8 @@ class FrameLoop:
     skipped : list of dict
         The frames skipped so far, in order.
     manifest : dict or None
-        The running manifest; once set, it is written again with each frame skipped.
+        The running manifest; once set, it is written again with each frame skipped and, for an
+        image folder, with each checkpoint (:mod:`~silkvision.export.prefix`).
     first_index, last_index : int or None
         Numbers of the first and last frame exported so far.
     checkpointed : int or None
@@ -210,9 +211,9 @@ class FrameLoop:
                 else:
                     mask = det.apply(frame)
                 self._write(index, mask)
-                for s in self.skipped[self._folded:]:   # the bad frames read before this one
-                    self.prefix.add(s["frame"])
-                self._folded = len(self.skipped)
+                while self._folded < len(self.skipped):   # the bad frames read before this one
+                    self.prefix.add(self.skipped[self._folded]["frame"])
+                    self._folded += 1
                 self.prefix.add(index)
                 self.frames += 1
                 self.processed += 1
