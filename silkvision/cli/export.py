@@ -12,7 +12,9 @@ DESCRIPTION = """\
 Run a background subtractor over SOURCE and write one mask per frame, DIR/bin%06d.png (0/255,
 numbered like the input frame), plus DIR/config.yaml (effective configuration) and DIR/export.json
 (manifest). Optional: --scores writes DIR/scores%06d.npz (member "scores": float16 HxW scores,
-compressed; SILK/NORMA only), --video writes DIR/masks.mkv (lossless FFV1).
+compressed; SILK/NORMA only), --video writes DIR/masks.mkv (lossless FFV1), --objects and --events
+write DIR/objects.csv (the foreground regions of every mask) and DIR/events.csv (motion events), or
+.jsonl, from the masks once the export is complete.
 
 SOURCE is a video file, a folder of images, a CDnet sequence folder (with input/), or a camera
 index (0).

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 from PyQt5.QtCore import QEvent, QSettings, Qt, QTimer, pyqtSignal
-from PyQt5.QtWidgets import (QAbstractButton, QAction, QApplication, QCheckBox, QComboBox, QFileDialog, QGridLayout,
-                             QHBoxLayout, QLabel, QMainWindow, QMessageBox, QPushButton, QSlider,
-                             QScrollArea, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PyQt5.QtWidgets import (QAbstractButton, QAction, QApplication, QCheckBox, QComboBox, QFileDialog,
+                             QGridLayout, QHBoxLayout, QLabel, QMainWindow, QMessageBox, QPushButton,
+                             QSlider, QScrollArea, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from silkvision.capture.base import not_a_file
 from silkvision.config import SCHEMA, load_config, validate, write_config
@@ -326,7 +326,8 @@ class MainWindow(QMainWindow):
             self.right_split.setSizes([h * 55 // 100, h - h * 55 // 100])
 
     def _layout_views(self) -> None:
-        """Place the visible image panels on a grid (3 columns when more than 4)."""
+        """Place the visible image panels on a grid (3 a row when more than 4, else 2), each row's
+        panels sharing its whole width."""
         silk = self.detectors["silk"]
         shown = ["input", "silk", "second"]
         if self.info is not None and self.info.has_groundtruth:
@@ -788,8 +789,7 @@ class MainWindow(QMainWindow):
         min_area = self.config["export"]["min_area"]
         regions = find_regions(r.masks["silk"], min_area)
         view.set_image(draw_boxes(r.frame, regions))
-        view.set_title(f"Input: {len(regions)} region{'s' if len(regions) != 1 else ''} "
-                       f">= {min_area} px")
+        view.set_title(f"Input: {len(regions)} object{'s' if len(regions) != 1 else ''}")
 
     def _draw_roc(self, r) -> None:
         second = next((k for k in r.roc if k != "silk"), None)

@@ -13,5 +13,5 @@ from silkvision.objects.folder import FORMATS, object_files, write_object_files
 from silkvision.objects.regions import Region, find_regions
 from silkvision.objects.writers import write_events, write_objects
 
-__all__ = ["Region", "find_regions", "Event", "EventTracker", "FORMATS", "write_objects",
-           "write_events", "object_files", "write_object_files"]
+__all__ = ["FORMATS", "Event", "EventTracker", "Region", "find_regions", "object_files", "write_events",
+           "write_object_files", "write_objects"]

@@ -14,7 +14,7 @@ from silkvision.objects.events import EventTracker
 from silkvision.objects.regions import find_regions
 from silkvision.objects.writers import FORMATS, write_events, write_objects
 
-__all__ = ["FORMATS", "object_files", "mask_files", "write_object_files"]
+__all__ = ["FORMATS", "mask_files", "object_files", "write_object_files"]
 
 _MASK = re.compile(r"^bin(\d+)\.png$")
 

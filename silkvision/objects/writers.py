@@ -6,16 +6,16 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Iterable
 
 from silkvision.config.schema import OBJECT_FORMATS as FORMATS
 from silkvision.io.atomic import atomic_write_text
 from silkvision.objects.events import Event
 from silkvision.objects.regions import Region
 
-__all__ = ["FORMATS", "OBJECT_COLUMNS", "EVENT_COLUMNS", "write_objects", "write_events"]
+__all__ = ["EVENT_COLUMNS", "FORMATS", "OBJECT_COLUMNS", "write_events", "write_objects"]
 
 OBJECT_COLUMNS = ("frame", "time", "region", "area", "x", "y", "width", "height", "cx", "cy")
 EVENT_COLUMNS = ("event", "start_frame", "end_frame", "start_time", "end_time", "frames",

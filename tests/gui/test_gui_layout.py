@@ -27,6 +27,15 @@ def test_the_default_size_fits_a_1280x800_screen():
     assert DEFAULT_SIZE[0] + 10 <= 1280 and DEFAULT_SIZE[1] + 60 <= 800
 
 
+def _reach(scroll, w) -> None:
+    """Scroll to ``w`` (its centre, with room for all of it) and check that it is seen whole."""
+    g = w.geometry()
+    scroll.ensureVisible(g.center().x(), g.center().y(), 0, g.height() // 2 + 2)
+    rect = w.rect().translated(w.mapTo(scroll.viewport(), w.rect().topLeft()))
+    port = scroll.viewport().rect()
+    assert port.contains(rect), f"{w}: {rect} not inside {port}"
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_window_fits_and_every_parameter_is_reachable(qtbot, make_window, sample_seq, size):
     win = make_window()
@@ -43,19 +52,10 @@ def test_window_fits_and_every_parameter_is_reachable(qtbot, make_window, sample
         panel = win.panels[role]
         assert scroll.widget() is panel and len(panel.editors) >= 4
         assert scroll.horizontalScrollBar().maximum() == 0, "the panel is cut at the side"
-        port = scroll.viewport().rect()
-
-        def reach(w) -> None:
-            """Scroll to ``w`` (its centre, with room for all of it) and check that it is whole."""
-            g = w.geometry()
-            scroll.ensureVisible(g.center().x(), g.center().y(), 0, g.height() // 2 + 2)
-            rect = w.rect().translated(w.mapTo(scroll.viewport(), w.rect().topLeft()))
-            assert port.contains(rect), f"{role} {w}: {rect} not inside {port}"
-
-        for key, editor in panel.editors.items():
-            reach(editor)
-            reach(panel.form.labelForField(editor))
-        reach(panel.apply_button)
+        for editor in panel.editors.values():
+            for w in (editor, panel.form.labelForField(editor)):
+                _reach(scroll, w)
+        _reach(scroll, panel.apply_button)
 
 
 def test_ground_truth_is_shown_on_open(qtbot, make_window, sample_seq):
@@ -89,7 +89,7 @@ def test_no_image_slot_stays_empty(qtbot, make_window, sample_seq, scores, overl
     assert n == 3 + scores + overlay + 1         # input, two masks, ground truth
     rows: dict[int, int] = {}
     for name in win.shown:
-        row, col, _, span = win.grid.getItemPosition(win.grid.indexOf(win.views[name]))
+        row, _, _, span = win.grid.getItemPosition(win.grid.indexOf(win.views[name]))
         rows[row] = rows.get(row, 0) + span
         assert win.views[name].isVisible()
     assert set(rows.values()) == {GRID_SPAN}, rows   # every row filled from edge to edge
@@ -125,6 +125,6 @@ def test_object_boxes_are_drawn_on_the_input(qtbot, make_window, sample_seq):
     for reg in regions:
         boxed[reg.y:reg.y + reg.height] = True
     assert not green[~boxed].any()        # nothing drawn outside the boxes' rows
-    assert win.views["input"].title.full_text.startswith(f"Input: {len(regions)} region")
+    assert win.views["input"].title.full_text.startswith(f"Input: {len(regions)} object")
     win.boxes_check.setChecked(False)
     assert win.views["input"].array is r.frame and win.views["input"].title.full_text == "Input"
