@@ -110,3 +110,20 @@ def test_bad_object_options_are_one_line_errors(tmp_path, sample_seq, capsys, ba
     err = capsys.readouterr().err.strip().splitlines()
     assert message in err[-1]
     assert not (tmp_path / "o").exists()
+
+
+def test_an_unfinished_export_gets_no_object_files(tmp_path):
+    """An interrupted export writes no object or event file: its resume writes them from all masks."""
+    import argparse
+    from types import SimpleNamespace
+
+    import silkvision as sv
+    from silkvision.cli.export import write_objects_after
+
+    out = _masks(tmp_path / "m", {1: (0, 0, 3, 3)})
+    args = argparse.Namespace(objects="csv", events="csv", min_area=None, event_min_frames=None)
+    cfg = sv.load_config(use_cwd=False)
+    assert write_objects_after(str(out), SimpleNamespace(out_dir=out, complete=False), cfg, args) is None
+    assert sorted(p.name for p in out.iterdir()) == ["bin000001.png"]
+    line = write_objects_after(str(out), SimpleNamespace(out_dir=out, complete=True), cfg, args)
+    assert line == f"wrote {out / 'objects.csv'}, {out / 'events.csv'}"
