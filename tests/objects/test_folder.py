@@ -127,3 +127,32 @@ def test_an_unfinished_export_gets_no_object_files(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["bin000001.png"]
     line = write_objects_after(str(out), SimpleNamespace(out_dir=out, complete=True), cfg, args)
     assert line == f"wrote {out / 'objects.csv'}, {out / 'events.csv'}"
+
+
+def test_event_times_come_from_the_video_frame_rate(tmp_path, monkeypatch, capsys):
+    """A square moves across frames 21-30 of a 10 fps video: one event, from 2.0 s."""
+    from silkvision.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    video = tmp_path / "square.avi"
+    vw = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (64, 48))
+    assert vw.isOpened()
+    for i in range(1, 41):
+        frame = np.full((48, 64, 3), 40, np.uint8)
+        if 21 <= i <= 30:
+            x = 4 * (i - 21)
+            frame[10:30, x:x + 20] = 255
+        vw.write(frame)
+    vw.release()
+    out = tmp_path / "out"
+    assert main(["export", str(video), "--out", str(out), "-a", "mog2", "--events", "--objects",
+                 "jsonl", "--event-min-frames", "3", "--set", "detector.median=0"]) == 0
+    events = list(csv.DictReader((out / "events.csv").open()))
+    assert len(events) == 1, events
+    e = events[0]
+    assert int(e["start_frame"]) == 21 and int(e["end_frame"]) >= 29
+    assert float(e["start_time"]) == pytest.approx(2.0)
+    assert float(e["end_time"]) == pytest.approx((int(e["end_frame"]) - 1) / 10)
+    lines = [json.loads(ln) for ln in (out / "objects.jsonl").read_text().splitlines()]
+    assert len(lines) == 40 and lines[20]["time"] == pytest.approx(2.0)
+    assert lines[20]["regions"][0]["width"] >= 15
