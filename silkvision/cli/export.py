@@ -12,7 +12,9 @@ DESCRIPTION = """\
 Run a background subtractor over SOURCE and write one mask per frame, DIR/bin%06d.png (0/255,
 numbered like the input frame), plus DIR/config.yaml (effective configuration) and DIR/export.json
 (manifest). Optional: --scores writes DIR/scores%06d.npz (member "scores": float16 HxW scores,
-compressed; SILK/NORMA only), --video writes DIR/masks.mkv (lossless FFV1).
+compressed; SILK/NORMA only), --video writes DIR/masks.mkv (lossless FFV1), --objects and --events
+write DIR/objects.csv (the foreground regions of every mask) and DIR/events.csv (motion events), or
+.jsonl, from the masks once the export is complete.
 
 SOURCE is a video file, a folder of images, a CDnet sequence folder (with input/), or a camera
 index (0).
@@ -41,8 +43,59 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--video", action=argparse.BooleanOptionalAction, default=None,
                    help="also write a lossless mask video masks.mkv (config export.video)")
     add_overwrite_argument(p, "replace an earlier export and write into a folder with other files")
+    add_object_arguments(p)
     add_config_arguments(p)
     return p
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected an integer >= 1")
+    return v
+
+
+def add_object_arguments(p: argparse.ArgumentParser) -> None:
+    """``--objects``, ``--events``, ``--min-area`` and ``--event-min-frames`` (object-level output,
+    written from the masks once the export is complete; see docs/commands/export-objects.md)."""
+    from silkvision.config.schema import OBJECT_FORMATS
+
+    p.add_argument("--objects", nargs="?", const="csv", choices=OBJECT_FORMATS, default=None,
+                   help="also write the foreground regions of every mask (bounding box, area, "
+                        "centroid) to DIR/objects.csv or .jsonl (default csv; config export.objects)")
+    p.add_argument("--events", nargs="?", const="csv", choices=OBJECT_FORMATS, default=None,
+                   help="also write motion events (start/end frame and time, largest region) to "
+                        "DIR/events.csv or .jsonl (default csv; config export.events)")
+    p.add_argument("--min-area", type=_at_least_one, metavar="N",
+                   help="smallest region in pixels for --objects and --events (config export.min_area)")
+    p.add_argument("--event-min-frames", type=_at_least_one, metavar="N",
+                   help="shortest event, in frames with regions (config export.event_min_frames)")
+
+
+def write_objects_after(source, result, cfg: dict, args: argparse.Namespace) -> str | None:
+    """Write the object and event files of a complete export from its masks; the line to print,
+    or None when none was asked for or the export is not complete yet (a resume writes them)."""
+    from silkvision.objects import write_object_files
+
+    ex = cfg["export"]
+    objects = args.objects or ex["objects"]
+    events = args.events or ex["events"]
+    if not (objects or events) or not result.complete:
+        return None
+    fps, first = None, 1
+    if not str(source).isdigit():   # a camera is not opened again: its events have no times
+        from silkvision.capture import open_source
+
+        with open_source(source) as src:
+            fps, first = src.fps, src.first_index
+    paths = write_object_files(result.out_dir, objects=objects, events=events,
+                               min_area=args.min_area or ex["min_area"],
+                               event_min_frames=args.event_min_frames or ex["event_min_frames"],
+                               fps=fps, first_index=first)
+    return "wrote " + ", ".join(str(p) for p in paths.values())
 
 
 def add_overwrite_argument(p: argparse.ArgumentParser, what: str) -> None:
@@ -108,6 +161,9 @@ def run(args: argparse.Namespace) -> int:
     result = export_masks(args.source, args.out, cfg, algorithm=args.algorithm, scores=args.scores,
                           video=args.video, overwrite=args.overwrite)
     print(result.summary(), flush=True)
+    line = write_objects_after(args.source, result, cfg, args)
+    if line:
+        print(line, flush=True)
     return exit_status(result)
 
 

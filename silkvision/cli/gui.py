@@ -66,10 +66,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="process N frames, then pause (with --screenshot: then exit)")
     p.add_argument("--screenshot", metavar="PNG",
                    help="headless: process the frames, save a PNG of the window and exit 0")
-    p.add_argument("--size", type=_size, default=(1420, 820), metavar="WxH",
+    p.add_argument("--size", type=_size, default=None, metavar="WxH",
                    help=f"window size, each side {MIN_WINDOW_SIDE} to {MAX_WINDOW_SIDE} pixels "
-                        f"(default 1420x820); the window needs about 840x450 at least (with --screenshot a "
-                        f"note says when the picture is larger than asked)")
+                        f"(default 1240x740, smaller on a smaller screen); the window needs about "
+                        f"840x450 at least (with --screenshot a note says when the picture is larger "
+                        f"than asked)")
     add_config_arguments(p)
     return p
 

@@ -138,6 +138,8 @@ MAX_FRAME_SIDE = 16384
 FILTER_SIZES = (0,) + tuple(range(3, 16, 2))
 
 ALGORITHMS = ("silk", "norma", "mog2", "knn", "gsoc", "cnt")
+#: Formats of the object and event files (``export.objects``, ``export.events``).
+OBJECT_FORMATS = ("csv", "jsonl")
 COLOUR_SPACES = ("rgb", "ycrcb", "lab", "gray")
 
 SCHEMA: dict[str, Any] = {
@@ -219,6 +221,16 @@ SCHEMA: dict[str, Any] = {
         "checkpoint_every": ranged(100, int, 0,
                                   help="save the detector state every N frames so an interrupted "
                                        "export resumes (0: only when interrupted by Ctrl-C or SIGTERM)"),
+        "objects": Param(None, str, "null or one of " + ", ".join(repr(v) for v in OBJECT_FORMATS),
+                         lambda v: v in OBJECT_FORMATS, nullable=True,
+                         help="also write the foreground regions of each mask (box, area, centroid) "
+                              "to objects.csv or objects.jsonl"),
+        "events": Param(None, str, "null or one of " + ", ".join(repr(v) for v in OBJECT_FORMATS),
+                        lambda v: v in OBJECT_FORMATS, nullable=True,
+                        help="also write motion events (runs of frames with regions) to events.csv "
+                             "or events.jsonl"),
+        "min_area": ranged(20, int, 1, help="smallest region of objects and events, in pixels"),
+        "event_min_frames": ranged(5, int, 1, help="shortest motion event, in frames with regions"),
     },
     "evaluation": {
         "bins": ranged(4096, int, 16, 1 << 20,

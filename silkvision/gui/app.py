@@ -136,7 +136,7 @@ def make_app():
 
 def run_gui(config: dict, source=None, groundtruth=None, start: int | None = None,
             frames: int | None = None, screenshot: str | os.PathLike | None = None,
-            size: tuple[int, int] = (1420, 820)) -> int:
+            size: tuple[int, int] | None = None) -> int:
     """Open the window (and ``source``); with ``screenshot``, run headless: process ``frames``
     frames (or the whole source), save a PNG of the window and return 0 (2 on an error).
 
@@ -154,13 +154,15 @@ def run_gui(config: dict, source=None, groundtruth=None, start: int | None = Non
         Pause (headless: finish) after this many frames.
     screenshot : path, optional
         Headless run writing a PNG of the window.
-    size : (int, int)
-        Window size; :class:`SilkvisionError` when Qt could not draw a window that large.
+    size : (int, int), optional
+        Window size (default: :data:`~silkvision.gui.main_window.DEFAULT_SIZE`, made smaller to fit
+        the screen); :class:`SilkvisionError` when Qt could not draw a window that large.
     """
     _check_display(headless=screenshot is not None)
     if screenshot is not None and source is None:
         raise SilkvisionError("--screenshot needs a SOURCE to process")
-    check_window_size(size)
+    if size is not None:
+        check_window_size(size)
     from PyQt5.QtCore import qInstallMessageHandler
 
     qInstallMessageHandler(_qt_message)
@@ -173,8 +175,11 @@ def run_gui(config: dict, source=None, groundtruth=None, start: int | None = Non
 def _run(config, source, groundtruth, start, frames, screenshot, size) -> int:
     app = make_app()
     screen = app.primaryScreen()
+    from silkvision.gui.main_window import DEFAULT_SIZE, MainWindow, fitting_size
+
+    if size is None:   # the window's own default; a size asked for is the picture's size, not fitted
+        size = fitting_size(DEFAULT_SIZE) if screenshot is None else DEFAULT_SIZE
     check_window_size(size, screen.devicePixelRatio() if screen is not None else 1.0)
-    from silkvision.gui.main_window import MainWindow
 
     frames = frames if frames is not None else config["capture"]["max_frames"]
     win = MainWindow(config, max_frames=frames, interactive=screenshot is None)

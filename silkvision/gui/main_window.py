@@ -15,8 +15,9 @@ from pathlib import Path
 
 import numpy as np
 from PyQt5.QtCore import QEvent, QSettings, Qt, QTimer, pyqtSignal
-from PyQt5.QtWidgets import (QAbstractButton, QAction, QApplication, QComboBox, QFileDialog, QGridLayout,
-                             QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMessageBox, QPushButton,
+from PyQt5.QtWidgets import (QAbstractButton, QAction, QApplication, QCheckBox, QComboBox, QFileDialog,
+                             QGridLayout, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMessageBox,
+                             QPushButton,
                              QSlider, QScrollArea, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from silkvision.capture.base import not_a_file
@@ -27,7 +28,7 @@ from silkvision.errors import SilkvisionError
 from silkvision.gui.pipeline import Pipeline, SourceInfo
 from silkvision.gui.widgets import FloatSpinBox, ImageView, ParamPanel, RocPlot
 from silkvision.gui.widgets.float_spin import float_range
-from silkvision.gui.widgets.image_view import heat_map, overlay
+from silkvision.gui.widgets.image_view import draw_boxes, heat_map, overlay
 from silkvision.gui.worker import DetectorInfo, Worker, detector_infos, start_worker
 
 __all__ = ["MainWindow"]
@@ -40,6 +41,12 @@ MAX_RECENT = 10
 #: finish after the window has gone (``app._teardown`` waits for it before the process ends).
 CLOSE_WAIT_S = 1.0
 NO_FRAME_YET = "press Play or Step"
+#: The window's size when it opens, made smaller to fit the screen's free area: it fits a
+#: 1280x800 screen with its title bar and a panel, and the window works down to 1024x768
+DEFAULT_SIZE = (1240, 740)
+#: Sub-columns of the image grid: a row of 1, 2 or 3 panels shares the whole width (a last row of
+#: 2 panels under a row of 3 leaves no empty slot)
+GRID_SPAN = 6
 VIDEO_FILTER = "Videos (*.mp4 *.avi *.mkv *.mov *.webm *.mpg *.mpeg *.m4v *.wmv);;All files (*)"
 
 
@@ -165,6 +172,11 @@ class MainWindow(QMainWindow):
                                        "slider covers the score range, the box takes any value >= 0")
         self.threshold_spin.valueChanged.connect(self._on_threshold_spin)
 
+        self.boxes_check = QCheckBox("Object boxes")
+        self.boxes_check.setToolTip("Draw the boxes of the SILK mask's connected regions on the input "
+                                    "(at least export.min_area pixels; as export --objects lists them)")
+        self.boxes_check.toggled.connect(lambda _on: self._redraw_views())
+
         self.stats_label = QLabel("")
         self.statusBar().addPermanentWidget(self.stats_label)
         self.statusBar().messageChanged.connect(self._on_status_message)
@@ -189,6 +201,11 @@ class MainWindow(QMainWindow):
         self.reset_roc_button = QPushButton("Clear ROC")
         self.reset_roc_button.setToolTip("Forget the accumulated ROC counts (detectors keep learning)")
         self.reset_roc_button.clicked.connect(lambda: self.request.emit("reset_roc", None))
+        self.log_fpr_check = QCheckBox("log FPR")
+        self.log_fpr_check.setToolTip("Logarithmic false-positive-rate axis, where the operating points "
+                                      "can be read; off: the whole curve on a linear axis")
+        self.log_fpr_check.setChecked(self.roc_plot.log_fpr)
+        self.log_fpr_check.toggled.connect(self.roc_plot.set_log_fpr)
 
     def _build_menus(self) -> None:
         def action(menu, text, slot, shortcut=None, checkable=False, tip=""):
@@ -266,35 +283,55 @@ class MainWindow(QMainWindow):
         thresh.addWidget(QLabel("SILK threshold"))
         thresh.addWidget(self.threshold_slider, 1)
         thresh.addWidget(self.threshold_spin)
+        thresh.addWidget(self.boxes_check)
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(4, 4, 4, 4)
         lv.addWidget(self.grid_widget, 1)
         lv.addLayout(transport)
         lv.addLayout(thresh)
-        right = QWidget()
-        rv = QVBoxLayout(right)
-        rv.setContentsMargins(4, 4, 4, 4)
-        rv.addWidget(self.roc_plot, 5)
+        roc = QWidget()
+        rv = QVBoxLayout(roc)
+        rv.setContentsMargins(4, 4, 4, 0)
+        rv.addWidget(self.roc_plot, 1)
         row = QHBoxLayout()
+        row.addWidget(self.log_fpr_check)
         row.addStretch(1)
         row.addWidget(self.reset_roc_button)
         rv.addLayout(row)
-        rv.addWidget(self.tabs, 4)
+        # the ROC and the parameters share the right side; the user can move the line between them
+        self.right_split = QSplitter(Qt.Vertical)
+        self.right_split.setChildrenCollapsible(False)
+        self.right_split.addWidget(roc)
+        self.right_split.addWidget(self.tabs)
+        self.right_split.setStretchFactor(0, 1)
+        self.right_split.setStretchFactor(1, 1)
+        self._split_set = False   # the ROC/parameters line is placed at the first show
         split = QSplitter(Qt.Horizontal)
+        split.setChildrenCollapsible(False)
         split.addWidget(left)
-        split.addWidget(right)
+        split.addWidget(self.right_split)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
-        split.setSizes([920, 500])
+        split.setSizes([800, 420])
         self.setCentralWidget(split)
         split.setFocusPolicy(Qt.StrongFocus)   # the keys go to the window's shortcuts at start
         split.setFocus()
-        self.resize(1420, 820)
+        self.resize(*fitting_size(DEFAULT_SIZE))
         self._layout_views()
 
+    def showEvent(self, event) -> None:
+        """At the first show, the ROC gets a little more of the right side than the parameters (left
+        to the size hints, the plot took two thirds); later the user's own placing is kept."""
+        super().showEvent(event)
+        if not self._split_set:
+            self._split_set = True
+            h = max(self.right_split.height(), 2)
+            self.right_split.setSizes([h * 55 // 100, h - h * 55 // 100])
+
     def _layout_views(self) -> None:
-        """Place the visible image panels on a grid (3 columns when more than 4)."""
+        """Place the visible image panels on a grid (3 a row when more than 4, else 2), each row's
+        panels sharing its whole width."""
         silk = self.detectors["silk"]
         shown = ["input", "silk", "second"]
         if self.info is not None and self.info.has_groundtruth:
@@ -306,15 +343,22 @@ class MainWindow(QMainWindow):
         self.shown = shown
         while self.grid.count():
             self.grid.takeAt(0)
-        cols = 3 if len(shown) > 4 else 2
-        for i, name in enumerate(shown):
-            self.grid.addWidget(self.views[name], i // cols, i % cols)
+        cells = grid_cells(len(shown))
+        for i, (row, col, span) in cells.items():
+            self.grid.addWidget(self.views[shown[i]], row, col, 1, span)
         for name, view in self.views.items():
             view.setVisible(name in shown)
-        for c in range(3):
-            self.grid.setColumnStretch(c, 1 if c < cols else 0)
+        # a row's height in proportion to its panels' width (a row of 2 is 1.5 times as tall as a row
+        # of 3): the images of every row can then fill their width
+        span = {row: sp for row, _, sp in cells.values()}
+        for c in range(GRID_SPAN):
+            self.grid.setColumnStretch(c, 1)
         for r in range(3):
-            self.grid.setRowStretch(r, 1 if r < (len(shown) + cols - 1) // cols else 0)
+            self.grid.setRowStretch(r, span.get(r, 0))
+        self._redraw_views()
+
+    def _redraw_views(self) -> None:
+        """Draw the shown result again (panels or options changed)."""
         if self.result is not None:
             self._draw(self.result, roc=False)
 
@@ -606,7 +650,7 @@ class MainWindow(QMainWindow):
         # nothing of the previous source stays on screen under the new title
         for view in self.views.values():
             view.set_image(None, NO_FRAME_YET)
-        self.views["gt"].set_image(None, "no ground truth")
+        self._show_first_gt()
         self.frame_label.setText(f"frame - / {last if last is not None else '?'}")
         widest = f"frame {last} / {last}" if last is not None else "frame 000000 / ?"
         self.frame_label.setMinimumWidth(max(130, self.frame_label.fontMetrics().horizontalAdvance(widest) + 8))
@@ -619,6 +663,17 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"opened {info.kind} {info.name}{total}, {gt}", 8000)
         self._layout_views()
         self._clear_roc()
+
+    def _show_first_gt(self) -> None:
+        """Before a frame is processed, the ground-truth panel shows the source's first scored mask
+        (:attr:`SourceInfo.first_gt`), its frame in the title."""
+        first = None if self.info is None else self.info.first_gt
+        if first is None:
+            self.views["gt"].set_image(None, "no ground truth")
+            self.views["gt"].set_title("Ground truth")
+        else:
+            self.views["gt"].set_image(first[1])
+            self.views["gt"].set_title(f"Ground truth (frame {first[0]})")
 
     def _on_restarted(self) -> None:
         """The detectors and ROCs restarted (another second algorithm, loaded parameters, a restart
@@ -698,9 +753,10 @@ class MainWindow(QMainWindow):
         self.result = r
         self.shown_index = r.index
         second = next((k for k in r.masks if k != "silk"), None)
-        self.views["input"].set_image(r.frame)
+        self._draw_input(r)
         self.views["silk"].set_image(r.masks["silk"])
         self.views["second"].set_image(r.masks.get(second))
+        self.views["gt"].set_title("Ground truth")
         if r.gt is not None:
             self.views["gt"].set_image(r.gt)
         elif self.info is not None and self.info.has_groundtruth:
@@ -731,6 +787,20 @@ class MainWindow(QMainWindow):
         if roc:
             self._draw_roc(r)
         self._show_position(r)
+
+    def _draw_input(self, r) -> None:
+        """The input frame, with the boxes of the SILK mask's regions when asked for."""
+        view = self.views["input"]
+        if not self.boxes_check.isChecked():
+            view.set_image(r.frame)
+            view.set_title("Input")
+            return
+        from silkvision.objects import find_regions
+
+        min_area = self.config["export"]["min_area"]
+        regions = find_regions(r.masks["silk"], min_area)
+        view.set_image(draw_boxes(r.frame, regions))
+        view.set_title(f"Input: {len(regions)} object{'s' if len(regions) != 1 else ''}")
 
     def _draw_roc(self, r) -> None:
         second = next((k for k in r.roc if k != "silk"), None)
@@ -801,3 +871,27 @@ class MainWindow(QMainWindow):
         self._closing = True
         self.shutdown(CLOSE_WAIT_S)
         super().closeEvent(event)
+
+
+def grid_cells(n: int) -> dict[int, tuple[int, int, int]]:
+    """Where ``n`` image panels go on the grid of :data:`GRID_SPAN` sub-columns: ``{panel: (row,
+    column, span)}``. Up to 4 panels take 2 a row, more take 3; each row's panels share the whole
+    width, so that no slot stays empty (5 panels: 3 above, 2 wider below)."""
+    cols = 3 if n > 4 else 2
+    cells = {}
+    for i in range(n):
+        row, k = divmod(i, cols)
+        in_row = min(cols, n - row * cols)
+        span = GRID_SPAN // in_row
+        cells[i] = (row, k * span, span)
+    return cells
+
+
+def fitting_size(size: tuple[int, int]) -> tuple[int, int]:
+    """``size`` made no larger than the free area of the primary screen (less its title bar and
+    frame, about 40 and 10 pixels), so that the window opens whole on a small screen."""
+    screen = QApplication.primaryScreen()
+    if screen is None:
+        return size
+    free = screen.availableGeometry()
+    return min(size[0], free.width() - 10), min(size[1], free.height() - 40)

@@ -48,6 +48,9 @@ class SourceInfo:
     seekable: bool
     has_groundtruth: bool
     temporal_roi: tuple[int, int] | None
+    #: (frame, mask) shown in the ground-truth panel before a frame is processed: the first frame
+    #: scored (the temporal ROI's first), else the first mask; None without ground truth
+    first_gt: tuple[int, np.ndarray] | None = None
 
     @property
     def last_index(self) -> int | None:
@@ -276,6 +279,7 @@ class Pipeline:
         resize = tuple(cap["resize"]) if cap["resize"] else None
         src = self.opener(spec, camera_timeout=cap["camera_timeout"], resize=resize,
                           groundtruth=groundtruth, reconnect_timeout=cap["reconnect_timeout"])
+        first = None
         if src.has_groundtruth:
             try:
                 first = src.check_groundtruth()
@@ -284,6 +288,7 @@ class Pipeline:
             except Exception:
                 src.close()
                 raise
+            first = self._first_scored_gt(src, first)
         self.close()
         self.src = src
         self._opened_at = datetime.now().astimezone().isoformat(timespec="milliseconds")  # see _source_identity
@@ -294,9 +299,23 @@ class Pipeline:
         self.info = SourceInfo(spec=str(spec), kind=src.kind, name=src.name,
                                frame_count=src.frame_count, first_index=src.first_index,
                                seekable=src.seekable, has_groundtruth=src.has_groundtruth,
-                               temporal_roi=src.temporal_roi)
+                               temporal_roi=src.temporal_roi, first_gt=first)
         self._reset_state()
         return self.info
+
+    @staticmethod
+    def _first_scored_gt(src, first):
+        """The ground truth to show on open: the temporal ROI's first mask (a CDnet sequence's
+        masks before it are all "outside ROI", a flat grey), else ``first``; ``first`` also when
+        that mask cannot be read (the error comes when its frame is processed)."""
+        troi = src.temporal_roi
+        if troi is None or first is None or troi[0] == first[0]:
+            return first
+        try:
+            gt = src.groundtruth(troi[0])
+        except (SourceError, DataError):
+            return first
+        return first if gt is None else (troi[0], np.array(gt, copy=True))
 
     def close(self) -> None:
         if self.src is not None:

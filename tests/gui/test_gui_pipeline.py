@@ -287,3 +287,24 @@ def test_a_threshold_set_before_the_first_frame_gives_an_exact_f(sample_seq):
     for _ in range(104):                   # the sample's temporal ROI starts at frame 100
         last = pipe.step()
     assert last.roc["silk"].frames > 0 and last.roc["silk"].exact
+
+
+def test_the_first_scored_ground_truth_comes_with_the_source(tmp_path, sample_seq):
+    """The window shows it before any frame: the temporal ROI's first mask of a CDnet sequence
+    (the masks before it are flat 'outside ROI'), the first mask of a plain ground-truth folder,
+    nothing without ground truth."""
+    p = Pipeline()
+    info = p.open(sample_seq)
+    index, gt = info.first_gt
+    assert index == 100 and len(np.unique(gt)) > 1
+    np.testing.assert_array_equal(gt, cv2.imread(str(sample_seq / "groundtruth" / "gt000100.png"), 0))
+    assert p.processed == 0
+    folder = tmp_path / "gt"
+    folder.mkdir()
+    for i in (3, 4):
+        cv2.imwrite(str(folder / f"gt{i:06d}.png"), np.full((240, 320), 85 * (i - 2), np.uint8))
+    info = p.open(sample_seq / "input", groundtruth=folder)
+    assert info.first_gt[0] == 3 and np.all(info.first_gt[1] == 85)
+    info = p.open(sample_seq / "input")
+    assert info.first_gt is None
+    p.close()

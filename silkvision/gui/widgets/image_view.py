@@ -9,7 +9,7 @@ from PyQt5.QtCore import QRect, QSize, Qt
 from PyQt5.QtGui import QImage, QPainter
 from PyQt5.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-__all__ = ["ImageView", "to_qimage", "heat_map", "overlay"]
+__all__ = ["ImageView", "to_qimage", "heat_map", "overlay", "draw_boxes"]
 
 
 def to_qimage(img: np.ndarray) -> QImage:
@@ -36,6 +36,15 @@ def overlay(frame: np.ndarray, mask: np.ndarray, colour=(0, 0, 255), alpha: floa
     out = frame.copy()
     fg = mask > 0
     out[fg] = (frame[fg] * (1 - alpha) + np.asarray(colour, float) * alpha).astype(np.uint8)
+    return out
+
+
+def draw_boxes(frame: np.ndarray, regions, colour=(0, 255, 0)) -> np.ndarray:
+    """A BGR copy of ``frame`` with the bounding box of each region (:class:`silkvision.objects.Region`)
+    drawn in ``colour`` (BGR), one pixel wide, around the region's pixels."""
+    out = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR) if frame.ndim == 2 else frame.copy()
+    for r in regions:
+        cv2.rectangle(out, (r.x, r.y), (r.x + r.width - 1, r.y + r.height - 1), colour, 1)
     return out
 
 
