@@ -130,7 +130,7 @@ def test_no_checkpoint_replays_and_says_why(tmp_path, src, checkpointable, why):
 
 
 def test_an_unfinished_camera_export_cannot_be_resumed(tmp_path, src):
-    camera = SimpleNamespace(seekable=False, name="camera 0")
+    camera = SimpleNamespace(seekable=False, name="camera 0", kind="camera")
     new = _manifest(src)
     with pytest.raises(ExportError, match="unfinished export of camera 0, which cannot be resumed"):
         plan_resume(tmp_path, dict(new), new, camera, scores=False, algorithm="fake", checkpointable=True)
