@@ -51,6 +51,7 @@ def test_demo_rejects_an_unknown_algorithm(tmp_path, capsys):
     assert "--algorithms: 'bogus' is unknown" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_demo_without_algorithms_runs_the_configured_detector_then_the_baselines(tmp_path, capsys):
     # detector.algorithm is the detector export and demo run when none is named; demo adds KNN and
     # MOG2 beside it (once each)
@@ -73,6 +74,7 @@ def test_demo_rejects_an_unknown_sample(tmp_path, capsys, value, match):
     assert not (tmp_path / "d").exists()
 
 
+@pytest.mark.slow
 def test_demo_replaces_its_own_earlier_export_made_with_other_settings(tmp_path, capsys):
     assert main(["demo", "--out", str(tmp_path), "-a", "mog2", *HIGHWAY]) == 0
     capsys.readouterr()
@@ -122,6 +124,7 @@ def test_demo_help_shows_the_mask_name_with_one_percent_sign(capsys):
     assert "bin%06d.png" in text and "%%" not in text and "--overwrite" in text
 
 
+@pytest.mark.slow
 def test_demo_overwrite_redoes_a_complete_export(tmp_path, capsys):
     assert main(["demo", "--out", str(tmp_path), "-a", "mog2", *HIGHWAY]) == 0
     capsys.readouterr()
