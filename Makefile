@@ -51,7 +51,7 @@ typecheck: $(LINT_STAMP)
 ## mypy's error count for each package, those not yet clean included
 typecheck-all: $(LINT_STAMP)
 	$(VENV)/bin/mypy --config-file /dev/null --python-version 3.10 --ignore-missing-imports \
-		--cache-dir .mypy_cache silkvision | grep ': error:' | cut -d/ -f2 | sed 's/[.:].*//' | sort | uniq -c || true
+		--cache-dir .mypy_cache silkvision 2>/dev/null | grep ': error:' | cut -d/ -f2 | sed 's/[.:].*//' | sort | uniq -c || true
 
 clean:
 	rm -rf $(VENV) out
