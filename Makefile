@@ -23,7 +23,8 @@ demo: $(STAMP)
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
 
-## the tests that take under about two seconds each (about a minute): the lane for development
+## the suite without its slow-marked tests and those that need ../shared/data (about a minute):
+## the lane for development; `make test` runs everything
 test-fast: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -m "not slow and not shared"
 
