@@ -63,8 +63,10 @@ def test_each_clip_is_a_small_cdnet_folder_with_ground_truth(name):
 
 
 def test_an_unknown_clip_is_one_clear_error():
-    with pytest.raises(SourceError, match="^sample 'lobby' is unknown; expected one of highway, office, "
-                                          "pets2001_illumination$"):
+    with pytest.raises(
+        SourceError,
+        match="^sample 'lobby' is unknown; expected one of highway, office, pets2001_illumination$",
+    ):
         sv.samples.clip("lobby")
 
 
@@ -106,7 +108,7 @@ def test_wheel_data_files_cover_every_sample_file():
 
     cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())
     data_files = dict(cfg["tool"]["setuptools"]["data-files"])
-    assert data_files.pop("share/silkvision") == ["config.yaml"]   # the reference configuration
+    assert data_files.pop("share/silkvision") == ["config.yaml"]  # the reference configuration
     packaged = set()
     for dest, globs in data_files.items():
         assert dest.startswith("share/silkvision/samples"), dest
@@ -115,7 +117,10 @@ def test_wheel_data_files_cover_every_sample_file():
             assert hits, f"data-files glob {g!r} matches nothing"
             for h in hits:
                 rel_dir = h.parent.relative_to(ROOT / "samples").as_posix()
-                assert dest == "share/silkvision/samples" + ("" if rel_dir == "." else "/" + rel_dir), (g, dest)
+                assert dest == "share/silkvision/samples" + ("" if rel_dir == "." else "/" + rel_dir), (
+                    g,
+                    dest,
+                )
                 packaged.add(h.relative_to(ROOT).as_posix())
     shipped = {p.relative_to(ROOT).as_posix() for p in (ROOT / "samples").rglob("*") if p.is_file()}
     assert shipped == packaged
