@@ -170,7 +170,7 @@ def main(argv=None) -> int:
             print(f"| {a} | " + " | ".join(f"{f:.4f}" for f in fs) + " |")
         print("| mean grey level | " + " | ".join(
             f"{np.mean(r.brightness[(bidx >= lo) & (bidx <= hi)]):.1f}" for lo, hi in halves) + " |")
-    print("\n## Timing (s, 2 shared cores, numba threads %d)\n" % args.threads)
+    print(f"\n## Timing (s, 2 shared cores, numba threads {args.threads})\n")
     for name, t in timing.items():
         print(f"- {name}: {t['frames']} frames, wall {t['wall_s']:.0f} s; "
               + ", ".join(f"{a} {t[a]:.0f} s" for a in algos if a in t))

@@ -39,6 +39,7 @@ def test_every_cached_function_of_the_package_uses_the_package_stamp():
         assert locator.get_source_stamp()[1] == package_digest()
 
 
+@pytest.mark.slow
 def test_an_edited_helper_in_another_file_recompiles_its_callers(tmp_path):
     """A learner's cache used to stay valid after an edit of ``backends/kernels.py`` (numba checks
     the defining file only): the learner kept the old kernel, silently."""
@@ -83,6 +84,7 @@ print(c.decision_function_one(np.ones(3)))
 """
 
 
+@pytest.mark.slow
 def test_a_read_only_install_with_a_read_only_home_still_compiles(tmp_path):
     """With the package folder, NUMBA_CACHE_DIR and the home folder all unwritable, numba found no
     locator and every command ended in "RuntimeError: cannot cache function"."""
@@ -154,6 +156,7 @@ def test_every_compiling_module_installs_the_locators_before_its_first_decorator
 
 @pytest.mark.parametrize("module", ["silkvision.detector.kernels", "silkvision.detector.mask_kernels",
                                     "silkvision.backends.perceptron"])
+@pytest.mark.slow
 def test_a_compiling_module_imported_first_is_stamped(module, tmp_path):
     code = ("import importlib, sys, numba; from silkvision._numba_cache import package_digest; "
             f"m = importlib.import_module({module!r}); "

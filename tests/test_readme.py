@@ -4,10 +4,12 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
+@pytest.mark.slow
 def test_python_api_block_runs_as_pasted():
     text = README.read_text(encoding="utf-8")
     block = re.search(r"## Python API\n\n```python\n(.*?)```", text, re.S).group(1)

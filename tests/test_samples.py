@@ -1,4 +1,4 @@
-"""The shipped sample clip: found in a source tree and after a wheel install, and packaged whole."""
+"""The shipped sample clips: found in a source tree and after a wheel install, and packaged whole."""
 
 import re
 import sys
@@ -13,11 +13,61 @@ from silkvision.errors import SourceError
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# name: (frames, width x height, evaluated range, ground-truth labels in the evaluated range)
+CLIPS = {
+    "highway": (400, (320, 240), (100, 400), {0, 50, 85, 170, 255}),
+    "office": (400, (360, 240), (80, 400), {0, 85, 170, 255}),
+    "pets2001_illumination": (201, (320, 240), (57, 201), {0, 255}),
+}
+
+
 def test_highway_is_a_cdnet_folder():
     p = sv.samples.highway()
     assert len(list((p / "input").glob("in*.jpg"))) == 400
     assert len(list((p / "groundtruth").glob("gt*.png"))) == 400
     assert (p / "temporalROI.txt").read_text().split() == ["100", "400"]
+
+
+def test_the_clips_are_three_kinds_of_scene_with_a_loader_each():
+    assert sv.samples.CLIPS == tuple(CLIPS) == tuple(sv.samples.SCENES)
+    for name in CLIPS:
+        assert getattr(sv.samples, name)() == sv.samples.clip(name) == ROOT / "samples" / name
+
+
+@pytest.mark.parametrize("name", list(CLIPS))
+def test_each_clip_is_a_small_cdnet_folder_with_ground_truth(name):
+    """Contiguous inputs and ground truth of one size, a temporalROI inside the clip, warm-up frames
+    labelled 85 (not evaluated), every evaluated frame labelled, and a few MB in all."""
+    import cv2
+    import numpy as np
+
+    n, (w, h), (first, last), labels = CLIPS[name]
+    p = sv.samples.clip(name)
+    inputs = sorted((p / "input").glob("in*.jpg"))
+    gts = sorted((p / "groundtruth").glob("gt*.png"))
+    assert [q.name for q in inputs] == [f"in{i:06d}.jpg" for i in range(1, n + 1)]
+    assert [q.name for q in gts] == [f"gt{i:06d}.png" for i in range(1, n + 1)]
+    assert (p / "temporalROI.txt").read_text().split() == [str(first), str(last)]
+    for q in (inputs[0], inputs[-1]):
+        assert cv2.imread(str(q)).shape == (h, w, 3)
+    seen = set()
+    for i, q in enumerate(gts, start=1):
+        gt = cv2.imread(str(q), cv2.IMREAD_GRAYSCALE)
+        assert gt.shape == (h, w) and gt.dtype == np.uint8, q
+        if i < first:
+            assert (gt == 85).all(), f"{q}: a warm-up frame must be all 85"
+        else:
+            seen |= set(np.unique(gt).tolist())
+    assert seen <= labels and 255 in seen
+    assert sum(q.stat().st_size for q in p.rglob("*") if q.is_file()) < 6.5 * 2**20
+
+
+def test_an_unknown_clip_is_one_clear_error():
+    with pytest.raises(
+        SourceError,
+        match="^sample 'lobby' is unknown; expected one of highway, office, pets2001_illumination$",
+    ):
+        sv.samples.clip("lobby")
 
 
 def _fake_share(tmp_path: Path) -> Path:
@@ -58,7 +108,7 @@ def test_wheel_data_files_cover_every_sample_file():
 
     cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())
     data_files = dict(cfg["tool"]["setuptools"]["data-files"])
-    assert data_files.pop("share/silkvision") == ["config.yaml"]   # the reference configuration
+    assert data_files.pop("share/silkvision") == ["config.yaml"]  # the reference configuration
     packaged = set()
     for dest, globs in data_files.items():
         assert dest.startswith("share/silkvision/samples"), dest
@@ -67,7 +117,10 @@ def test_wheel_data_files_cover_every_sample_file():
             assert hits, f"data-files glob {g!r} matches nothing"
             for h in hits:
                 rel_dir = h.parent.relative_to(ROOT / "samples").as_posix()
-                assert dest == "share/silkvision/samples" + ("" if rel_dir == "." else "/" + rel_dir), (g, dest)
+                assert dest == "share/silkvision/samples" + ("" if rel_dir == "." else "/" + rel_dir), (
+                    g,
+                    dest,
+                )
                 packaged.add(h.relative_to(ROOT).as_posix())
     shipped = {p.relative_to(ROOT).as_posix() for p in (ROOT / "samples").rglob("*") if p.is_file()}
     assert shipped == packaged

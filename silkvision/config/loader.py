@@ -62,6 +62,8 @@ class _AliasError(yaml.composer.ComposerError):
     """An alias (``anchor``, at ``problem_mark``) that refers to the node it is in (``recursive``),
     or with which the document grows beyond :data:`MAX_EXPANDED_VALUES` values."""
 
+    problem_mark: yaml.Mark   # always given (yaml's base class allows None)
+
     def __init__(self, anchor: str, recursive: bool, mark):
         super().__init__(None, None, f"refused alias *{anchor}", mark)
         self.anchor = anchor
@@ -137,6 +139,8 @@ ConfigLoader.add_implicit_resolver("tag:yaml.org,2002:float", _SCI_FLOAT, list("
 class _DuplicateKeyError(yaml.constructor.ConstructorError):
     """A key appears twice in one YAML mapping (``key``; ``first_line`` is 1-based)."""
 
+    problem_mark: yaml.Mark   # always given (yaml's base class allows None)
+
     def __init__(self, key, first_line: int, mark):
         super().__init__(None, None, f"duplicate key {_show(key)} (first given at line {first_line})", mark)
         self.key = key
@@ -171,6 +175,8 @@ class _NumberFormError(yaml.constructor.ConstructorError):
     """A number in one of YAML 1.1's other forms (``0x10``, ``0o17``, ``0b101``, ``1:30``), which
     would silently be read as 16, 15, 5 and 90 (``1_000`` is 1000, as in Python)."""
 
+    problem_mark: yaml.Mark   # always given (yaml's base class allows None)
+
     def __init__(self, text: str, mark):
         super().__init__(None, None, f"{_show(text)} is not a plain decimal number", mark)
         self.text = text
@@ -198,8 +204,8 @@ def _construct_float(self, node):
     return yaml.SafeLoader.construct_yaml_float(self, node)
 
 
-ConfigLoader.construct_mapping = _construct_mapping
-ConfigLoader.compose_node = _compose_node
+ConfigLoader.construct_mapping = _construct_mapping  # type: ignore[method-assign]
+ConfigLoader.compose_node = _compose_node  # type: ignore[method-assign]
 ConfigLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 ConfigLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
@@ -394,8 +400,8 @@ def _read_yaml(path: Path) -> dict:
         raise ConfigError(f"{path}: {_show(e.text)} at line {mark.line + 1}, column {mark.column + 1} "
                           f"is not a plain decimal number; {e.advice}") from None
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        loc = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        at = getattr(e, "problem_mark", None)
+        loc = f" at line {at.line + 1}, column {at.column + 1}" if at else ""
         problem = " ".join(str(getattr(e, "problem", None) or "invalid YAML").split())
         raise ConfigError(f"{path}: invalid YAML{loc}: {problem}") from None
     return {} if data is None else data

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,7 +36,11 @@ def _import_matplotlib():
     return matplotlib.backends.backend_agg.FigureCanvasAgg, matplotlib.figure.Figure
 
 
-FigureCanvasAgg, Figure = _import_matplotlib()
+if TYPE_CHECKING:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+else:
+    FigureCanvasAgg, Figure = _import_matplotlib()
 
 from silkvision.evaluation.cdnet import metrics
 from silkvision.errors import DataError
@@ -85,7 +90,7 @@ def plot_roc(seq, *, log_fpr: bool = True, ax=None, title: str | None = None) ->
     title : str, optional
     """
     fig, ax = _new_axes(ax)
-    items = []  # (kind, x, y, style) gathered first so that the log axis limit is known
+    items: list = []  # (kind, x, y, style) gathered first so that the log axis limit is known
     fmin = 1.0
     for k, (name, ar) in enumerate(seq.algorithms.items()):
         c = _colour(name, k)

@@ -92,11 +92,11 @@ def build_report(results: Sequence, light_switch: Mapping | None = None) -> dict
                 categories[cat][a] = m
     mean: dict = {}
     for a in algos:
-        rows = [categories[c][a] for c in categories if a in categories[c]]
-        if rows:
-            m = mean_metrics(rows)
-            m["n_categories"] = sum(1 for r in rows if has_scored_pixels(r))
-            m["left_out"] = [n for r in rows for n in r["left_out"]]
+        cat_rows = [categories[c][a] for c in categories if a in categories[c]]
+        if cat_rows:
+            m = mean_metrics(cat_rows)
+            m["n_categories"] = sum(1 for r in cat_rows if has_scored_pixels(r))
+            m["left_out"] = [n for r in cat_rows for n in r["left_out"]]
             mean[a] = m
     out = {"sequences": sequences, "categories": categories, "mean": mean}
     if light_switch:

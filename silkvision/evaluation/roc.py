@@ -69,7 +69,7 @@ def _count(v) -> int | None:
     if isinstance(v, (int, np.integer)):
         return int(v)
     if isinstance(v, numbers.Real) and math.isfinite(v) and float(v).is_integer():
-        return int(v)
+        return int(v)  # type: ignore[call-overload]  # numbers.Real does not declare __int__
     return None
 
 

@@ -11,6 +11,7 @@ from silkvision.backends import create
 from silkvision.backends.alma import C_MAX, alma_reference
 
 
+@pytest.mark.slow
 def test_first_steps_by_hand():
     clf = create("alma", kernel="linear", alpha=0.9)
     # k = 1: gamma = B = 1/0.9; f = 0 <= 0.1 gamma -> w' = sqrt(2) x_hat, ||w'|| = sqrt(2) > 1 -> w = x_hat

@@ -37,6 +37,7 @@ def _binary(n=60, seed=0):
 
 # ------------------------------------------------------------------ 1. binary predictions are int64
 @pytest.mark.parametrize("name", BINARY)
+@pytest.mark.slow
 def test_binary_predictions_are_int64(name):
     X, y = _binary()
     m = _make(name)
@@ -61,6 +62,7 @@ def test_base_docstring_describes_the_novelty_helpers():
 
 
 @pytest.mark.parametrize("name", NOVELTY)
+@pytest.mark.slow
 def test_novelty_partial_fit_and_score(name):
     rng = np.random.default_rng(1)
     X, Q = rng.normal(size=(80, 2)), rng.normal(size=(15, 2)) * 2
@@ -120,6 +122,7 @@ def test_duol_attributes_match_n_support(name):
 
 @pytest.mark.parametrize("name", MDUOL)
 @pytest.mark.parametrize("labels", [None, ["b", "a", "c"]])
+@pytest.mark.slow
 def test_mduol_support_vectors_and_dual_coef(name, labels):
     rng = np.random.default_rng(4)
     centres = np.array([[2.0, 0.0], [-1.0, 1.7], [-1.0, -1.7]])
@@ -160,6 +163,7 @@ def _kind(name):
 
 @pytest.mark.parametrize("kernel, big", OVERFLOW)
 @pytest.mark.parametrize("name", NAMES)
+@pytest.mark.slow
 def test_kernel_overflow_is_a_clear_error_and_changes_nothing(name, kernel, big):
     kind = _kind(name)
     X, y = _stream_of(name, kind)
@@ -239,6 +243,7 @@ def _cache_bytes(m) -> int:
 
 @pytest.mark.parametrize("cache_mb", [None, 0.05])
 @pytest.mark.parametrize("name", DUOL + MDUOL + RAMP)
+@pytest.mark.slow
 def test_pickle_leaves_the_kernel_cache_out(name, cache_mb):
     """The pickle holds the model, not its kernel cache (it was 34 MB for 710 support vectors); the
     restored model rebuilds the cache and continues exactly as the original, also on 10 sparse

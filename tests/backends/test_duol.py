@@ -254,6 +254,7 @@ def test_german_stored_orderings_regression(shared_data):
     ("sonar", "duol_appr", "41.010", "2.335", "162.25"),        # Table 2's row, every digit
     ("dna", "mduol_appr", "13.960", "0.566", "1289.60"),        # Table 4: 14.105 +- 0.611, 1281.75
 ])
+@pytest.mark.slow
 def test_appr_reading_on_the_stored_orderings(shared_data, dataset, name, mistakes, sd, n_support):
     """The approximate variants with Theorem 1's / 5's conditions (module notes) on the paper's 20
     stored orderings (sigma = 8, rho = 0, the paper's C). Sonar gives JMLR Table 2's DUOL_appr row

@@ -38,6 +38,7 @@ def _ref_scores(X, S, g, pairs, K, Q, kernel):
 @pytest.mark.parametrize("n_classes", [None, 4])
 @pytest.mark.parametrize("C, rho", [(10.0, 0.0), (0.6, 0.1)])
 @pytest.mark.parametrize("name", sorted(VARIANTS))
+@pytest.mark.slow
 def test_mduol_variant_matches_reference(name, C, rho, n_classes):
     X, y = _stream()
     kernel = make_kernel("rbf", SIGMA)
@@ -60,6 +61,7 @@ def test_mduol_variant_matches_reference(name, C, rho, n_classes):
     np.testing.assert_allclose(f, f_ref, rtol=0, atol=1e-9)
 
 
+@pytest.mark.slow
 def test_the_three_variants_differ_on_the_stream():
     """The stream separates the variants (else the agreement above would not tell them apart)."""
     X, y = _stream()

@@ -46,6 +46,7 @@ def test_norma_offset_by_hand():
     assert det.rho_ == pytest.approx(0.05)
 
 
+@pytest.mark.slow
 def test_norma_flags_about_nu_of_a_stationary_stream():
     rng = np.random.default_rng(9)
     X = rng.normal(size=(3000, 2))

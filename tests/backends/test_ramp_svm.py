@@ -157,6 +157,7 @@ def test_limits_are_counted():
     assert OnlineSVMR(C=10, sigma=0.4).partial_fit(X, y).n_limit_hits_ == 0
 
 
+@pytest.mark.slow
 def test_literal_reassignment_cycles_the_dead_band_converges():
     """Narrow kernel, small C, overlapping classes: with the literal test of eq. (10) examples whose g
     sits within the SMO's accuracy of 1 - s = 2 leave and re-join V round after round until max_cccp
@@ -200,6 +201,7 @@ CONFIGS = [
 
 @pytest.mark.parametrize("shrinking", [False, True])
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()) or "default")
+@pytest.mark.slow
 def test_numba_matches_reference(cfg, shrinking):
     """shrinking=False is the literal Algorithm 1: bit-for-bit the reference. With shrinking the same
     steps are taken; only the rounding of the deferred gradient updates differs."""
@@ -264,6 +266,7 @@ def test_shrinking_takes_the_same_steps_at_large_C():
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-8)
 
 
+@pytest.mark.slow
 def test_cache_does_not_change_results_but_saves_kernel_evaluations():
     X, y = _ncheck(300, seed=5)
     a = OnlineSVMR(C=10, sigma=0.5).partial_fit(X, y)

@@ -78,6 +78,7 @@ def _stderr_of_reading(tmp_path, video, **env_extra) -> str:
     return r.stdout + r.stderr
 
 
+@pytest.mark.slow
 def test_ffmpeg_messages_are_silenced_even_after_a_video_writer(tmp_path):
     video = _damaged_mpeg4(tmp_path)
     # control: with the user's own level (16 = errors) FFmpeg does complain about this file

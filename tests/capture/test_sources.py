@@ -500,6 +500,7 @@ print(errors)
 
 
 @pytest.mark.parametrize("fourcc, ext", [("FFV1", ".mkv"), ("MJPG", ".avi")])
+@pytest.mark.slow
 def test_a_video_closed_by_another_thread_during_a_read_ends_the_read_cleanly(tmp_path, fourcc, ext):
     """The GUI's Stop pattern. Releasing OpenCV's capture during a read aborted or crashed the
     interpreter (or said the file was corrupt); close() now waits for the read in progress."""

@@ -100,6 +100,7 @@ def test_help_describes_outputs(capsys):
         assert word in text
 
 
+@pytest.mark.slow
 def test_corrupt_video_is_one_line_without_ffmpeg_noise(tmp_path):
     # a fresh process: FFmpeg writes its own log lines straight to file descriptor 2
     bad = tmp_path / "bad.mp4"

@@ -180,6 +180,7 @@ def test_export_notes_the_mask_size_and_an_aspect_change(tmp_path, sample_seq, c
     assert "capture.resize" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_scoring_a_downscaled_export_names_its_resize(tmp_path, sample_seq, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     res = tmp_path / "small"

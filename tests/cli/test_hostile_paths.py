@@ -63,6 +63,7 @@ def test_an_roi_file_that_cannot_be_read_is_an_error_not_absent(tmp_path, capsys
     _one_error_line(capsys.readouterr().err, f"{seq / name}: {why}")
 
 
+@pytest.mark.slow
 def test_a_fifo_named_like_an_image_is_refused_not_waited_on(tmp_path):
     """Opening a FIFO for reading waits for a writer for ever: export and evaluate hung."""
     seq = _small_cdnet(tmp_path / "seq", roi=False, troi=False)
@@ -75,6 +76,7 @@ def test_a_fifo_named_like_an_image_is_refused_not_waited_on(tmp_path):
     assert (tmp_path / "o" / "bin000003.png").is_file()  # the frames before it are kept
 
 
+@pytest.mark.slow
 def test_paths_that_lead_nowhere_are_one_line_errors(tmp_path, sample_seq, capsys):
     os.symlink("loop_b", tmp_path / "loop_a")
     os.symlink("loop_a", tmp_path / "loop_b")
@@ -109,6 +111,7 @@ def test_an_evaluation_of_a_path_that_is_not_utf8_writes_every_file(tmp_path, ca
     assert b"seq\xff" in (out / "metrics.csv").read_bytes()  # the name's own bytes
 
 
+@pytest.mark.slow
 def test_videos_whose_paths_are_not_utf8_are_read_and_written(tmp_path, capsys):
     """OpenCV's Python binding crashed (SIGSEGV) on a video or mask-video path holding bytes that
     are not UTF-8; such paths are reached through a UTF-8 symbolic link."""

@@ -16,6 +16,7 @@ def test_no_command_is_a_usage_error(capsys):
 
 
 @pytest.mark.parametrize("module", ["silkvision", "silkvision.cli"])
+@pytest.mark.slow
 def test_version_runs_as_a_module(module):
     out = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True,
                          text=True, check=True)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import silkvision as sv
 
@@ -25,6 +26,7 @@ np.savez(sys.argv[1], **out)
 """
 
 
+@pytest.mark.slow
 def test_detectors_run_uncompiled_with_the_compiled_results(tmp_path):
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     path = tmp_path / "nojit.npz"

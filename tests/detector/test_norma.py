@@ -80,6 +80,7 @@ def test_scores_mask_and_no_learning(sample_seq):
         np.testing.assert_array_equal(det.get_state()[k], v, err_msg=k)
 
 
+@pytest.mark.slow
 def test_checkpoint_restore_is_bit_identical(sample_seq):
     files = sorted((sample_seq / "input").glob("*.jpg"))[:40]
     frames = [cv2.imread(str(f))[100:160] for f in files]

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from silkvision.detector.numba_threads import SPIN_COUNT, limit_omp_spinning
 
 
@@ -25,6 +27,7 @@ def _spin_count_seen_by_a_fresh_process(extra: dict, module: str = "silkvision.d
                           check=True).stdout.strip()
 
 
+@pytest.mark.slow
 def test_importing_silkvision_or_the_kernels_sets_it_before_any_parallel_loop():
     assert _spin_count_seen_by_a_fresh_process({}) == SPIN_COUNT
     assert _spin_count_seen_by_a_fresh_process({}, module="silkvision") == SPIN_COUNT
@@ -36,7 +39,6 @@ def test_importing_silkvision_or_the_kernels_sets_it_before_any_parallel_loop():
 import textwrap  # noqa: E402
 
 import numpy as np  # noqa: E402
-import pytest  # noqa: E402
 
 import silkvision as sv  # noqa: E402
 import silkvision.detector.numba_threads as nt  # noqa: E402
@@ -51,6 +53,7 @@ def _frames(n=40):
 
 
 @pytest.mark.parametrize("algorithm", ["silk", "norma"])
+@pytest.mark.slow
 def test_the_serial_kernels_give_the_parallel_kernels_results(algorithm, monkeypatch):
     # renormalise every few frames too, so that its serial twin runs
     monkeypatch.setattr(silk_module, "RENORM_BELOW", 0.99)
@@ -98,6 +101,7 @@ _FORK_SCRIPT = textwrap.dedent("""
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 @pytest.mark.parametrize("algorithm", ["silk", "norma"])
+@pytest.mark.slow
 def test_a_pool_forked_after_the_parent_ran_a_detector_finishes_with_the_same_results(algorithm, tmp_path):
     # with GNU OpenMP, numba killed such a child at its first parallel loop and Pool.map hung
     script = tmp_path / "fork_pool.py"
@@ -141,6 +145,7 @@ _THREADS_SCRIPT = textwrap.dedent("""
 
 
 @pytest.mark.parametrize("layer", ["workqueue", "default"])
+@pytest.mark.slow
 def test_detectors_in_several_threads_under_any_threading_layer(layer, tmp_path):
     # numba's workqueue layer (no OpenMP/TBB, e.g. macOS) aborted on concurrent parallel loops
     script = tmp_path / "threads.py"

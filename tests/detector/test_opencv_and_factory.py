@@ -82,6 +82,7 @@ def test_median_mask_matches_a_plain_median(rng):
         median_mask(m, 4)
 
 
+@pytest.mark.slow
 def test_knn_masks_do_not_depend_on_what_drew_from_opencvs_generator_before(sample_seq):
     """KNN draws from cv::theRNG(); two runs over the same frames in one process used to differ
     (an evaluation's KNN figures depended on the sequences before). Each run now starts from the

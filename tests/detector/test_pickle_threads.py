@@ -56,6 +56,7 @@ def _run(code: str, threads: int, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("algo", ["silk", "norma"])
+@pytest.mark.slow
 def test_pickle_from_one_thread_loads_in_four(tmp_path, algo):
     path = str(tmp_path / "det.pkl")
     dump = _run(_DUMP, 1, path, algo)

@@ -174,6 +174,7 @@ def test_norma_kernel_matches_mirror_on_random_frames(rng, params):
 
 
 @pytest.mark.parametrize("cls", [SilkSubtractor, NormaSubtractor])
+@pytest.mark.slow
 def test_kernels_match_mirror_on_sample_clip(sample_seq, cls):
     frames = [f[100:180] for f in _clip_frames(sample_seq, 60)]   # the lanes: 80 x 320 pixels
     kw = dict(warmup=10, hold=2) if cls is SilkSubtractor else {}

@@ -192,6 +192,7 @@ def test_results_recorded_in_the_gui_from_another_sequence_are_warned_about(tmp_
     assert "warning" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_sequence_names_that_clash_in_files_or_rows_are_kept_apart(tmp_path, capsys):
     """"x y" and "x_y" clean up to the same figure name, and a sequence called "mean" shared the
     overall mean's row name: each now gets a name of its own."""
@@ -541,6 +542,7 @@ def test_capture_setting_in_the_working_directory_config_names_that_file(tmp_pat
 
 @pytest.mark.filterwarnings("error")
 @pytest.mark.parametrize("frames", [1, 4])
+@pytest.mark.slow
 def test_fewer_evaluated_frames_than_the_per_frame_plots_smoothing(tmp_path, frames):
     """The per-frame F figure is smoothed over 5 frames; with fewer, np.convolve's "same" output
     (as long as the longer input) did not fit the frame axis and evaluate ended in a traceback."""

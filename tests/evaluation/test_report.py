@@ -4,6 +4,7 @@ figures' labels of the masks' post-processing."""
 import json
 
 import numpy as np
+import pytest
 
 from silkvision.evaluation import Counts
 from silkvision.evaluation.plots import plot_roc
@@ -66,6 +67,7 @@ def test_a_detector_without_a_defined_curve_stays_in_the_legends_saying_why():
     assert "mog2 masks (F -)" in pr_labels and not any("nan" in t for t in roc_labels + pr_labels)
 
 
+@pytest.mark.slow
 def test_a_home_matplotlib_cannot_write_to_gives_no_stderr_lines(tmp_path):
     """matplotlib logs two lines on stderr when it cannot make its config folder (a read-only home)
     and uses a temporary one; silkvision's own messages are the only lines its commands print."""

@@ -192,6 +192,7 @@ RAW = {"median": 0, "close": 0, "fill_holes": False}
 
 
 @pytest.mark.parametrize("algo", ["silk", "norma"])
+@pytest.mark.slow
 def test_real_detector_roc_point_equals_exported_masks(sample_head, algo):
     """With the mask post-processing off the ROC's operating point at the configured threshold is exactly the confusion
     counts of the masks the detector returns (and writes on export)."""

@@ -22,6 +22,7 @@ def error_lines(stderr: str) -> list[str]:
     return [ln for ln in stderr.splitlines() if ln.startswith("silkvision: error:")]
 
 
+@pytest.mark.slow
 def test_screenshot_headless(tmp_path, sample_seq):
     out = tmp_path / "shot.png"
     p = silkvision("gui", sample_seq, "--start", 99, "--frames", 6, "--screenshot", out,
@@ -33,6 +34,7 @@ def test_screenshot_headless(tmp_path, sample_seq):
     assert "note" not in p.stderr
 
 
+@pytest.mark.slow
 def test_a_size_below_the_window_minimum_is_said(tmp_path, sample_seq):
     """--size 500x300 gave an 824x447 PNG with no word about it (t_gui3)."""
     out = tmp_path / "small.png"
@@ -43,6 +45,7 @@ def test_a_size_below_the_window_minimum_is_said(tmp_path, sample_seq):
     assert f"silkvision: note: the window needs at least {w}x{h}; it is {w}x{h}, not 500x300" in p.stderr
 
 
+@pytest.mark.slow
 def test_errors_exit_2_with_one_line(tmp_path):
     p = silkvision("gui", tmp_path / "missing.mp4", "--frames", 3, "--screenshot", tmp_path / "x.png")
     assert p.returncode == 2 and "Traceback" not in p.stderr
@@ -54,6 +57,7 @@ def test_errors_exit_2_with_one_line(tmp_path):
     assert p.returncode == 2 and ".png" in p.stderr
 
 
+@pytest.mark.slow
 def test_a_display_qt_cannot_use_is_one_line_not_an_abort(tmp_path, sample_seq):
     """A stale DISPLAY (no X server at :97 here) made Qt abort the process (exit 134) with its
     "Reinstalling the application may fix this" text; --screenshot does not need a display at all."""
@@ -67,6 +71,7 @@ def test_a_display_qt_cannot_use_is_one_line_not_an_abort(tmp_path, sample_seq):
     assert cv2.imread(str(out)) is not None
 
 
+@pytest.mark.slow
 def test_a_qt_platform_that_cannot_start_is_one_line_not_an_abort(tmp_path, sample_seq):
     """QT_QPA_PLATFORM=wayland (exported by a desktop session, then used over SSH) skipped every
     check: Qt aborted the process (exit 134), --screenshot included."""
@@ -130,6 +135,7 @@ def test_size_too_large_exits_2(tmp_path):
     assert "each side from 200 to 16384" in p.stderr.splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_error_exit_has_no_teardown_traceback(tmp_path):
     """B13: an error ends a headless run with exactly one stderr line; the window used to be torn
     down at interpreter exit with a stale ROC legend, and 2 runs in 5 printed a pyqtgraph

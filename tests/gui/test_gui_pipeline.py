@@ -20,6 +20,7 @@ def run(pipe, source, start=START, frames=FRAMES):
 
 
 @pytest.mark.parametrize("second", ["norma", "mog2"])
+@pytest.mark.slow
 def test_live_roc_equals_engine(sample_seq, second):
     pipe = Pipeline({}, second=second)
     results = run(pipe, sample_seq)
@@ -40,6 +41,7 @@ def test_live_roc_equals_engine(sample_seq, second):
 
 
 @pytest.mark.parametrize("second", ["norma", "mog2"])
+@pytest.mark.slow
 def test_live_f_measures_of_scores_and_of_shown_masks(sample_seq, second):
     # "F scores": raw scores at the threshold (scored detectors only); "F mask": the masks as shown,
     # post-processed, for every detector, so that SILK and MOG2 are compared on the same footing
@@ -279,6 +281,7 @@ def test_second_cannot_be_silk():
         Pipeline({}, second="silk")
 
 
+@pytest.mark.slow
 def test_a_threshold_set_before_the_first_frame_gives_an_exact_f(sample_seq):
     """The ROC was built at open time with the old threshold: its F was read from bins ('≈')."""
     pipe = Pipeline({})

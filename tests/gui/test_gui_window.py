@@ -15,6 +15,7 @@ from silkvision.errors import SourceError
 from silkvision.gui.pipeline import Pipeline
 
 
+@pytest.mark.slow
 def test_live_roc_matches_evaluation_engine(qtbot, make_window, sample_seq):
     win = make_window(max_frames=FRAMES)
     r = open_and_run(qtbot, win, sample_seq)

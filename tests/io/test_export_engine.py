@@ -68,6 +68,7 @@ def reference(tmp_path_factory, sample_seq):
     return out
 
 
+@pytest.mark.slow
 def test_outputs_of_a_complete_export(reference, sample_seq):
     names = sorted(p.name for p in reference.iterdir())
     assert names == sorted([f"bin{i:06d}.png" for i in range(1, N + 1)]
@@ -115,6 +116,7 @@ def _wait_for(path: Path, proc, timeout=60.0):
 
 
 @pytest.mark.parametrize("checkpointable", [True, False], ids=["checkpoint", "replay"])
+@pytest.mark.slow
 def test_sigkill_then_rerun_gives_identical_files(tmp_path, sample_seq, reference, checkpointable):
     out = tmp_path / "out"
     env = {"FAKE_SLEEP": "0.03", "FAKE_CHECKPOINT": "1" if checkpointable else "0"}
@@ -143,6 +145,7 @@ def test_sigkill_then_rerun_gives_identical_files(tmp_path, sample_seq, referenc
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.slow
 def test_signal_saves_checkpoint_exits_128_plus_signal_and_resumes(tmp_path, sample_seq, reference, signum):
     out = tmp_path / "out"
     proc = _run_fake(_args(sample_seq, out), {"FAKE_SLEEP": "0.03"})
@@ -212,6 +215,7 @@ def test_foreign_files_are_refused_and_overwrite_keeps_them(tmp_path, sample_seq
     assert res.frames == 3 and not (out / "bin000099.png").exists() and not (out / "bin000004.png").exists()
 
 
+@pytest.mark.slow
 def test_an_export_started_with_overwrite_resumes_without_it(tmp_path, sample_seq, reference):
     """The user's file forced --overwrite; the interrupted export then resumes when the same command
     is run without it, and the note says so (re-running with --overwrite starts over, by design)."""
@@ -350,6 +354,7 @@ def test_camera_frames_dropped_while_the_detector_is_busy_are_reported(tmp_path,
 
 
 @pytest.mark.parametrize("algorithm", ["silk", "norma"])
+@pytest.mark.slow
 def test_real_detector_interrupted_and_resumed_gives_identical_files(tmp_path, sample_seq, algorithm):
     """SIGINT after frame 12 of 30 (checkpoints every 10), resume, compare with an uninterrupted run."""
     cfg = {"capture": {"max_frames": 30, "resize": [160, 120]}, "export": {"checkpoint_every": 10}}
@@ -383,6 +388,7 @@ def test_real_detector_interrupted_and_resumed_gives_identical_files(tmp_path, s
 
 @pytest.mark.parametrize("when", ["during the last frame", "during the last checkpoint"])
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.slow
 def test_a_signal_after_the_last_frame_was_read_finishes_the_export(tmp_path, sample_seq, monkeypatch,
                                                                      when, signum):
     """Every frame is done: the export is completed (video kept, manifest complete, exit 0), not
@@ -462,6 +468,7 @@ _CORRUPTIONS = {
 
 
 @pytest.mark.parametrize("corruption", list(_CORRUPTIONS))
+@pytest.mark.slow
 def test_corrupt_checkpoint_replays_from_first_frame_keeping_masks(tmp_path, sample_seq, reference,
                                                                    corruption):
     out = tmp_path / "out"
@@ -483,6 +490,7 @@ def test_corrupt_checkpoint_replays_from_first_frame_keeping_masks(tmp_path, sam
     _assert_same_export(reference, out)
 
 
+@pytest.mark.slow
 def test_a_seek_that_lands_on_another_frame_is_caught_on_resume(tmp_path, sample_seq, reference, monkeypatch):
     """Some containers (MPEG-1/2 program streams) seek to the wrong frame inside their first group
     of pictures; the resume then labelled every later mask wrongly. The checkpoint's frame digest
@@ -502,6 +510,7 @@ def test_a_seek_that_lands_on_another_frame_is_caught_on_resume(tmp_path, sample
     _assert_same_export(reference, out)
 
 
+@pytest.mark.slow
 def test_a_seek_that_gives_another_frames_pixels_is_caught_by_the_digest(tmp_path, sample_seq, reference,
                                                                           monkeypatch):
     """The MPEG-1/2 case itself: the seek reports the right frame number with another frame's
@@ -529,6 +538,7 @@ def test_a_seek_that_gives_another_frames_pixels_is_caught_by_the_digest(tmp_pat
     _assert_same_export(reference, out)
 
 
+@pytest.mark.slow
 def test_a_checkpoint_frame_that_never_matches_is_an_error(tmp_path, sample_seq):
     out = tmp_path / "out"
     _interrupted_fake_export(out, sample_seq, after=25)
@@ -550,6 +560,7 @@ def test_frame_numbers_beyond_int64_checkpoint(tmp_path):
     assert index == big and frames == 3 and len(digest) == 16
 
 
+@pytest.mark.slow
 def test_corrupt_checkpoint_interrupted_again_then_resumed(tmp_path, sample_seq, reference):
     """The replay itself is interrupted: it saves a good checkpoint, and the next run resumes."""
     out = tmp_path / "out"
@@ -580,6 +591,7 @@ def test_checkpoint_of_a_detector_that_cannot_be_reset_is_still_refused(tmp_path
     assert len(list(out.glob("bin*.png"))) == 25
 
 
+@pytest.mark.slow
 def test_real_detector_with_a_garbled_checkpoint_replays_identically(tmp_path, sample_seq):
     """SILK's set_state rejects the garbled arrays; the detector is reset and replays."""
     cfg = {"capture": {"max_frames": 30, "resize": [160, 120]}, "export": {"checkpoint_every": 10}}
@@ -658,6 +670,7 @@ def test_a_video_that_does_not_read_back_whole_is_not_published(tmp_path, sample
         assert np.array_equal(f, cv2.imread(str(tmp_path / f"bin{k:06d}.png"), cv2.IMREAD_GRAYSCALE))
 
 
+@pytest.mark.slow
 def test_the_export_loop_reuses_one_mask_buffer(tmp_path, sample_seq):
     """No allocation per frame: a detector that takes ``fgmask`` gets the same buffer every frame
     (the masks written are still each frame's own); one that does not is called without it."""
@@ -711,6 +724,7 @@ if __name__ == "__main__":
 
 
 @pytest.mark.parametrize("method, entry", [("fork", "api"), ("spawn", "api"), ("fork", "cli")])
+@pytest.mark.slow
 def test_pool_terminate_stops_a_worker_inside_an_export(tmp_path, method, entry):
     """A Pool worker runs its task on its main thread, where the export caught SIGTERM and returned
     normally: Pool.terminate() (which `with Pool()` calls on an error) then waited for ever, and a

@@ -64,6 +64,7 @@ def test_manifest_records_a_fingerprint_of_the_source(reference, seq):
 
 
 @pytest.mark.parametrize("change", ["replaced", "first_same_size"])
+@pytest.mark.slow
 def test_resume_refuses_a_folder_whose_frames_changed(tmp_path, seq, change):
     out = tmp_path / "out"
     _interrupted(seq, out)
@@ -85,6 +86,7 @@ def test_resume_refuses_a_folder_whose_frames_changed(tmp_path, seq, change):
     assert _export(seq, out, overwrite=True).complete  # the advice works
 
 
+@pytest.mark.slow
 def test_a_copy_or_checkout_that_keeps_the_content_resumes(tmp_path, seq, reference):
     """Modification times are not part of the fingerprint: touching every frame (as a checkout or
     a copy without -p does) does not stop a resume."""
