@@ -34,7 +34,7 @@ def test_screenshot_headless(tmp_path, sample_seq):
 
 
 def test_a_size_below_the_window_minimum_is_said(tmp_path, sample_seq):
-    """--size 500x300 gave an 824x447 PNG with no word about it (t_gui3)."""
+    """--size 500x300 is below the window's minimum: the PNG is larger, and the run says so."""
     out = tmp_path / "small.png"
     p = silkvision("gui", sample_seq, "--frames", 2, "--screenshot", out, "--size", "500x300")
     assert p.returncode == 0, p.stderr
@@ -104,7 +104,7 @@ def test_no_qt_import_for_help():
 
 
 def test_size_bounds(capsys):
-    """B14: --size is bounded (a 100000x100000 window used to segfault); no Qt needed."""
+    """--size is bounded (a 100000x100000 window used to segfault); no Qt needed."""
     from silkvision.cli.gui import MAX_WINDOW_SIDE
     from silkvision.cli.main import build_parser
     from silkvision.errors import SilkvisionError
@@ -131,7 +131,7 @@ def test_size_too_large_exits_2(tmp_path):
 
 
 def test_error_exit_has_no_teardown_traceback(tmp_path):
-    """B13: an error ends a headless run with exactly one stderr line; the window used to be torn
+    """An error ends a headless run with exactly one stderr line; the window used to be torn
     down at interpreter exit with a stale ROC legend, and 2 runs in 5 printed a pyqtgraph
     ``RuntimeError: wrapped C/C++ object of type ViewBox has been deleted`` traceback after it."""
     rng = np.random.default_rng(0)
