@@ -10,7 +10,7 @@ Detectors (all with the built-in defaults of ``silkvision/config/schema.py``):
 * ``silk``: SILK as configured by default (chosen by ``benchmarks/calibrate_defaults.py`` on
   office, pedestrians, traffic, canoe and pets2001_illumination ONLY (highway held out); those are marked "tuning" in the table);
 * ``silk-median``: the same run's raw mask (score < threshold) after the median filter only (no
-  closing, no hole filling: the shipped pipeline until stop 13);
+  closing, no hole filling: the earlier 5x5-median-only chain);
 * ``silk-raw``: the same run's raw mask without any post-processing;
 * ``silk-plain``: SILK without the soft conservative update (same other parameters);
 * ``norma``: truncated NORMA (bare f score, its own defaults, same post-processing as SILK);

@@ -37,8 +37,8 @@ def main(argv=None) -> int:
     ap.add_argument("--root", type=Path, default=DEFAULT_ROOT)
     ap.add_argument("--miss-map", type=Path, help="write the per-pixel miss rate here (PNG)")
     ap.add_argument("--post", choices=("shipped", "median"), default="shipped",
-                    help="mask chain: the shipped one, or the 5x5 median only (the chain before stop 13, "
-                         "which the stop-12 diagnosis in BENCHMARKS 2 used)")
+                    help="mask chain: the shipped one, or the 5x5 median only (the earlier chain, "
+                         "which the highway diagnosis in BENCHMARKS section 2 used)")
     args = ap.parse_args(argv)
     import silkvision as sv
 

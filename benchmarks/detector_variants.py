@@ -35,7 +35,7 @@ training-chosen setting exists.
     pixels filled (:func:`skimage.morphology.remove_small_holes`). Aimed at the misses *inside* an
     object whose colour the pixel model already explains. A hole is a background region that does not
     touch the image border; ``a`` = -1 fills every hole. Learning is unchanged (the cap follows the
-    raw mask), so one detector run serves the whole grid. SHIPPED (stop 13) as ``detector.close = 5``,
+    raw mask), so one detector run serves the whole grid. SHIPPED as ``detector.close = 5``,
     ``detector.fill_holes = true``: the training optimum of the grids below; here the detector's own
     closing/filling are switched off so that the grid's apply instead.
 
@@ -75,7 +75,7 @@ GAINS = (0.1, 0.25, 0.5, 1.0)              # --gain of the forgetting variant
 MEDIAN_SIZES = (0, 3, 5, 7, 9, 11)
 CLOSE_SIZES = (0, 3, 5, 7)                 # --close of the morphology variant
 HOLE_AREAS = (0, 64, 256, 1024, 4096, 16384, -1)        # --holes of the morphology variant
-#: the mask chain before stop 13 (5x5 median only), which the variants other than ``morphology`` were
+#: the earlier mask chain (5x5 median only), which the variants other than ``morphology`` were
 #: measured with; keeping it reproduces their tables in BENCHMARKS section 2
 MEDIAN_ONLY = {"close": 0, "fill_holes": False}
 _OFF = np.array([0, 128, 128], np.float32)[None, None, :, None]   # YCrCb offsets, (1, 1, 3, 1)

@@ -18,16 +18,16 @@
     M-DUOL_appr with other fixed steps ``v`` (ours: ``v = 1/(2(1 - rho)) = 0.5``, Theorem 5), and with
     the fixed step also used for single updates.
 
-``readings`` (sonar and german, the 20 stored orderings; stop 20, with ``--readings``)
+``readings`` (sonar and german, the 20 stored orderings, with ``--readings``)
     Other readings of DUOL_iter ("first the new weight, then the auxiliary weight") and DUOL_appr
     (``g_t = 1/(1-rho)``, ``g_b = hat g_b + 1/(1-rho)``). The first row of each reproduces the
-    shipped learner (``duol_iter``; ``duol_appr``, since stop 28 the reading with Theorem 1's
-    conditions), the others are the readings BENCHMARKS 5 lists.
+    shipped learner (``duol_iter``; ``duol_appr``, the reading with Theorem 1's conditions), the
+    others are the readings BENCHMARKS 5 lists.
 
 The paper's values are printed beside. Usage::
 
     .venv/bin/python benchmarks/duol_variants.py              # 11-15 s on 2 cores
-    .venv/bin/python benchmarks/duol_variants.py --readings   # the stop-20 readings, ~10 s
+    .venv/bin/python benchmarks/duol_variants.py --readings   # the DUOL_iter/appr readings, ~10 s
     .venv/bin/python benchmarks/duol_variants.py --mduol-steps    # M-DUOL_appr steps 1/6, 1/(2k) elsewhere
 """
 
@@ -64,11 +64,11 @@ READINGS = {
     "iter-first": ("iter", "shipped, but the first of equal w_ab"),
     "iter-strict": ("iter", "shipped, but a double update only if w_ab < 0"),
     "iter-exact": ("iter", "shipped, but the exact margin test f^i <= 1 (no MARGIN_TOL)"),
-    "appr-thm1": ("appr", "shipped duol_appr (stop 28): Theorem 1's conditions, a misclassified example "
+    "appr-thm1": ("appr", "shipped duol_appr: Theorem 1's conditions, a misclassified example "
                           "and auxiliary (f^i <= 0); g_a = min(C, 1), g_b = min(C, hat g_b + 1); "
                           "else single step min(C, l_t)"),
-    "appr": ("appr", "duol_appr of stops 21-27: margin-error auxiliary (f^i <= 1), the same steps"),
-    "appr-one": ("appr", "duol_appr until stop 20: single step min(C, 1) (NIPS 2009 Algorithm 1)"),
+    "appr": ("appr", "an earlier duol_appr: margin-error auxiliary (f^i <= 1), the same steps"),
+    "appr-one": ("appr", "the first duol_appr: single step min(C, 1) (NIPS 2009 Algorithm 1)"),
     "appr-strong": ("appr", "fixed steps only for strong double updates (y_b f(x_b) <= 0), else exact; "
                             "single step min(C, 1)"),
     "appr-pa1": ("appr", "g_a = min(C, l_a), g_b = min(C, hat g_b + 1), PA-I single step"),
@@ -298,8 +298,9 @@ def main(argv=None) -> int:
                                 "open, on german, sonar, dna, vehicle, segment and satimage "
                                 "(docs/BENCHMARKS.md section 5).")
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--readings", action="store_true", help="stop 20's DUOL_iter/appr readings (6 s)")
-    mode.add_argument("--mduol-steps", action="store_true", help="stop 20's M-DUOL_appr steps elsewhere (31 s)")
+    mode.add_argument("--readings", action="store_true", help="other DUOL_iter/appr readings (6 s)")
+    mode.add_argument("--mduol-steps", action="store_true",
+                      help="M-DUOL_appr steps on vehicle, segment and satimage (31 s)")
     p.add_argument("--data-root", metavar="DIR", default=None,
                    help="online data root (default: $SILKVISION_ONLINE_DATA, else ../shared/data/online "
                         "next to the checkout)")

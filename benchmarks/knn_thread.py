@@ -1,13 +1,14 @@
-"""Cost and effect of running OpenCV's KNN on a thread of its own (stop 26).
+"""Cost and effect of running OpenCV's KNN on a thread of its own.
 
 KNN draws from OpenCV's per-thread random generator, so each ``OpenCVSubtractor("knn")`` applies on
 a worker thread of its own (``silkvision/detector/opencv.py``). This script measures, in one
 process on the same frames of the shipped sample clip:
 
 * the time per frame with the worker thread against OpenCV's apply in the calling thread (the
-  pre-stop-26 behaviour, by clearing the subtractor's ``_rng_thread``), median of ``--repeats``;
+  earlier shared-generator behaviour, by clearing the subtractor's ``_rng_thread``), median of ``--repeats``;
 * the F-measure of a KNN evaluated alone and beside a second KNN variant in one
-  ``evaluate_sequence`` call (equal since stop 26; they differed when the generator was shared).
+  ``evaluate_sequence`` call (equal with a thread per subtractor; they differ when the generator is
+  shared).
 
 Usage: ``NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/knn_thread.py [--frames 200] [--repeats 5]``
 """

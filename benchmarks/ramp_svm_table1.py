@@ -102,8 +102,8 @@ class Task:
 
 # The data sets whose splits are drawn from one generator (seed 12345), in this order, with the row
 # counts of the files here. Each split is drawn as if all of them had been loaded before it, so a
-# run on a subset (--datasets) sees the same splits as a full run. (Until stop 16 the generator was
-# shared by the loaded sets only, so Banana's and Waveform's splits depended on --datasets.)
+# run on a subset (--datasets) sees the same splits as a full run. (A generator shared by the loaded
+# sets only would make Banana's and Waveform's splits depend on --datasets.)
 _SPLIT_ORDER = (("Adult", 32561), ("Banana", 5300), ("Waveform", 4999))
 
 
@@ -242,7 +242,8 @@ def select_cv(task, algo, log, k=5, processes=2, cache=None, cccp_tol=None):
     ``seconds`` is its folds' wall times summed (one worker each), so a selection that ran over
     several resumed runs still has a total (logged as the grid points' time summed). Lines without
     ``cccp_tol`` were written before the dead band existed (the literal test ``cccp_tol=0``); lines
-    without ``seconds`` before stop 17; fold lines (with ``fold``) since stop 18.
+    without ``seconds`` come from caches older than the timing; fold lines (with ``fold``) from
+    caches that resume fold by fold.
     """
     X, y = task.cv_pool if task.cv_pool is not None else task.train(0)
     folds = np.array_split(np.random.default_rng(11).permutation(len(X)), k)
@@ -263,7 +264,7 @@ def select_cv(task, algo, log, k=5, processes=2, cache=None, cccp_tol=None):
                 parts.setdefault(g, {})[r["fold"]] = ((r["acc"], r["nsv"], r["limit_hits"]), r["seconds"])
             else:
                 done[g] = (r["cv_acc"], r["nsv"], r.get("limit_hits"))
-                secs[g] = r.get("seconds")   # lines before stop 17 have none
+                secs[g] = r.get("seconds")   # lines of older caches have none
 
     def write(rec):
         if cache is not None:
@@ -361,7 +362,7 @@ def main(argv=None) -> int:
                     help="JSON with previously selected parameters (skips the grid search)")
     ap.add_argument("--cccp-tol", type=float, default=None,
                     help="dead band of the CCCP re-assignment of V (OnlineSVMR's cccp_tol; default: the "
-                         "SMO accuracy per example; 0: the literal test, as every run before stop 16)")
+                         "SMO accuracy per example; 0: the literal test, as before the dead band existed)")
     ap.add_argument("--quick", action="store_true", help="smoke run: 1/5 sizes, 2 repeats, small grid sample")
     ap.add_argument("--json", type=Path, default=None, help="write all results here (after every step)")
     ap.add_argument("--resume", action="store_true",

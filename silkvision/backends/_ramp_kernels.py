@@ -120,8 +120,8 @@ def _update_g(j, delta, row, SY, G, ACT, hw):
 
 # _select, _update_select and their W versions below write the candidate test (violates KKT, step
 # gain, keep the best) out in full on purpose: moving it into one njit helper, even with
-# inline="always", made OnlineSVM^R 15 % slower (4000 checkerboard examples, C = 100, 2 MB cache:
-# 20.4-20.9 s against 17.8-18.5 s per pass, run alternately in stop 20; identical results).
+# inline="always", made OnlineSVM^R measurably slower on the checkerboard task, with identical
+# results.
 @njit(cache=True)
 def _select(A, G, QD, ACT, INV, C, tol, hw):
     """Working set by eq. (13): the KKT violator of V whose step (14) gains most; (-1, -inf, 0) if none."""

@@ -1,4 +1,4 @@
-"""API consistency across the online learners (review notes): prediction dtypes, the novelty batch
+"""API consistency across the online learners: prediction dtypes, the novelty batch
 helpers, support-vector attributes of the DUOL family, kernel overflow, zero vectors in the ramp SVMs."""
 
 from __future__ import annotations

@@ -202,7 +202,7 @@ def test_shared_german_duol_matches_jmlr_table2(shared_data):
     assert 0.5 < res["mistake_rate_std"] < 2.0
 
 
-# --- review fixes: no features (B5), huge LIBSVM index (B6), a single class (B17), label_column ---
+# --- no features, a huge LIBSVM index, a single class, label_column -------------------------------
 
 @pytest.mark.parametrize("name, text, match", [
     ("labelonly.csv", "1\n-1\n1\n", r"labelonly\.csv: no feature columns besides the label$"),
@@ -439,7 +439,7 @@ def test_an_installed_package_has_no_default_data_root(tmp_path, monkeypatch):
     assert datasets.default_root() == tmp_path
 
 
-# --- stop 30: files a user exports from a spreadsheet or pandas (trial t_back) ---------------------
+# --- files a user exports from a spreadsheet or pandas ---------------------------------------------
 
 def test_auto_header_a_name_over_numeric_labels(tmp_path):
     """A label name over numeric column names (wavelengths) with numeric labels below is a header."""
@@ -459,7 +459,7 @@ def test_auto_header_a_name_over_numeric_labels(tmp_path):
     ("rare,3,7\na,0.1,0.2\nb,0.3,0.3\na,0.5,0.5\n", 3, 4),
 ])
 def test_auto_header_refuses_to_guess_integer_cells_over_fractions(tmp_path, text, n_header, n_data):
-    """Either guess can lose an example or add a fake class, so "auto" asks (review t_rev5 H1)."""
+    """Either guess can lose an example or add a fake class, so "auto" asks."""
     f = tmp_path / "h.csv"
     f.write_text(text)
     with pytest.raises(DataError, match=r"h\.csv:1: line 1 .* may be a header of numbered columns or an "
@@ -613,7 +613,7 @@ def test_a_real_replacement_character_in_utf8_is_not_called_latin1(tmp_path):
 
 
 @pytest.mark.parametrize("text, match", [
-    # pandas' row index: a named header, and the default header of unnamed columns (t_back, t_rev6)
+    # pandas' row index: a named header, and the default header of unnamed columns
     (",label,x0,x1\n0,1,0.5,0.2\n1,0,0.1,0.3\n", r"f\.csv:1: the header's first column has no name.*index=False"),
     (",0,1,2\n" + "".join(f"{i},{i % 2}.0,0.{i + 1},0.{9 - i}\n" for i in range(6)),
      r"f\.csv:1: the header's first column has no name, as pandas writes"),

@@ -23,7 +23,7 @@ def _params(name) -> set:
     return set(inspect.signature(get_class(name).__init__).parameters) - {"self"}
 
 
-# --------------------------------------------------------------------------- B3: zero-norm examples
+# --------------------------------------------------------------------------- zero-norm examples
 @pytest.mark.parametrize("kernel", [dict(kernel="linear"), dict(kernel="poly", coef=0.0),
                                     dict(kernel="linear", cache_mb=0)])
 @pytest.mark.parametrize("name", DUOL_NAMES)
@@ -48,7 +48,7 @@ def test_duol_reference_skips_zero_norm_examples(variant):
     assert 1 not in S and 3 not in S
 
 
-# --------------------------------------------------------------------------- B4: empty batches
+# --------------------------------------------------------------------------- empty batches
 @pytest.mark.parametrize("name", RAMP_NAMES)
 def test_ramp_empty_batch_is_a_no_op(name):
     m = create(name)
@@ -62,7 +62,7 @@ def test_ramp_empty_batch_is_a_no_op(name):
         m.predict(np.ones((2, 3)))
 
 
-# --------------------------------------------------------------------------- B6/B7: parameters
+# --------------------------------------------------------------------------- parameters
 BIG = 10 ** 20          # above int64
 BAD = [
     ("sigma", "x"), ("sigma", None), ("sigma", [1, 2]), ("sigma", 10 ** 400),
@@ -160,7 +160,7 @@ def test_bad_labels_are_shown_as_given():
     for label, shown in ((0, "0"), (np.int8(2), "2")):
         with pytest.raises(ValueError, match=f"^y: binary labels must be -1 or \\+1, got {shown}$"):
             create("pa1").learn_one([0.0, 1.0], label)
-    # a label read as text from a file: the message says it is a string, not a bad number (t_back)
+    # a label read as text from a file: the message says it is a string, not a bad number
     for label in ("1", np.array(["-1", "1"])):
         with pytest.raises(ValueError, match=r"^y: binary labels must be the numbers -1 or \+1, got the "
                                              r"string '-?1' \(convert the labels to numbers, e.g. y.astype\(int\)\)"):
@@ -188,7 +188,7 @@ def test_a_rejected_example_or_a_prediction_does_not_fix_the_feature_count(name)
 
 @pytest.mark.parametrize("name", ["pa1", "perceptron", "duol", "mpa1", "norma"])
 def test_a_prediction_whose_kernel_overflows_is_refused_not_nan(name):
-    """x = 1e308 under the linear kernel: k(x, x) = inf made f(x) NaN and predict_one answer -1 (t_back)."""
+    """x = 1e308 under the linear kernel: k(x, x) = inf would make f(x) NaN and predict_one answer -1."""
     est = create(name, kernel="linear")
     est.partial_fit(np.array([[1.0, 2.0], [2.0, 1.0], [1.0, 1.0]]), np.array([1, -1, 1]) if name != "mpa1"
                     else np.array([0, 1, 0]))

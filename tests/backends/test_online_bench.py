@@ -158,7 +158,7 @@ def test_dataset_and_algorithms_required_without_list(capsys):
     assert "--algorithms: required (or use --list)" in capsys.readouterr().err
 
 
-# --- review fixes: --seed (B4), lazy orderings (B7), Ctrl-C (B8), booleans (B3), --list, --label-column ---
+# --- --seed, lazy orderings, Ctrl-C, booleans, --list, --label-column -------------------------------------
 
 def _one_line_error(capsys, argv, msg):
     assert main(["online-bench", "--quiet"] + argv) == 2
@@ -395,7 +395,7 @@ def test_bad_data_sets_are_one_line_errors(tmp_path, capsys, name, text, msg):
     _one_line_error(capsys, ["--dataset", str(f), "--algorithms", "pa1", "--runs", "1"], msg)
 
 
-# -- review stop 22: learner errors mid-run, --set numbers, runs bound, Ctrl-C the compiler swallows ----
+# -- learner errors mid-run, --set numbers, runs bound, Ctrl-C the compiler swallows --------------------
 @pytest.mark.parametrize("argv, msg", [
     (["--algorithms", "pa1", "--set", "kernel=poly", "--set", "degree=1000"], "pa1 on tiny: X[0]: k(x, x) = inf"),
     (["--algorithms", "mpa1", "--set", "n_classes=1"], "mpa1: n_classes=1 is fewer than the 2 classes"),
@@ -597,7 +597,7 @@ def test_list_says_where_named_data_sets_are_looked_for(tmp_path, capsys):
 
 
 def test_header_and_format_options(tmp_path, tiny_multi, capsys):
-    """--header overrides the CSV header detection; --format the sniffed format (stop 30)."""
+    """--header overrides the CSV header detection; --format the sniffed format."""
     f = tmp_path / "pandas.csv"       # pandas' integer header over the data: auto asks
     f.write_text("0,1,2\n" + "".join(f"{i % 2},{i / 7:.3f},{i / 5:.3f}\n" for i in range(20)))
     _one_line_error(capsys, ["--dataset", str(f), "-a", "perceptron"],
@@ -616,7 +616,7 @@ def test_header_and_format_options(tmp_path, tiny_multi, capsys):
 
 
 def test_one_run_has_no_standard_deviation(tiny_csv, capsys):
-    """'+- 0.000' read as a measured zero spread; one run has none (audit t_audit5)."""
+    """'+- 0.000' read as a measured zero spread; one run has none."""
     assert main(["online-bench", "--quiet", "--dataset", str(tiny_csv), "-a", "pa1", "--runs", "1",
                  "--json"]) == 0
     r = json.loads(capsys.readouterr().out)["results"]["pa1"]

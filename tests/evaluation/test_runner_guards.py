@@ -17,7 +17,7 @@ from .conftest import FakeScored, H, W, make_sequence
 
 
 def test_ground_truth_that_numbers_no_frame_is_a_clear_error(tmp_path):
-    # V04: only gt000500.png for a 10-frame sequence (no temporalROI.txt)
+    # only gt000500.png for a 10-frame sequence (no temporalROI.txt)
     seq = make_sequence(tmp_path, n=10, temporal=None, gt_frames=set())
     assert cv2.imwrite(str(seq / "groundtruth" / "gt000500.png"), np.zeros((H, W), np.uint8))
     with pytest.raises(DataError, match="no frame with ground truth to evaluate"):
@@ -29,7 +29,7 @@ def test_ground_truth_that_numbers_no_frame_is_a_clear_error(tmp_path):
 def test_a_source_that_ends_before_the_last_evaluated_frame_is_refused(tiny_seq, monkeypatch):
     """A source whose frames run out early (a video whose header counts more frames than it
     decodes) is refused rather than scored with empty rows for the frames it never gave."""
-    # V11: temporalROI 10..25 of 30 frames; the frames stop after 20
+    # temporalROI 10..25 of 30 frames; the frames stop after 20
     real = FolderSource._next
 
     def ends_after_20(self):
@@ -47,7 +47,6 @@ def test_a_source_that_ends_before_the_last_evaluated_frame_is_refused(tiny_seq,
 def test_a_detector_passed_in_starts_from_an_empty_model_each_time(tiny_seq):
     """The CDnet protocol scores a detector that starts on the sequence's first frame: a detector
     object that learned a clip before is reset, so two runs with it give the same counts."""
-    # V12
     det = FakeScored()
     first = evaluate_sequence(tiny_seq, detectors={"fake": det}).algorithms["fake"]
     assert det.frames_seen == 30

@@ -36,7 +36,7 @@ def test_screenshot_headless(tmp_path, sample_seq):
 
 @pytest.mark.slow
 def test_a_size_below_the_window_minimum_is_said(tmp_path, sample_seq):
-    """--size 500x300 gave an 824x447 PNG with no word about it (t_gui3)."""
+    """--size 500x300 is below the window's minimum: the PNG is larger, and the run says so."""
     out = tmp_path / "small.png"
     p = silkvision("gui", sample_seq, "--frames", 2, "--screenshot", out, "--size", "500x300")
     assert p.returncode == 0, p.stderr
@@ -109,7 +109,7 @@ def test_no_qt_import_for_help():
 
 
 def test_size_bounds(capsys):
-    """B14: --size is bounded (a 100000x100000 window used to segfault); no Qt needed."""
+    """--size is bounded (a 100000x100000 window used to segfault); no Qt needed."""
     from silkvision.cli.gui import MAX_WINDOW_SIDE
     from silkvision.cli.main import build_parser
     from silkvision.errors import SilkvisionError
@@ -137,15 +137,15 @@ def test_size_too_large_exits_2(tmp_path):
 
 @pytest.mark.slow
 def test_error_exit_has_no_teardown_traceback(tmp_path):
-    """B13: an error ends a headless run with exactly one stderr line; the window used to be torn
-    down at interpreter exit with a stale ROC legend, and 2 runs in 5 printed a pyqtgraph
-    ``RuntimeError: wrapped C/C++ object of type ViewBox has been deleted`` traceback after it."""
+    """An error ends a headless run with exactly one stderr line. A window left to be torn down at
+    interpreter exit, with a stale ROC legend, can print a pyqtgraph ``RuntimeError: wrapped C/C++
+    object of type ViewBox has been deleted`` traceback after it, in some runs only."""
     rng = np.random.default_rng(0)
     folder = tmp_path / "mixed"
     folder.mkdir()
     for i, (h, w) in enumerate([(120, 160)] * 3 + [(240, 320)] * 2, start=1):
         cv2.imwrite(str(folder / f"in{i:06d}.png"), rng.integers(0, 256, (h, w, 3), dtype=np.uint8))
-    for _ in range(6):  # intermittent: 6 runs caught it ~95% of the time before the fix
+    for _ in range(6):  # the traceback is intermittent: several runs make a miss unlikely
         p = silkvision("gui", folder, "--frames", 5, "--screenshot", tmp_path / "x.png", timeout=60)
         assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
         lines = p.stderr.splitlines()

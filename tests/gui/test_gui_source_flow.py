@@ -27,7 +27,7 @@ def legend(win) -> list[str]:
     return [win.roc_plot.legend.getLabel(c).text for c in win.roc_plot.curves.values()]
 
 
-# -- finding 3: another source stops the recording ----------------------------------------------------
+# -- another source stops the recording ---------------------------------------------------------------
 def test_opening_another_source_stops_the_recording(qtbot, make_window, tmp_path):
     first = write_frames(tmp_path / "a", 4, seed=1)
     second = write_frames(tmp_path / "b", 4, seed=2)
@@ -50,7 +50,7 @@ def test_opening_another_source_stops_the_recording(qtbot, make_window, tmp_path
     assert {p: p.stat().st_mtime_ns for p in rec.rglob("*.png")} == written
 
 
-# -- finding 4: a seek to a frame that cannot be read ------------------------------------------------
+# -- a seek to a frame that cannot be read -----------------------------------------------------------
 def test_a_seek_to_an_unreadable_frame_clears_the_views_and_says_what_to_do(qtbot, make_window, tmp_path):
     video = write_video(tmp_path / "cut.avi", 60, keep=1 / 3)   # reports 60 frames, about 10 readable
     win = make_window()
@@ -97,7 +97,7 @@ def test_the_hint_after_seeks_in_a_truncated_video_names_its_first_bad_frame(tmp
             pipe.step()
 
 
-# -- finding 6: a corrupt image in a folder ----------------------------------------------------------
+# -- a corrupt image in a folder ---------------------------------------------------------------------
 def test_a_corrupt_image_says_to_seek_past_it(qtbot, make_window, tmp_path):
     folder = write_frames(tmp_path / "seq", 8)
     (folder / "in000005.png").write_bytes(b"not an image at all")
@@ -113,7 +113,7 @@ def test_a_corrupt_image_says_to_seek_past_it(qtbot, make_window, tmp_path):
     shown(qtbot, win, 6)
 
 
-# -- finding 5: ground truth of the wrong size -------------------------------------------------------
+# -- ground truth of the wrong size ------------------------------------------------------------------
 def test_ground_truth_of_the_wrong_size_is_refused_when_the_source_opens(qtbot, make_window, tmp_path):
     video = write_video(tmp_path / "clip.avi", 6)
     small = write_frames(tmp_path / "gt_small", 6, size=(16, 12), pattern="gt{:06d}.png")
@@ -127,7 +127,7 @@ def test_ground_truth_of_the_wrong_size_is_refused_when_the_source_opens(qtbot, 
     assert win.info.has_groundtruth and "with ground truth" in status(win)
 
 
-# -- finding 11: the end of the source ---------------------------------------------------------------
+# -- the end of the source ---------------------------------------------------------------------------
 def test_the_end_of_the_source_is_said_and_play_starts_again(qtbot, make_window, tmp_path):
     folder = write_frames(tmp_path / "short", 4)
     win = make_window()
@@ -146,7 +146,7 @@ def test_the_end_of_the_source_is_said_and_play_starts_again(qtbot, make_window,
     assert win.errors == []
 
 
-# -- finding 8: capture settings loaded from a file --------------------------------------------------
+# -- capture settings loaded from a file -------------------------------------------------------------
 def test_loaded_capture_settings_say_when_they_apply(qtbot, make_window, tmp_path):
     folder = write_frames(tmp_path / "seq", 8)
     path = tmp_path / "capture.yaml"
@@ -168,7 +168,7 @@ def test_loaded_capture_settings_say_when_they_apply(qtbot, make_window, tmp_pat
     assert win.result.frame.shape == (12, 16, 3)
 
 
-# -- finding 10: the ROC legend ----------------------------------------------------------------------
+# -- the ROC legend ----------------------------------------------------------------------------------
 def test_the_roc_legend_names_the_algorithms_and_says_when_there_is_no_ground_truth(qtbot, make_window,
                                                                                   tmp_path, sample_seq):
     win = make_window()
@@ -215,7 +215,7 @@ def test_start_and_frames_process_exactly_those_frames(qtbot, tmp_path, monkeypa
     assert len(played) == plays and shot.is_file()
 
 
-# -- high-resolution trial: frames whose detector state does not fit -----------------------------------
+# -- high resolution: frames whose detector state does not fit -----------------------------------------
 def test_a_state_that_does_not_fit_is_a_message_not_a_traceback(qtbot, make_window, tmp_path, monkeypatch,
                                                                  capsys):
     from silkvision.detector import memory

@@ -1,5 +1,5 @@
-"""The window keeps a consistent state after refusals and source changes (black-box review of the
-GUI): refused settings leave the old state and no traceback, stale content is cleared, Record and
+"""The window keeps a consistent state after refusals and source changes (the GUI seen from
+outside): refused settings leave the old state and no traceback, stale content is cleared, Record and
 the panels show what the worker really does, closing does not wait for a stalled camera."""
 
 from __future__ import annotations
@@ -546,7 +546,7 @@ def test_skipped_counter_resets_and_errors_get_the_status_bar(qtbot, make_window
 
 def test_switching_the_second_algorithm_while_paused_clears_the_old_views(qtbot, make_window, sample_seq):
     """The detectors and ROCs restart: the old masks and curves must not stay on screen as if they
-    were the new detectors' (found by a re-check of finding 5: Clear ROC after a switch did nothing)."""
+    were the new detectors'."""
     win = make_window()
     with qtbot.waitSignal(win.worker.opened, timeout=5000):
         win.open_source(sample_seq)
@@ -601,7 +601,7 @@ def test_space_on_a_focused_check_box_toggles_it_instead_of_playing(qtbot, make_
     win.pause()
 
 
-# --- stop 30: GUI trial t_gui3 ----------------------------------------------------------------------
+# --- parameter files, playback keys, typed values across Restart and seek ---------------------------
 
 def _open_and_step(qtbot, win, source):
     """Open ``source`` and process its first frame."""
@@ -678,7 +678,7 @@ def test_restart_gives_the_threshold_slider_the_current_score_range(qtbot, make_
 
 @pytest.mark.parametrize("how", ["restart", "seek"])
 def test_restart_and_seek_keep_a_value_typed_but_not_applied(qtbot, make_window, sample_seq, how):
-    """The slider-range refresh on Restart used to rebuild the panels and drop the typed value (t_rev6)."""
+    """The slider-range refresh on Restart used to rebuild the panels and drop the typed value."""
     win = make_window()
     _open_and_step(qtbot, win, sample_seq)
     editor = win.panels["silk"].editors["C"]

@@ -52,8 +52,8 @@ def test_the_roc_plot_and_its_legend_fit_a_small_window(qtbot, make_window, samp
     item = plot.getPlotItem()
     assert item.geometry().width() <= plot.viewport().width() + 1      # nothing cropped
     assert plot.legend.boundingRect().width() < item.vb.width()        # the legend fits the axes
-    # a small screen can show it (850: the frame label is sized for the source's last frame since
-    # stop 30, so that it is never cut; with the sample it needs about 15 px more than before)
+    # a small screen can show it (850: the frame label is sized for the source's last frame, so
+    # that it is never cut; with the sample that takes about 15 px more than the current frame)
     assert win.minimumSizeHint().width() <= 850
 
 

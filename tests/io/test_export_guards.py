@@ -52,7 +52,7 @@ def _masks(out: Path) -> list[str]:
 # -- io/atomic.py ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("make", [output_path, make_output_folder, check_writable_folder])
 def test_an_empty_output_folder_name_is_refused_not_taken_as_the_current_folder(tmp_path, monkeypatch, make):
-    # A04: `silkvision evaluate --out ""` relies on this check, not on export_masks' own one
+    # `silkvision evaluate --out ""` relies on this check, not on export_masks' own one
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ExportError, match="'': empty output folder name; expected a folder path"):
         make("")
@@ -60,7 +60,7 @@ def test_an_empty_output_folder_name_is_refused_not_taken_as_the_current_folder(
 
 
 def test_the_write_check_leaves_nothing_in_the_output_folder(tmp_path):
-    # A06: the probe file is removed again, so the user's --out is left as it was
+    # the probe file is removed again, so the user's --out is left as it was
     out = tmp_path / "new" / "out"
     assert check_writable_folder(out) == out
     assert os.listdir(out) == []
@@ -78,7 +78,6 @@ def _fingerprint(folder: Path) -> str:
 def test_fingerprint_notices_a_change_near_the_end_of_a_frame_file_over_1_mib(tmp_path):
     """The last MiB of a large frame file is read too: a frame file of 1.5 MiB (720x720 BMP) that
     changes in its last bytes, at the same size, is another source."""
-    # N01
     folder = tmp_path / "big"
     folder.mkdir()
     frame = folder / "f1.bmp"
@@ -92,7 +91,7 @@ def test_fingerprint_notices_a_change_near_the_end_of_a_frame_file_over_1_mib(tm
 
 
 def test_fingerprint_notices_new_content_in_the_last_frame_at_the_same_size(tmp_path):
-    # N03: the first and the last frame file are both read
+    # the first and the last frame file are both read
     folder = tmp_path / "f"
     folder.mkdir()
     for k in (1, 2, 3):
@@ -108,8 +107,8 @@ _GOOD = {"format": 1, "status": "complete", "source": "/data/seq", "source_kind"
 
 
 @pytest.mark.parametrize("field, value, message", [
-    ("format", 2, '"format" is 2, not 1'),                           # N10: a later version's manifest
-    ("frames", -3, '"frames": -3 is not an integer >= 0'),           # N05
+    ("format", 2, '"format" is 2, not 1'),                           # a later version's manifest
+    ("frames", -3, '"frames": -3 is not an integer >= 0'),
 ])
 def test_manifest_of_a_later_version_or_with_negative_frames_is_refused(tmp_path, field, value, message):
     (tmp_path / MANIFEST).write_text(json.dumps(_GOOD))
@@ -123,7 +122,6 @@ def test_manifest_of_a_later_version_or_with_negative_frames_is_refused(tmp_path
 def test_a_setting_only_the_old_manifest_has_is_a_difference(tmp_path):
     """Settings keys differ across versions: a key the old export recorded and the new run lacks
     is a mismatch ("<unset>"), like a key only the new run has."""
-    # N07
     old = {**_GOOD, "source_frames": 3, "source_fingerprint": None,
            "settings": {"a": 1, "detector.silk.rho": 0.5}}
     new = {**old, "settings": {"a": 1}}
@@ -136,7 +134,7 @@ def test_a_setting_only_the_old_manifest_has_is_a_difference(tmp_path):
 
 # -- silkvision.export -----------------------------------------------------------------------------
 def test_output_folder_may_not_be_the_cdnet_sequence_folder_even_with_overwrite(seq):
-    # E05: the sequence folder is the parent of the frames' input/ folder
+    # the sequence folder is the parent of the frames' input/ folder
     with pytest.raises(ExportError, match="is the source folder; choose another output folder"):
         _export(seq, seq, overwrite=True)
     assert sorted(p.name for p in seq.iterdir()) == ["input"]
@@ -145,7 +143,7 @@ def test_output_folder_may_not_be_the_cdnet_sequence_folder_even_with_overwrite(
 def test_a_second_export_cannot_take_the_lock_of_a_running_one(tmp_path, seq):
     """The running export keeps its ``.export.lock``: a second export of the same folder started
     while the first writes its masks is refused."""
-    # E02: the clean-up of a killed run's dot files must spare the lock file
+    # the clean-up of a killed run's dot files must spare the lock file
     out = tmp_path / "out"
     second = []
     det = FakeDetector()
@@ -167,7 +165,7 @@ def test_a_second_export_cannot_take_the_lock_of_a_running_one(tmp_path, seq):
 
 
 def test_overwrite_leaves_a_subfolder_named_like_a_mask_alone(tmp_path, seq):
-    # E01: only files are ours; a folder bin000099.png/ belongs to the user
+    # only files are ours; a folder bin000099.png/ belongs to the user
     out = tmp_path / "out"
     (out / "bin000099.png").mkdir(parents=True)
     (out / "bin000099.png" / "notes.txt").write_text("mine")
@@ -179,7 +177,7 @@ def test_overwrite_leaves_a_subfolder_named_like_a_mask_alone(tmp_path, seq):
 
 
 def test_a_stray_copy_of_a_mask_does_not_hide_a_removed_mask(tmp_path, seq):
-    # E16: "bin000001 copy.png" is not a mask of the complete export
+    # "bin000001 copy.png" is not a mask of the complete export
     out = tmp_path / "out"
     assert _export(seq, out).complete
     shutil.copy(out / "bin000001.png", out / "bin000001 copy.png")
@@ -205,7 +203,6 @@ class _Live(Source):
 def test_a_camera_export_stopped_by_ctrl_c_is_complete(tmp_path):
     """A camera has no end: Ctrl-C is how its export ends, so it is finished (manifest "complete",
     no checkpoint), not left as an unfinished export that cannot be resumed."""
-    # E11
     out = tmp_path / "cam"
     res = _export(_Live(), out, detector=interrupt_after(FakeDetector(), 3))
     assert res.complete and res.frames == 3 and res.last_index == 3
@@ -219,7 +216,6 @@ def test_a_seek_to_another_frame_with_the_same_pixels_is_caught_by_its_number(tm
     """In a static scene every frame has the same pixels, so the checkpoint's frame digest matches
     whatever frame a bad container seek lands on; the frame number must be checked too, or the
     frames in between are skipped."""
-    # E14
     folder = tmp_path / "static"
     folder.mkdir()
     for i in range(1, 9):
@@ -239,9 +235,9 @@ def test_a_seek_to_another_frame_with_the_same_pixels_is_caught_by_its_number(tm
 
 # -- a detector passed in ----------------------------------------------------------------------
 def test_a_detector_passed_in_is_what_the_folder_records_and_a_changed_one_is_not_already_done(seq, tmp_path):
-    """config.yaml and the manifest described the configured detector, not the one passed in: a
-    second export with other parameters found the folder "already complete" and kept the first
-    detector's masks (t_api2 H1)."""
+    """config.yaml and the manifest describe the detector passed in, not the configured one, so a
+    second export with other parameters does not find the folder "already complete" and keep the
+    first detector's masks."""
     import silkvision as sv
     import yaml
 

@@ -56,7 +56,7 @@ def _interrupted(seq, out: Path, after: int = 8, **kw) -> None:
     assert res.interrupted and int(load_npz(out / CHECKPOINT)["_index"]) == after
 
 
-# -- finding 1: a source whose content changed ---------------------------------------------------
+# -- a source whose content changed --------------------------------------------------------------
 def test_manifest_records_a_fingerprint_of_the_source(reference, seq):
     fp = json.loads((reference / MANIFEST).read_text())["source_fingerprint"]
     assert isinstance(fp, str) and len(fp) == 64
@@ -165,7 +165,7 @@ def test_frames_added_after_the_checkpoint_are_exported_by_the_resume(tmp_path, 
     assert _files(out) == _files(fresh)
 
 
-# -- finding 2: --overwrite is not a setting of the output -----------------------------------------
+# -- --overwrite is not a setting of the output ----------------------------------------------------
 def test_overwrite_is_written_as_false_and_an_overwritten_export_resumes(tmp_path, seq, reference):
     out = tmp_path / "out"
     out.mkdir()
@@ -178,7 +178,7 @@ def test_overwrite_is_written_as_false_and_an_overwritten_export_resumes(tmp_pat
     assert _files(out) == _files(reference)  # config.yaml included
 
 
-# -- finding 6: masks missing before the checkpoint ------------------------------------------------
+# -- masks missing before the checkpoint -----------------------------------------------------------
 @pytest.mark.parametrize("removed", ["bin000003.png", "scores000003.npz"])
 def test_missing_file_before_the_checkpoint_is_recreated_by_a_replay(tmp_path, seq, reference, removed):
     out = tmp_path / "out"
