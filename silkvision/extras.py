@@ -50,7 +50,7 @@ def require(extra: str, what: str, alternative: str = "") -> None:
     extra : str
         A key of :data:`EXTRAS`.
     what : str
-        What needs it, as the message starts: ``"the GUI"``, ``"evaluate's figures"``.
+        What needs it, as the message starts: ``"the GUI"``, ``"writing evaluate's figures"``.
     alternative : str, optional
         A way to go on without it, appended to the message (``"or pass --no-figures"``).
     """

@@ -39,8 +39,8 @@ def test_require_names_the_pip_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)    # as if not installed
     assert missing("figures") == ["matplotlib"]
     with pytest.raises(MissingExtraError) as e:
-        require("figures", "evaluate's figures", "or pass --no-figures")
-    assert str(e.value) == ('evaluate\'s figures needs matplotlib, not installed here; install with: '
+        require("figures", "writing evaluate's figures", "or pass --no-figures")
+    assert str(e.value) == ('writing evaluate\'s figures needs matplotlib, not installed here; install with: '
                             'pip install "silkvision[figures]", or pass --no-figures')
 
 

@@ -201,7 +201,7 @@ def run(args) -> int:
     if not args.no_figures:   # before any work: the figures are written last
         from silkvision.extras import require
 
-        require("figures", "evaluate's figures", "or pass --no-figures")
+        require("figures", "writing evaluate's figures", "or pass --no-figures")
     if args.groundtruth is not None and len(args.sequences) > 1:
         raise ConfigError("--groundtruth: only with a single SEQUENCE")
     switches = tuple(LightSwitch.parse(s) for s in args.light_switch)
