@@ -3,6 +3,7 @@ numba's threading layer, with the busy-machine advice that fits it (silkvision/j
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import subprocess
@@ -38,17 +39,38 @@ def test_compile_watch_announces_once_and_times_only_compilation():
     assert calls == [1] and w2.compiled == 0 and w2.seconds == 0.0
 
 
-def _run(args, cache: Path, **env):
+def _run(args, cache: Path, tty: bool = False, **env):
+    """``silkvision ARGS`` in a child with its own numba cache; with ``tty``, its stderr is a
+    pseudo-terminal (the compile notes are for a terminal only)."""
     e = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "NUMBA_NUM_THREADS": "1", **env}
     e["PYTHONPATH"] = os.pathsep.join([str(REPO), e.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, "-m", "silkvision", *args], capture_output=True, text=True,
-                          env=e, timeout=600, cwd=REPO)
+    cmd = [sys.executable, "-m", "silkvision", *args]
+    if not tty:
+        return subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=600, cwd=REPO)
+    import pty
+
+    master, slave = pty.openpty()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=slave, text=True, env=e, cwd=REPO)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:          # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    out = p.stdout.read()
+    p.wait(timeout=600)
+    return subprocess.CompletedProcess(cmd, p.returncode, out, b"".join(chunks).decode().replace("\r\n", "\n"))
 
 
 @pytest.mark.slow
 def test_a_cold_cache_is_announced_and_left_out_of_the_fps(tmp_path, sample_seq):
     args = ["export", str(sample_seq), "--set", "capture.max_frames=5"]
-    p = _run([*args, "--out", str(tmp_path / "a")], tmp_path / "cache")
+    p = _run([*args, "--out", str(tmp_path / "a")], tmp_path / "cache", tty=True)
     assert p.returncode == 0, p.stderr
     err = p.stderr.splitlines()
     assert err[0] == COMPILING_NOTE
@@ -56,10 +78,55 @@ def test_a_cold_cache_is_announced_and_left_out_of_the_fps(tmp_path, sample_seq)
                               r"in the time and fps above\)", err[-1]).group(1))
     seconds = float(re.search(r" in ([\d.]+) s \(", p.stdout).group(1))
     assert took > 0.5 and seconds < took      # 5 frames take well under the compilation's time
-    # the kernels are cached now: no note
-    p = _run([*args, "--out", str(tmp_path / "b")], tmp_path / "cache")
-    assert p.returncode == 0, p.stderr
-    assert "compiling" not in p.stderr
+    # the kernels are cached now: no note, on a terminal or not
+    for tty, out in ((True, "b"), (False, "c")):
+        p = _run([*args, "--out", str(tmp_path / out)], tmp_path / "cache", tty=tty)
+        assert p.returncode == 0, p.stderr
+        assert "compiling" not in p.stderr
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_compile_notes_are_for_a_terminal_only(monkeypatch, terminal):
+    """Scripts and logs keep their stderr (one-line errors); someone waiting at a terminal is told."""
+    from silkvision.cli.main import _compile_note
+
+    err = _Terminal() if terminal else io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+
+    @numba.njit
+    def fresh(x):
+        return x * 2
+
+    with _compile_note("export"):
+        fresh(2)
+    lines = err.getvalue().splitlines()
+    if terminal:
+        assert lines[0] == COMPILING_NOTE and lines[1].startswith("silkvision: note: compiling the "
+                                                                  "kernels took ")
+        assert len(lines) == 2
+    else:
+        assert lines == []
+
+
+def test_no_closing_note_after_an_error(monkeypatch):
+    from silkvision.cli.main import _compile_note
+
+    err = _Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+
+    @numba.njit
+    def fresh(x):
+        return x - 1
+
+    with pytest.raises(ValueError), _compile_note("export"):
+        fresh(1)
+        raise ValueError("x")
+    assert err.getvalue().splitlines() == [COMPILING_NOTE]
 
 
 def test_version_names_the_threading_layer():

@@ -91,21 +91,21 @@ def _opencv_log():
 
 @contextlib.contextmanager
 def _compile_note(command):
-    """Say on stderr when numba compiles the kernels (a cold cache: the first run after an install
-    or upgrade), once, as it starts, and how long it took when the command ends."""
-    if command in _NO_COMPILE_NOTE:
+    """On a terminal, say when numba compiles the kernels (a cold cache: the first run after an
+    install or upgrade), once, as it starts, and how long it took when the command ends. Like the
+    progress bars, these notes are for someone waiting at a terminal: a pipe or a log gets none,
+    so the one-line errors and stderr of scripted runs stay as they are."""
+    if command in _NO_COMPILE_NOTE or not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
         yield
         return
     from silkvision.jit import CompileWatch
 
     with CompileWatch(announce=lambda: print(COMPILING_NOTE, file=sys.stderr, flush=True)) as watch:
-        try:
-            yield
-        finally:
-            if watch.compiled:
-                fps = " (not counted in the time and fps above)" if command in _FPS_COMMANDS else ""
-                print(f"silkvision: note: compiling the kernels took {watch.seconds:.1f} s{fps}",
-                      file=sys.stderr, flush=True)
+        yield
+        if watch.compiled:      # (not after an error, whose line stays the last)
+            fps = " (not counted in the time and fps above)" if command in _FPS_COMMANDS else ""
+            print(f"silkvision: note: compiling the kernels took {watch.seconds:.1f} s{fps}",
+                  file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -264,20 +264,21 @@ def evaluated_frames(src, temporal_roi, temporal_roi_file=None) -> list[int]:
     naming ``temporal_roi_file`` (the file the range was read from) when given."""
     frames = _frame_numbers(src)
     where = getattr(src, "spec", src.name)
-    troi_name = "temporalROI" if temporal_roi_file is None else f"temporalROI ({temporal_roi_file})"
+    read_from = "" if temporal_roi_file is None else f" (read from {temporal_roi_file})"
     if temporal_roi is not None:
         first, last = temporal_roi
         if frames is not None:
             if not frames:
                 raise DataError(f"{where}: no frames")
             if first < frames[0] or last > frames[-1]:
-                raise DataError(f"{where}: {troi_name} {first} {last} is outside the frames "
+                raise DataError(f"{where}: temporalROI {first} {last}{read_from} is outside the frames "
                                 f"{frames[0]}..{frames[-1]}; expected a range inside them")
             have = set(frames)
             missing = [i for i in range(first, last + 1) if i not in have]
             if missing:
-                raise DataError(f"{where}: frame {missing[0]} is missing inside {troi_name} {first} "
-                                f"{last} ({len(missing)} missing); expected every frame of the range")
+                raise DataError(f"{where}: frame {missing[0]} is missing inside temporalROI {first} "
+                                f"{last}{read_from} ({len(missing)} missing); expected every frame of the "
+                                f"range")
         wanted = list(range(first, last + 1))
     else:
         if frames is None:
@@ -288,8 +289,8 @@ def evaluated_frames(src, temporal_roi, temporal_roi_file=None) -> list[int]:
         missing = [i for i in wanted if not _has_gt(src, i)]
         if missing:
             n = len(missing)
-            raise DataError(f"{where}: ground truth of frame {missing[0]} is missing inside {troi_name} "
-                            f"{temporal_roi[0]} {temporal_roi[1]} ({n} frame{'s' if n != 1 else ''} "
+            raise DataError(f"{where}: ground truth of frame {missing[0]} is missing inside temporalROI "
+                            f"{temporal_roi[0]} {temporal_roi[1]}{read_from} ({n} frame{'s' if n != 1 else ''} "
                             f"without ground truth); expected a gt%06d.png for every evaluated frame")
     if not wanted:
         raise DataError(f"{where}: no frame with ground truth to evaluate")

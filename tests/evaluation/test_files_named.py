@@ -40,7 +40,8 @@ def test_a_temporal_roi_beside_the_groundtruth_is_named_in_the_error(video_case,
     assert main(_evaluate(video_case)) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert str(video_case / "temporalROI.txt") in err and "100 400 is outside the frames 1..12" in err
+    assert (f"temporalROI 100 400 (read from {video_case / 'temporalROI.txt'}) is outside the frames "
+            f"1..12" in err)
 
 
 def test_a_roi_beside_the_groundtruth_is_named_in_the_error(video_case, capsys):
