@@ -69,7 +69,10 @@ def child(frames: int, repeats: int, threads: int) -> dict:
         for f in fr[50:]:
             mog2.apply(f)
         fps["mog2"].append(frames / (time.perf_counter() - t))
-    return {k: statistics.median(v) for k, v in fps.items()}
+    from silkvision.jit import threading_layer
+
+    layer, vendor = threading_layer()     # GOMP_SPINCOUNT acts on the omp layer with GNU OpenMP only
+    return {**{k: statistics.median(v) for k, v in fps.items()}, "layer": f"{layer} ({vendor})" if vendor else layer}
 
 
 def run_cell(setting: str, frames: int, repeats: int) -> dict:
@@ -112,8 +115,9 @@ def main(argv=None) -> int:
                 for h in hogs:
                     h.kill()
                     h.wait()
-    print(f"\nmachine: {os.cpu_count()} cores visible; medians over {a.rounds} rounds "
-          f"({a.busy} busy processes in 'busy')\n")
+    layers = sorted({c["layer"] for v in cells.values() for c in v})
+    print(f"\nmachine: {os.cpu_count()} cores visible; numba threading layer {', '.join(layers)}; medians "
+          f"over {a.rounds} rounds ({a.busy} busy processes in 'busy')\n")
     print("| load | setting | silk fps | mog2 fps | silk / mog2 |")
     print("|---|---|---|---|---|")
     table = []

@@ -198,6 +198,10 @@ def run(args) -> int:
     for a in algorithms:
         if a not in ALGORITHMS:
             raise ConfigError(f"--algorithms: {a!r} is unknown; expected some of {', '.join(ALGORITHMS)}")
+    if not args.no_figures:   # before any work: the figures are written last
+        from silkvision.extras import require
+
+        require("figures", "writing evaluate's figures", "or pass --no-figures")
     if args.groundtruth is not None and len(args.sequences) > 1:
         raise ConfigError("--groundtruth: only with a single SEQUENCE")
     switches = tuple(LightSwitch.parse(s) for s in args.light_switch)
@@ -222,6 +226,7 @@ def run(args) -> int:
         gt_note = sf.ground_truth_note()
         if gt_note:
             notes.append(gt_note)
+        notes += _files_read_note(s, sf)
         fit, sw_notes = fit_switches(switches, sf.where, sf.first, sf.last, sf.evaluated)
         notes += sw_notes
         frames.append(sf)
@@ -297,6 +302,19 @@ def run(args) -> int:
         for w in written:
             print(f"wrote {w}")
     return 0
+
+
+def _files_read_note(seq, sf) -> list[str]:
+    """A note naming the ``temporalROI.txt`` and ``ROI.bmp`` read from outside the SEQUENCE folder
+    (for a video file or image folder: the folder holding its ground truth), which would otherwise
+    decide the evaluated frames and pixels unseen."""
+    inside = Path(seq).resolve()
+    what = {"temporalROI.txt": "the evaluated frames", "ROI.bmp": "the evaluated pixels"}
+    outside = [f"{what[name]} from {path}" for name, path in sf.files.items()
+               if Path(path).resolve().parent != inside]
+    if not outside:
+        return []
+    return [f"{sf.where}: {' and '.join(outside)} (the folder holding the ground truth)"]
 
 
 def _exported_from_elsewhere(results_dir: Path, seq, sf) -> str | None:

@@ -23,6 +23,26 @@ from silkvision import __version__
 from silkvision.errors import SilkvisionError, Terminated, may_catch_sigterm, out_of_memory, signal_behind
 
 COMMANDS = ["export", "evaluate", "gui", "online_bench", "demo", "config"]
+#: commands that run no kernel (config) or report in their own window (gui): no compile note
+_NO_COMPILE_NOTE = {"config", "gui"}
+#: commands whose summary leaves the compilation out of its time and fps (cli/export.py, cli/demo.py)
+_FPS_COMMANDS = {"export", "demo"}
+COMPILING_NOTE = ("silkvision: note: compiling the kernels (first run only: later runs load them from "
+                  "numba's cache) ...")
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: silkvision's version, then numba's threading layer and what helps on a busy
+    machine with that layer (:mod:`silkvision.jit`); computed only when asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from silkvision.jit import busy_machine_advice, runtime_summary, threading_layer
+
+        print(f"silkvision {__version__}\n{runtime_summary()}\n{busy_machine_advice(*threading_layer())}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="silkvision",
         description="Background subtraction and online classification with budgeted implicit "
                     "online kernel learning (SILK).")
-    parser.add_argument("--version", action="version", version=f"silkvision {__version__}")
+    parser.add_argument("--version", action=_VersionAction,
+                        help="show the version, numba's threading layer and thread count, and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
@@ -68,6 +89,25 @@ def _opencv_log():
     return quiet_opencv()
 
 
+@contextlib.contextmanager
+def _compile_note(command):
+    """On a terminal, say when numba compiles the kernels (a cold cache: the first run after an
+    install or upgrade), once, as it starts, and how long it took when the command ends. Like the
+    progress bars, these notes are for someone waiting at a terminal: a pipe or a log gets none,
+    so the one-line errors and stderr of scripted runs stay as they are."""
+    if command in _NO_COMPILE_NOTE or not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+        yield
+        return
+    from silkvision.jit import CompileWatch
+
+    with CompileWatch(announce=lambda: print(COMPILING_NOTE, file=sys.stderr, flush=True)) as watch:
+        yield
+        if watch.compiled:      # (not after an error, whose line stays the last)
+            fps = " (not counted in the time and fps above)" if command in _FPS_COMMANDS else ""
+            print(f"silkvision: note: compiling the kernels took {watch.seconds:.1f} s{fps}",
+                  file=sys.stderr, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -79,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             and may_catch_sigterm()):
         old = signal.signal(signal.SIGTERM, _terminate)
     try:
-        with _opencv_log():
+        with _opencv_log(), _compile_note(getattr(args, "command", None)):
             return int(args._run(args) or 0)
     except SilkvisionError as e:
         print(f"silkvision: error: {e}", file=sys.stderr)

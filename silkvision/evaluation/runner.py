@@ -204,6 +204,7 @@ class _Extras:
 
     def __init__(self, folder: Path | None):
         self.temporal_roi = self.roi = None
+        self.files: dict = {}      # file name -> the path it was read from
         if folder is None:
             return
         from silkvision.capture.cdnet import read_roi, read_temporal_roi
@@ -211,13 +212,17 @@ class _Extras:
         # present (even as a broken link or a FIFO) means meant to count: read, or refused
         if os.path.lexists(folder / "temporalROI.txt"):
             self.temporal_roi = read_temporal_roi(folder / "temporalROI.txt")
+            self.files["temporalROI.txt"] = folder / "temporalROI.txt"
         if os.path.lexists(folder / "ROI.bmp"):
             self.roi = read_roi(folder / "ROI.bmp")
+            self.files["ROI.bmp"] = folder / "ROI.bmp"
 
 
-def open_evaluation_source(path, groundtruth=None, **kwargs):
+def open_evaluation_source(path, groundtruth=None, *, files: dict | None = None, **kwargs):
     """Open ``path`` with :func:`silkvision.capture.open_source`, finding the ground truth of a video
-    file beside it (see the module docstring). Returns ``(source, temporal_roi, roi_or_None)``."""
+    file beside it (see the module docstring). Returns ``(source, temporal_roi, roi_or_None)``.
+    A ``files`` dict receives the paths that ``temporalROI.txt`` and ``ROI.bmp`` were read from
+    (keyed by those names), for messages."""
     from silkvision.capture import open_source
 
     p = Path(path)
@@ -236,6 +241,11 @@ def open_evaluation_source(path, groundtruth=None, **kwargs):
                         f"(or pass --groundtruth DIR)")
     troi = src.temporal_roi if src.temporal_roi is not None else extras.temporal_roi
     roi = src.roi if src.roi is not None else extras.roi
+    if files is not None:
+        own = Path(src.spec)        # a CDnet folder's own files come first
+        files.update({name: own / name for name, v in (("temporalROI.txt", src.temporal_roi),
+                                                       ("ROI.bmp", src.roi)) if v is not None})
+        files.update({k: v for k, v in extras.files.items() if k not in files})
     return src, troi, roi
 
 
@@ -249,23 +259,26 @@ def _frame_numbers(src) -> list[int] | None:
     return list(range(src.first_index, src.first_index + n))
 
 
-def evaluated_frames(src, temporal_roi) -> list[int]:
-    """Frame numbers to score (see the module docstring); raises DataError when inconsistent."""
+def evaluated_frames(src, temporal_roi, temporal_roi_file=None) -> list[int]:
+    """Frame numbers to score (see the module docstring); raises DataError when inconsistent,
+    naming ``temporal_roi_file`` (the file the range was read from) when given."""
     frames = _frame_numbers(src)
     where = getattr(src, "spec", src.name)
+    read_from = "" if temporal_roi_file is None else f" (read from {temporal_roi_file})"
     if temporal_roi is not None:
         first, last = temporal_roi
         if frames is not None:
             if not frames:
                 raise DataError(f"{where}: no frames")
             if first < frames[0] or last > frames[-1]:
-                raise DataError(f"{where}: temporalROI {first} {last} is outside the frames "
+                raise DataError(f"{where}: temporalROI {first} {last}{read_from} is outside the frames "
                                 f"{frames[0]}..{frames[-1]}; expected a range inside them")
             have = set(frames)
             missing = [i for i in range(first, last + 1) if i not in have]
             if missing:
                 raise DataError(f"{where}: frame {missing[0]} is missing inside temporalROI {first} "
-                                f"{last} ({len(missing)} missing); expected every frame of the range")
+                                f"{last}{read_from} ({len(missing)} missing); expected every frame of the "
+                                f"range")
         wanted = list(range(first, last + 1))
     else:
         if frames is None:
@@ -277,7 +290,7 @@ def evaluated_frames(src, temporal_roi) -> list[int]:
         if missing:
             n = len(missing)
             raise DataError(f"{where}: ground truth of frame {missing[0]} is missing inside temporalROI "
-                            f"{temporal_roi[0]} {temporal_roi[1]} ({n} frame{'s' if n != 1 else ''} "
+                            f"{temporal_roi[0]} {temporal_roi[1]}{read_from} ({n} frame{'s' if n != 1 else ''} "
                             f"without ground truth); expected a gt%06d.png for every evaluated frame")
     if not wanted:
         raise DataError(f"{where}: no frame with ground truth to evaluate")
@@ -315,6 +328,8 @@ class SequenceFrames:
     without_gt : list of int
         Without a temporalROI: the sequence's frames that have no ground truth and are therefore
         not evaluated (empty with a temporalROI, where a missing one is an error).
+    files : dict
+        ``"temporalROI.txt"`` and ``"ROI.bmp"`` -> the path each was read from, when read.
     """
 
     name: str
@@ -324,6 +339,7 @@ class SequenceFrames:
     evaluated: list
     temporal_roi: tuple | None = None
     without_gt: list = field(default_factory=list)
+    files: dict = field(default_factory=dict)
 
     def ground_truth_note(self) -> str | None:
         """One line saying how many frames are evaluated and which have no ground truth, when some
@@ -355,9 +371,10 @@ def sequence_frames(path, groundtruth=None, *, check_groundtruth: bool = False,
     progress : bool
         Show a progress bar on stderr while checking the ground truth.
     """
-    src, troi, _ = open_evaluation_source(path, groundtruth)
+    files: dict = {}
+    src, troi, _ = open_evaluation_source(path, groundtruth, files=files)
     with src:
-        wanted = evaluated_frames(src, troi)
+        wanted = evaluated_frames(src, troi, files.get("temporalROI.txt"))
         if check_groundtruth:
             _check_groundtruth(src, wanted, progress)
         frames = _frame_numbers(src)
@@ -367,7 +384,7 @@ def sequence_frames(path, groundtruth=None, *, check_groundtruth: bool = False,
             without = [i for i in frames if i not in have]
         return SequenceFrames(name=src.name, where=src.spec,
                               first=frames[0] if frames else None, last=frames[-1] if frames else None,
-                              evaluated=wanted, temporal_roi=troi, without_gt=without)
+                              evaluated=wanted, temporal_roi=troi, without_gt=without, files=files)
 
 
 def _check_groundtruth(src, frames: Sequence[int], progress: bool) -> None:
@@ -472,10 +489,11 @@ def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, conf
     bins = cfg["evaluation"]["bins"]
     switches = tuple(light_switches)
     check_disjoint(switches)
-    src, troi, roi = open_evaluation_source(path, groundtruth)
+    files: dict = {}
+    src, troi, roi = open_evaluation_source(path, groundtruth, files=files)
     with src:
         where = src.spec
-        wanted = evaluated_frames(src, troi)
+        wanted = evaluated_frames(src, troi, files.get("temporalROI.txt"))
         wanted_set = set(wanted)
         if detectors is None:
             detectors = {a: _make_detector(a, cfg) for a in algorithms}
@@ -512,7 +530,7 @@ def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, conf
                                         f"{gt.shape[0]} but the frame is {frame.shape[1]}x"
                                         f"{frame.shape[0]}; expected the same size")
                     if roi is not None and roi.shape != gt.shape:
-                        raise DataError(f"{where}: ROI is {roi.shape[1]}x{roi.shape[0]} but the frames "
+                        raise DataError(f"{files.get('ROI.bmp', where)}: ROI is {roi.shape[1]}x{roi.shape[0]} but the frames "
                                         f"are {frame.shape[1]}x{frame.shape[0]}; expected the same size")
                     cls = label_classes(gt, roi, name=groundtruth_name(src, index))
                     key_base = (cls.astype(np.intp) << 1).ravel()
@@ -640,9 +658,10 @@ def score_results(path, results_dir, *, groundtruth=None, rule: str = "strict", 
     AlgorithmResult
         Without ROC (masks carry no scores).
     """
-    src, troi, roi = open_evaluation_source(path, groundtruth)
+    files: dict = {}
+    src, troi, roi = open_evaluation_source(path, groundtruth, files=files)
     with src:
-        wanted = evaluated_frames(src, troi)
+        wanted = evaluated_frames(src, troi, files.get("temporalROI.txt"))
         folder = find_result_masks(results_dir, src.name, _category(Path(path)))
         counts = np.zeros((len(wanted), 4), np.int64)
         size = src.frame_size

@@ -11,20 +11,15 @@ from silkvision.errors import SilkvisionError
 __all__ = ["make_app", "run_gui", "main", "check_window_size"]
 
 
-#: what the GUI imports beyond the core dependencies (module name, pip name)
-GUI_PACKAGES = (("PyQt5", "PyQt5"), ("pyqtgraph", "pyqtgraph"))
 #: Qt platforms that need no display
 _NO_DISPLAY = ("offscreen", "minimal")
 
 
 def _check_packages() -> None:
     """One line naming what to install when the GUI's packages are missing (a traceback before)."""
-    import importlib.util
+    from silkvision.extras import require
 
-    missing = [pip for mod, pip in GUI_PACKAGES if importlib.util.find_spec(mod) is None]
-    if missing:
-        raise SilkvisionError(f"the GUI needs {' and '.join(missing)}, not installed here; "
-                              f"install {'them' if len(missing) > 1 else 'it'} with: pip install {' '.join(missing)}")
+    require("gui", "the GUI")
 
 
 def _check_display(headless: bool) -> None:

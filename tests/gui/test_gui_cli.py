@@ -98,7 +98,7 @@ def test_missing_gui_packages_are_named_in_one_line(monkeypatch, missing):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in missing else real(name, *a))
     with pytest.raises(SilkvisionError, match=f"^the GUI needs {' and '.join(missing)}, not installed here; "
-                                              f"install .* with: pip install {' '.join(missing)}$"):
+                                              'install with: pip install "silkvision\\[gui\\]"$'):
         app._check_display(headless=True)
 
 
