@@ -22,7 +22,7 @@ import threading
 from silkvision import __version__
 from silkvision.errors import SilkvisionError, Terminated, may_catch_sigterm, out_of_memory, signal_behind
 
-COMMANDS = ["export", "evaluate", "gui", "online_bench", "demo", "config"]
+COMMANDS = ["export", "batch", "evaluate", "gui", "online_bench", "demo", "config"]
 
 
 def build_parser() -> argparse.ArgumentParser:

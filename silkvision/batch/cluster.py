@@ -1,0 +1,200 @@
+"""Where a batch runs: a Dask cluster, local or existing (``--workers N`` / ``--scheduler ADDR``).
+
+Dask does the scheduling, the retries after a worker died and the transport; this module only opens
+the client and checks, before any work is sent, that every worker sees the output folder and runs
+the same silkvision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from silkvision.errors import ConfigError, SilkvisionError
+
+__all__ = ["Cluster", "open_cluster", "check_workers", "add_cluster_arguments", "cluster_wanted"]
+
+
+class ClusterError(SilkvisionError):
+    """The Dask cluster cannot be reached or its workers cannot do the work."""
+
+
+def add_cluster_arguments(p: argparse.ArgumentParser, local_default: bool) -> None:
+    """The ``--scheduler`` and ``--workers`` options (``batch``, ``evaluate``).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+    local_default : bool
+        Whether the command runs on a local cluster when neither option is given (``batch``) or
+        in its own process (``evaluate``).
+    """
+    where = ("default: a local Dask cluster" if local_default else
+             "default: in this process, one sequence after the other")
+    p.add_argument("--workers", metavar="N", type=int, default=None,
+                   help=f"run on a local Dask cluster of N worker processes ({where}"
+                        f"{'' if not local_default else ' of one worker per core'})")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run on an existing Dask cluster, e.g. tcp://HOST:8786 (workers started "
+                        "with 'dask worker'; they must see the same paths)")
+
+
+def cluster_wanted(args) -> bool:
+    """Whether a command that runs in its own process by default was asked for a cluster."""
+    return args.scheduler is not None or args.workers is not None
+
+
+@dataclass
+class Cluster:
+    """An open Dask client and what the tasks need to know of its workers.
+
+    Attributes
+    ----------
+    client : distributed.Client
+    numba_threads : int or None
+        Threads of the numba kernels in each task: on a local cluster the cores shared among its
+        worker processes; None on an existing cluster (the workers' own setting, e.g. their
+        ``NUMBA_NUM_THREADS``).
+    description : str
+        ``"local cluster of 2 worker processes"`` or ``"scheduler tcp://..."``.
+    """
+
+    client: object
+    numba_threads: int | None
+    description: str
+
+    @property
+    def dashboard(self) -> str | None:
+        """The address of Dask's dashboard, or None when the scheduler serves none (it needs
+        ``bokeh``)."""
+        try:
+            served = self.client.run_on_scheduler(_serves_dashboard)
+        except Exception:  # noqa: BLE001 - only for a message
+            return None
+        return self.client.dashboard_link if served else None
+
+
+def _serves_dashboard(dask_scheduler=None) -> bool:
+    """On the scheduler: whether its dashboard is up (its HTTP server runs without ``bokeh`` but
+    then shows only a request to install it)."""
+    import importlib.util
+
+    services = getattr(dask_scheduler, "services", {}) or {}
+    return "dashboard" in services and importlib.util.find_spec("bokeh") is not None
+
+
+def _need_distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise ConfigError("the cluster options need Dask: pip install 'dask[distributed]' (or "
+                          "silkvision's cluster extra)") from None
+    return distributed
+
+
+@contextlib.contextmanager
+def open_cluster(scheduler: str | None = None, workers: int | None = None, *,
+                 dashboard_address: str = ":8787") -> Iterator[Cluster]:
+    """A :class:`Cluster` on ``scheduler``, or on a new local cluster of ``workers`` processes
+    (default: one per core) that is shut down on exit.
+
+    Raises
+    ------
+    ConfigError
+        Both options, a ``workers`` below 1, or Dask not installed.
+    ClusterError
+        The scheduler cannot be reached.
+    """
+    if scheduler is not None and workers is not None:
+        raise ConfigError(f"--workers {workers} and --scheduler {scheduler}: choose one (--workers "
+                          f"starts a local cluster; the workers of --scheduler's cluster are its own)")
+    if workers is not None and workers < 1:
+        raise ConfigError(f"--workers {workers}: expected an integer >= 1")
+    distributed = _need_distributed()
+    if scheduler is not None:
+        if scheduler == "":
+            raise ConfigError("--scheduler '': empty address; expected e.g. tcp://HOST:8786")
+        try:
+            client = distributed.Client(scheduler, timeout="20s", set_as_default=False)
+        except (OSError, TimeoutError) as e:
+            raise ClusterError(f"--scheduler {scheduler}: cannot connect ({str(e).splitlines()[0]}); "
+                               f"expected the address of a running 'dask scheduler'") from None
+        try:
+            yield Cluster(client, None, f"scheduler {scheduler}")
+        finally:
+            client.close()
+        return
+    n = workers or os.cpu_count() or 1
+    cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                       dashboard_address=dashboard_address,
+                                       silence_logs=logging.ERROR)
+    try:
+        client = distributed.Client(cluster, set_as_default=False)
+        try:
+            threads = max(1, (os.cpu_count() or 1) // n)
+            yield Cluster(client, threads, f"local cluster of {n} worker process{'es' if n > 1 else ''}")
+        finally:
+            client.close()
+    finally:
+        cluster.close()
+
+
+def _worker_check(folder: str, name: str, token: str) -> tuple[bool, str]:
+    """On a worker: ``(True, silkvision version)`` when it reads ``token`` in ``folder/name`` and
+    can write in ``folder``; ``(False, why not)`` otherwise."""
+    import tempfile
+
+    import silkvision
+
+    path = Path(folder) / name
+    try:
+        if path.read_text() != token:
+            return False, f"{path} holds other content there (another folder of the same name?)"
+    except OSError as e:
+        return False, f"cannot read {path} ({e.strerror}): the folder is not shared with this worker"
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".silkvision-write-check.", suffix=".tmp", dir=folder)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as e:
+        return False, f"cannot write in {folder} ({e.strerror})"
+    return True, silkvision.__version__
+
+
+def check_workers(cluster: Cluster, folder: Path) -> int:
+    """Check every worker now connected: it sees ``folder`` (a file written here is read there), can
+    write in it, and runs the same silkvision version as this process.
+
+    Returns
+    -------
+    int
+        The number of workers checked (0: none connected yet; the tasks wait for them).
+
+    Raises
+    ------
+    ClusterError
+        Naming the first worker that fails and why.
+    """
+    import silkvision
+    from silkvision.io.atomic import atomic_write_text
+
+    name = f".silkvision-batch-check.{uuid.uuid4().hex}"
+    token = uuid.uuid4().hex
+    path = Path(folder) / name
+    atomic_write_text(path, token)
+    try:
+        answers = cluster.client.run(_worker_check, str(Path(folder).absolute()), name, token)
+    finally:
+        path.unlink(missing_ok=True)
+    for worker, (ok, answer) in sorted(answers.items()):
+        if not ok or answer != silkvision.__version__:
+            why = answer if not ok else f"it runs silkvision {answer}, this client {silkvision.__version__}"
+            raise ClusterError(f"worker {worker}: {why}; expected every worker to share the output "
+                               f"folder {folder} (same path) and to run the same silkvision")
+    return len(answers)
