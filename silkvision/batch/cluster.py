@@ -57,16 +57,11 @@ class Cluster:
     Attributes
     ----------
     client : distributed.Client
-    numba_threads : int or None
-        Threads of the numba kernels in each task: on a local cluster the cores shared among its
-        worker processes; None on an existing cluster (the workers' own setting, e.g. their
-        ``NUMBA_NUM_THREADS``).
     description : str
         ``"local cluster of 2 worker processes"`` or ``"scheduler tcp://..."``.
     """
 
     client: object
-    numba_threads: int | None
     description: str
 
     @property
@@ -126,19 +121,21 @@ def open_cluster(scheduler: str | None = None, workers: int | None = None, *,
             raise ClusterError(f"--scheduler {scheduler}: cannot connect ({str(e).splitlines()[0]}); "
                                f"expected the address of a running 'dask scheduler'") from None
         try:
-            yield Cluster(client, None, f"scheduler {scheduler}")
+            yield Cluster(client, f"scheduler {scheduler}")
         finally:
             client.close()
         return
     n = workers or os.cpu_count() or 1
+    # the cores shared among the worker processes: numba's threads of each (unless the user chose)
+    env = {} if "NUMBA_NUM_THREADS" in os.environ else {
+        "NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // n))}
     cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                        dashboard_address=dashboard_address,
-                                       silence_logs=logging.ERROR)
+                                       silence_logs=logging.ERROR, env=env)
     try:
         client = distributed.Client(cluster, set_as_default=False)
         try:
-            threads = max(1, (os.cpu_count() or 1) // n)
-            yield Cluster(client, threads, f"local cluster of {n} worker process{'es' if n > 1 else ''}")
+            yield Cluster(client, f"local cluster of {n} worker process{'es' if n > 1 else ''}")
         finally:
             client.close()
     finally:

@@ -14,6 +14,8 @@ from silkvision.batch.cluster import Cluster
 from silkvision.batch.report import write_report
 from silkvision.batch.sources import Job
 from silkvision.batch.task import PROGRESS_TOPIC, export_job, record
+from silkvision.errors import ExportError
+from silkvision.io.atomic import make_output_folder
 
 __all__ = ["BatchResult", "run_batch"]
 
@@ -129,7 +131,7 @@ def run_batch(jobs: list[Job], out, config: dict, cluster: Cluster, *, options: 
         Also when interrupted (KeyboardInterrupt), which is re-raised after the report is written:
         sources not finished are then "unfinished".
     """
-    out = Path(out)
+    out = make_output_folder(out, ExportError).absolute()
     client = cluster.client
     t0 = time.perf_counter()
     records = [record(j.name, j.source, str(out / j.name) if j.name else None, "failed" if j.error else "pending",
@@ -151,7 +153,7 @@ def run_batch(jobs: list[Job], out, config: dict, cluster: Cluster, *, options: 
         for j in jobs:
             if j.error is None:
                 fut = client.submit(export_job, j.source, j.name, str(out / j.name), config, options,
-                                    numba_threads=cluster.numba_threads, interval=interval,
+                                    interval=interval,
                                     export=export, pure=False, key=f"export-{j.name}-{time.time_ns()}")
                 futures[fut] = j
         last = time.monotonic()

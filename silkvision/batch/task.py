@@ -96,7 +96,7 @@ def _error_line(exc: BaseException) -> str:
 
 
 def export_job(source: str, name: str, out, config: dict, options: dict | None = None, *,
-               numba_threads: int | None = None, interval: float = 1.0, export=None) -> dict:
+               interval: float = 1.0, export=None) -> dict:
     """Export one source into ``out`` as ``silkvision export`` does; the task of a batch.
 
     Parameters
@@ -111,9 +111,6 @@ def export_job(source: str, name: str, out, config: dict, options: dict | None =
         The configuration (loaded on the client: workers read no ``config.yaml`` of their own).
     options : dict, optional
         ``algorithm``, ``scores``, ``video``, ``overwrite`` overrides of ``export_masks``.
-    numba_threads : int, optional
-        Threads of the numba kernels in this task (the worker's cores shared among its worker
-        processes); default: numba's.
     interval : float
         Seconds between progress events (0: none).
     export : callable, optional
@@ -128,10 +125,6 @@ def export_job(source: str, name: str, out, config: dict, options: dict | None =
     worker = _worker()
     where = worker.address if worker is not None else f"{socket.gethostname()}:{os.getpid()}"
     out = Path(out)
-    if numba_threads:
-        import numba
-
-        numba.set_num_threads(min(int(numba_threads), numba.config.NUMBA_NUM_THREADS))
     notes: list[str] = []
     try:
         with _ProgressReporter(worker, name, out, interval):

@@ -1,0 +1,142 @@
+"""``silkvision batch`` on a local Dask cluster of two worker processes: the same files as serial
+exports, a worker killed mid-export, bad sources among good ones, a rerun after an interrupted
+client."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from silkvision.batch import expand_sources, run_batch
+from silkvision.cli.main import main
+
+from .conftest import FRAMES, config, files
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _report(out: Path) -> dict[str, dict]:
+    return {r["name"]: r for r in json.loads((out / "batch.json").read_text())["sources"]}
+
+
+def _same_as_serial(out: Path, serial: dict[str, Path], names) -> None:
+    for name in names:
+        assert files(out / name) == files(serial[name]), name
+
+
+def test_batch_matches_serial_exports_byte_for_byte(tmp_path, clips, serial, cluster):
+    out = tmp_path / "out"
+    short = [n for n in clips if n != "highway"]
+    jobs = expand_sources([str(clips[n]) for n in short])
+    assert [j.name for j in jobs] == short
+    result = run_batch(jobs, out, config(), cluster)
+    assert not result.failed
+    _same_as_serial(out, serial, short)
+    rows = _report(out)
+    assert [r["status"] for r in rows.values()] == ["done"] * len(short)
+    assert all(r["frames"] == r["processed"] == FRAMES and r["worker"].startswith("tcp://")
+               and r["fps"] > 0 and r["seconds"] > 0 and r["error"] is None for r in rows.values())
+    csv_lines = (out / "batch.csv").read_text().splitlines()
+    assert csv_lines[0].startswith("name,source,status,frames,processed,fps,seconds,worker")
+    assert len(csv_lines) == 1 + len(short)
+
+
+def test_a_worker_killed_mid_export_ends_with_identical_output(tmp_path, clips, serial, cluster):
+    from .helpers import export_killing_worker
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".kill-plan").write_text("clip1 bin000015.png")   # after the checkpoint of frame 10
+    jobs = expand_sources([str(clips["clip0"]), str(clips["clip1"])])
+    result = run_batch(jobs, out, config(), cluster, export=export_killing_worker)
+    killed = int((out / ".killed").read_text())
+    assert not result.failed
+    rows = _report(out)
+    assert rows["clip1"]["status"] == "done" and rows["clip1"]["resumed_from"] == 10
+    assert rows["clip1"]["processed"] == FRAMES - 10 and rows["clip1"]["frames"] == FRAMES
+    assert killed not in _worker_pids(cluster)          # that process is gone
+    _same_as_serial(out, serial, ["clip0", "clip1"])
+
+
+def _worker_pids(cluster) -> set[int]:
+    return set(cluster.client.run(os.getpid).values())
+
+
+def test_a_corrupt_or_missing_source_fails_alone(tmp_path, clips, serial, cluster, monkeypatch, capsys):
+    import contextlib
+
+    import silkvision.batch as batch
+
+    bad = tmp_path / "bad.avi"
+    bad.write_bytes(b"\x00not a video" * 100)
+    monkeypatch.setattr(batch, "open_cluster", lambda *a, **k: contextlib.nullcontext(cluster))
+    monkeypatch.chdir(tmp_path)       # no ./config.yaml from elsewhere
+    out = tmp_path / "out"
+    rc = main(["batch", str(clips["clip0"]), str(bad), str(tmp_path / "missing.mp4"),
+               str(tmp_path / "nothing*.mp4"), str(clips["folder3"]), "--out", str(out),
+               "--set", "export.checkpoint_every=10", "--scores", "--no-progress"])
+    captured = capsys.readouterr()
+    assert rc == 1
+    rows = _report(out)
+    assert {n: r["status"] for n, r in rows.items()} == {
+        "clip0": "done", "bad": "failed", "missing": "failed", "": "failed", "folder3": "done"}
+    assert rows["bad"]["error"].startswith(f"{bad}: cannot open as a video")
+    assert "no such file or folder" in rows["missing"]["error"]
+    assert rows[""]["error"] == f"{tmp_path / 'nothing*.mp4'}: no file or folder matches this pattern"
+    assert all("\n" not in r["error"] for r in rows.values() if r["error"])
+    _same_as_serial(out, serial, ["clip0", "folder3"])
+    first = captured.out.splitlines()[0]
+    assert first.startswith("batch of 5 sources on local cluster of 2 worker processes: 2 done, 3 failed")
+    assert f"wrote {out / 'batch.json'}" in captured.out
+
+
+def test_rerun_after_an_interrupted_client_skips_finished_work(tmp_path, clips, serial, cluster,
+                                                               monkeypatch, capsys):
+    out = tmp_path / "out"
+    # the whole sample first: it runs on one worker while the clips pass through the other, and is
+    # still running when the first clip is done and the client gets Ctrl-C
+    names = ["highway", *(n for n in clips if n != "highway")]
+    sources = [str(clips[n]) for n in names]
+    args = [*sources, "--out", str(out), "--set", "export.checkpoint_every=10", "--scores",
+            "--no-progress"]
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NUMBA_NUM_THREADS": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "silkvision", "batch", *args, "--workers", "2"],
+                            cwd=tmp_path, env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        for line in proc.stderr:                     # wait for the first finished source
+            if ": done, " in line:
+                break
+        else:
+            pytest.fail(f"no source finished: {proc.communicate()}")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    before = _report(out)
+    finished = {n for n, r in before.items() if r["status"] == "done"}
+    assert finished and "highway" not in finished
+    assert all(r["status"] == "unfinished" for n, r in before.items() if n not in finished)
+
+    import contextlib
+
+    import silkvision.batch as batch
+
+    monkeypatch.setattr(batch, "open_cluster", lambda *a, **k: contextlib.nullcontext(cluster))
+    monkeypatch.chdir(tmp_path)
+    assert main(["batch", *args]) == 0
+    after = _report(out)
+    # (a clip may also have finished while the client was stopping the cluster)
+    skipped = {n for n, r in after.items() if r["status"] == "skipped"}
+    assert finished <= skipped and "highway" not in skipped
+    assert all(after[n]["status"] == "done" for n in set(after) - skipped)
+    assert after["highway"]["resumed_from"] is not None
+    assert after["highway"]["frames"] == 400 and after["highway"]["processed"] < 400
+    _same_as_serial(out, serial, [n for n in clips if n != "highway"])
