@@ -165,8 +165,8 @@ def _worker_check(folder: str, name: str, token: str) -> tuple[bool, str]:
 
 
 def check_workers(cluster: Cluster, folder: Path) -> int:
-    """Check every worker now connected: it sees ``folder`` (a file written here is read there), can
-    write in it, and runs the same silkvision version as this process.
+    """Check every worker now connected: it sees ``folder`` (created if needed; a file written here
+    is read there), can write in it, and runs the same silkvision version as this process.
 
     Returns
     -------
@@ -179,8 +179,10 @@ def check_workers(cluster: Cluster, folder: Path) -> int:
         Naming the first worker that fails and why.
     """
     import silkvision
-    from silkvision.io.atomic import atomic_write_text
+    from silkvision.errors import ExportError
+    from silkvision.io.atomic import atomic_write_text, make_output_folder
 
+    folder = make_output_folder(folder, ExportError)
     name = f".silkvision-batch-check.{uuid.uuid4().hex}"
     token = uuid.uuid4().hex
     path = Path(folder) / name

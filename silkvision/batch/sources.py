@@ -150,14 +150,12 @@ def _unique_names(paths: list[Path]) -> list[str]:
         if len(idx) < 2:
             continue
         parents = [list(paths[i].absolute().parent.parts[1:]) for i in idx]
-        depth = 1
-        while depth <= max(len(p) for p in parents):
-            cand = ["_".join(p[-depth:] + [base]) if p[-depth:] else base for p in parents]
-            if len(set(cand)) == len(cand):
-                break
+        distinct = len({tuple(p) for p in parents})  # sources in one folder stay equal here
+        depth = 0
+        cand = [base] * len(idx)
+        while len(set(cand)) < distinct and depth < max(len(p) for p in parents):
             depth += 1
-        else:
-            cand = [base] * len(idx)
+            cand = ["_".join(p[-depth:] + [base]) for p in parents]
         for i, c in zip(idx, cand):
             names[i] = c
     seen: dict[str, int] = {}
