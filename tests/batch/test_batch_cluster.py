@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from silkvision.batch import expand_sources, run_batch
+from silkvision.batch.task import PROGRESS_TOPIC
 from silkvision.cli.main import main
 
 from .conftest import FRAMES, config, files
@@ -35,9 +36,12 @@ def test_batch_matches_serial_exports_byte_for_byte(tmp_path, clips, serial, clu
     short = [n for n in clips if n != "highway"]
     jobs = expand_sources([str(clips[n]) for n in short])
     assert [j.name for j in jobs] == short
-    result = run_batch(jobs, out, config(), cluster)
+    result = run_batch(jobs, out, config(), cluster, interval=0.05)
     assert not result.failed
     _same_as_serial(out, serial, short)
+    # the workers' progress events (frames written so far, and the total once known)
+    events = [msg for _, msg in cluster.client.get_events(PROGRESS_TOPIC) if msg["name"] in short]
+    assert events and all(0 <= m["frames"] <= FRAMES and m["total"] in (None, FRAMES) for m in events)
     rows = _report(out)
     assert [r["status"] for r in rows.values()] == ["done"] * len(short)
     assert all(r["frames"] == r["processed"] == FRAMES and r["worker"].startswith("tcp://")

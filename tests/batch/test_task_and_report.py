@@ -89,3 +89,19 @@ def test_check_workers_passes_when_every_worker_sees_the_folder(tmp_path):
     import silkvision
 
     assert check_workers(Cluster(_FakeClient((True, silkvision.__version__)), "t"), tmp_path) == 2
+
+
+def test_the_progress_bar_counts_frames_and_videos(capsys):
+    from silkvision.batch.runner import _Bar
+
+    bar = _Bar(["a", "b"], enabled=True)
+    bar.event((0.0, {"name": "a", "frames": 5, "total": 10}))
+    assert bar.bar.n == 5 and bar.bar.total is None          # b's length not known yet
+    bar.event((0.0, {"name": "b", "frames": 2, "total": 20}))
+    bar.event((0.0, {"name": "from another batch", "frames": 99, "total": 99}))
+    assert bar.bar.n == 7 and bar.bar.total == 30
+    bar.done(record("a", "a.mp4", "o/a", "done", frames=10))
+    bar.done(record("b", "b.mp4", "o/b", "failed", error="x"))
+    assert bar.bar.n == 10 and bar.bar.postfix == "videos 2/2, 1 failed"
+    bar.close()
+    assert "videos 2/2, 1 failed" in capsys.readouterr().err
