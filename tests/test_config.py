@@ -1,5 +1,6 @@
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -125,8 +126,8 @@ def test_inf_in_a_config_file_names_file_and_says_finite(tmp_path):
         load_config(p, use_cwd=False)
     assert str(e.value) == (f"detector.silk.sigma: inf in {p} is out of range; "
                             "expected a finite number >= 1e-06")
-    p.write_text("detector:\n  silk:\n    threshold: .inf\n")
-    with pytest.raises(ConfigError, match=r"threshold: inf in .* expected a finite number >= 0$"):
+    p.write_text("detector:\n  mog2:\n    var_threshold: .inf\n")
+    with pytest.raises(ConfigError, match=r"var_threshold: inf in .* expected a finite number > 0$"):
         load_config(p, use_cwd=False)
 
 
@@ -598,3 +599,83 @@ def test_a_text_key_keeps_a_number_like_value_as_text():
     from silkvision.config.loader import parse_set
 
     assert parse_set("detector.algorithm=0x10") == ("detector.algorithm", "0x10")
+
+
+# -- deeply nested values: one line naming the key or file, not a RecursionError ----------------------
+def _brackets(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def test_a_deeply_nested_set_value_is_a_one_line_error_naming_the_key():
+    with pytest.raises(ConfigError) as e:
+        load_config(overrides=[f"capture.resize={_brackets(400)}"], use_cwd=False)
+    assert str(e.value) == ("capture.resize: lists or mappings nested more than 32 levels deep in --set; "
+                            "expected null or [width, height] with integers in 1..16384")
+
+
+def test_a_deeply_nested_config_file_is_a_one_line_error_naming_the_file(tmp_path):
+    p = tmp_path / "deep.yaml"
+    p.write_text(f"capture:\n  resize: {_brackets(400)}\n")
+    with pytest.raises(ConfigError) as e:
+        load_config(p, use_cwd=False)
+    assert str(e.value) == (f"{p}: lists or mappings nested more than 32 levels deep at line 2, column 41; "
+                            f"expected a config of mappings and short lists")
+
+
+def test_the_nesting_limit_is_exactly_max_nesting():
+    from silkvision.config.loader import MAX_NESTING, _load_yaml, _NestingError
+
+    assert _load_yaml(_brackets(MAX_NESTING - 1)) is not None    # the scalar-free innermost list counts
+    assert _load_yaml("a: " + _brackets(MAX_NESTING - 1)) is not None
+    with pytest.raises(_NestingError):
+        _load_yaml("a: " + _brackets(MAX_NESTING))
+    with pytest.raises(_NestingError):
+        _load_yaml("{a: " * (MAX_NESTING + 1) + "1" + "}" * (MAX_NESTING + 1))
+
+
+def test_cli_reports_a_deeply_nested_set_value_with_exit_2(capsys):
+    from silkvision.cli.main import main
+
+    rc = main(["config", "--set", f"capture.resize={_brackets(400)}"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.startswith("silkvision: error: capture.resize: lists or mappings nested") \
+        and err.count("\n") == 1
+
+
+def test_a_deeply_nested_python_value_is_a_config_error():
+    deep: list = []
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(ConfigError, match=r"^capture\.resize: a list nested too deeply; expected null or"):
+        validate({"capture": {"resize": deep}})
+
+
+# -- the score threshold stays within what the detectors' float32 state holds ------------------------
+@pytest.mark.parametrize("algorithm", ["silk", "norma"])
+def test_a_huge_threshold_is_refused_by_the_config_and_the_detector(algorithm):
+    from silkvision.config.schema import MAX_THRESHOLD
+    from silkvision.detector.norma import NormaSubtractor
+    from silkvision.detector.silk import SilkSubtractor
+
+    with pytest.raises(ConfigError, match=rf"^detector\.{algorithm}\.threshold: 1e\+308 in --set is out of "
+                                          r"range; expected a number in \[0, 2\.55e\+08\]$"):
+        load_config(overrides=[f"detector.{algorithm}.threshold=1e308"], use_cwd=False)
+    cls = SilkSubtractor if algorithm == "silk" else NormaSubtractor
+    with pytest.raises(ValueError, match=r"threshold: 1e\+308 must be <= "):
+        cls(threshold=1e308)
+    det = cls(threshold=MAX_THRESHOLD)
+    with pytest.raises(ValueError, match=r"threshold: 1e\+308 must be <= "):
+        det.mask_from_scores(np.zeros((4, 4), np.float32), threshold=1e308)
+
+
+def test_the_largest_threshold_runs_without_a_numpy_warning():
+    import warnings
+
+    from silkvision.config.schema import MAX_THRESHOLD
+    from silkvision.detector.silk import SilkSubtractor
+
+    det = SilkSubtractor(threshold=MAX_THRESHOLD, median=0, close=0, fill_holes=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mask = det.apply(np.zeros((6, 8, 3), np.uint8))
+    assert mask.shape == (6, 8) and (mask == 255).all()   # every score is below it

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from silkvision.capture.base import IMAGE_EXTENSIONS, GroundTruth, Source, read_image
+from silkvision.capture.groundtruth import GroundTruth
+from silkvision.capture.images import IMAGE_EXTENSIONS, read_image
+from silkvision.capture.source import Source
 from silkvision.capture.camera import CameraSource
 from silkvision.capture.cdnet import CdnetSource, read_roi, read_temporal_roi
 from silkvision.capture.folder import FolderSource

@@ -7,7 +7,8 @@ import threading
 
 import cv2
 
-from silkvision.capture.base import Source, open_capture
+from silkvision.capture.opencv import open_capture
+from silkvision.capture.source import Source
 from silkvision.errors import SourceError
 
 __all__ = ["CameraSource"]

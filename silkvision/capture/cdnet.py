@@ -9,7 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from silkvision.capture.base import not_a_file, read_image
+from silkvision.capture.images import not_a_file, read_image
 from silkvision.capture.folder import FolderSource
 from silkvision.errors import SourceError
 

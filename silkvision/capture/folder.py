@@ -8,7 +8,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from silkvision.capture.base import Source, check_index, list_images, number_images, read_image
+from silkvision.capture.checks import check_index
+from silkvision.capture.images import list_images, number_images, read_image
+from silkvision.capture.source import Source
 from silkvision.errors import SourceError
 
 __all__ = ["FolderSource"]
@@ -20,7 +22,7 @@ class FolderSource(Source):
     Frame numbers are the trailing numbers of the file names (``in000123.jpg`` -> 123,
     ``frame_7.png`` -> 7); when no name ends in a number, the 1-based position in natural name
     order. A folder where only some names end in a number, or where two names end in the same
-    number, is an error naming the odd file (see :func:`~silkvision.capture.base.number_images`):
+    number, is an error naming the odd file (see :func:`~silkvision.capture.images.number_images`):
     frames are never silently renumbered. Hidden files, sub-folders, ``Thumbs.db`` and
     ``desktop.ini`` are skipped; any other non-image file is an error (named). The first image is
     read when the source opens, so its size is known at once.

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import cv2
 
-from silkvision.capture.base import IMAGE_EXTENSIONS, Source, check_index, not_a_file, open_capture
+from silkvision.capture.checks import check_index
+from silkvision.capture.images import IMAGE_EXTENSIONS, not_a_file
+from silkvision.capture.opencv import open_capture
+from silkvision.capture.source import Source
 from silkvision.errors import SourceError
 
 __all__ = ["VideoSource"]

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from silkvision.config import ALGORITHMS
     from silkvision.errors import ConfigError, ExportMismatchError
     from silkvision.evaluation import score_results
-    from silkvision.io.export import export_masks
+    from silkvision.export import export_masks
 
     cfg = sv.load_config(args.config, args.overrides)
     if args.algorithms is None:

@@ -71,7 +71,7 @@ def check_installed(algorithm: str, given_by: str) -> None:
 
 
 def exit_status(result) -> int:
-    """The exit status of a command that ran :func:`~silkvision.io.export.export_masks`.
+    """The exit status of a command that ran :func:`~silkvision.export.export_masks`.
 
     Parameters
     ----------
@@ -89,7 +89,7 @@ def exit_status(result) -> int:
 def run(args: argparse.Namespace) -> int:
     import silkvision as sv
     from silkvision.errors import ConfigError
-    from silkvision.io.export import export_masks
+    from silkvision.export import export_masks
 
     if args.source == "":  # Path("") would be the current folder
         raise ConfigError("SOURCE '': empty path; expected a video file, an image folder, a CDnet "

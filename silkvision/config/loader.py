@@ -37,6 +37,8 @@ class ConfigLoader(yaml.SafeLoader):
       (``5e-4``, ``1E3``, ``1.5e3``) are floats, as in YAML 1.2; plain PyYAML reads them as strings;
     * a key given twice in one mapping is an error (``yaml.constructor.ConstructorError`` naming the
       key and both lines) instead of the last one silently winning;
+    * lists and mappings nested more than :data:`MAX_NESTING` levels deep are an error
+      (:class:`_NestingError`) instead of exhausting Python's recursion while the text is read;
     * aliases (``*name``) may copy a few settings (``norma: {<<: *silk_kernel}``), but an alias to
       the node it is in, or aliases that expand the document to more than
       :data:`MAX_EXPANDED_VALUES` values (a "billion laughs" file: a few hundred bytes that expand
@@ -48,6 +50,7 @@ class ConfigLoader(yaml.SafeLoader):
         super().__init__(stream)
         self._expanded = 0        # values in the document so far, aliases expanded
         self._sizes: dict = {}    # id(node) -> its size with aliases expanded
+        self._depth = 0           # nesting of the node being composed
 
 
 #: Most values (scalars, lists and mappings) a configuration document may hold once its aliases are
@@ -72,6 +75,22 @@ class _AliasError(yaml.composer.ComposerError):
                 f"values")
 
 
+#: Deepest nesting of lists and mappings a configuration document may have: the schema nests three
+#: levels and a value one more. The YAML composer recurses once per level, so a few hundred
+#: brackets (``[[[...]]]``) would otherwise end in a RecursionError.
+MAX_NESTING = 32
+
+
+class _NestingError(yaml.composer.ComposerError):
+    """Lists or mappings nested more than :data:`MAX_NESTING` levels deep (at ``problem_mark``)."""
+
+    def __init__(self, mark):
+        super().__init__(None, None, f"nested more than {MAX_NESTING} levels deep", mark)
+
+    def describe(self) -> str:
+        return f"lists or mappings nested more than {MAX_NESTING} levels deep"
+
+
 def _expanded_size(node, sizes: dict) -> int:
     """Number of values in ``node`` with its aliases expanded (memoised in ``sizes`` by node id, so
     this is linear in the number of distinct nodes even when the expansion is huge)."""
@@ -91,7 +110,13 @@ def _expanded_size(node, sizes: dict) -> int:
 def _compose_node(self, parent, index):
     if not self.check_event(yaml.AliasEvent):
         self._expanded += 1
-        return yaml.SafeLoader.compose_node(self, parent, index)
+        if self._depth >= MAX_NESTING:
+            raise _NestingError(self.peek_event().start_mark)
+        self._depth += 1
+        try:
+            return yaml.SafeLoader.compose_node(self, parent, index)
+        finally:
+            self._depth -= 1
     event = self.peek_event()
     node = self.anchors.get(event.anchor)
     if node is not None:   # (an undefined alias: the base class reports it)
@@ -249,7 +274,10 @@ def _check_value(key: str, value: Any, spec: Param, source: str) -> Any:
         if spec.nullable:
             return None
         raise ConfigError(f"{key}: null{where} is not allowed; expected {spec.allowed}")
-    value = _plain(value)
+    try:
+        value = _plain(value)
+    except RecursionError:   # a value built in Python (validate) is not bounded by MAX_NESTING
+        raise ConfigError(f"{key}: a list nested too deeply{where}; expected {spec.allowed}") from None
     t = spec.type
     if t is float and isinstance(value, int) and not isinstance(value, bool):
         try:
@@ -357,6 +385,10 @@ def _read_yaml(path: Path) -> dict:
         raise ConfigError(f"{path}: {e.describe('the file')} (line {mark.line + 1}, column "
                           f"{mark.column + 1}); expected aliases (*name) that copy a few settings, "
                           f"or none") from None
+    except _NestingError as e:
+        mark = e.problem_mark
+        raise ConfigError(f"{path}: {e.describe()} at line {mark.line + 1}, column {mark.column + 1}; "
+                          f"expected a config of mappings and short lists") from None
     except _NumberFormError as e:
         mark = e.problem_mark
         raise ConfigError(f"{path}: {_show(e.text)} at line {mark.line + 1}, column {mark.column + 1} "
@@ -416,6 +448,8 @@ def parse_value(raw: str, what: str, expected: str = "", text_ok: bool = False) 
         return _load_yaml(raw)
     except _AliasError as e:
         raise ConfigError(f"{what}: {e.describe('the value')} in --set{end}") from None
+    except _NestingError as e:
+        raise ConfigError(f"{what}: {e.describe()} in --set{end}") from None
     except _NumberFormError as e:
         if text_ok:
             return raw.strip()

@@ -101,6 +101,17 @@ MAX_COEF = 1e6
 MIN_COEF = 1e-6
 
 
+#: Largest score threshold of the pixel detectors (``detector.silk.threshold``,
+#: ``detector.norma.threshold``; the detectors import it): a score is a sum of at most omega <= 255
+#: terms of at most MAX_COEF each, so every pixel is foreground above it. It also keeps the
+#: threshold within float32, the detectors' state type.
+MAX_THRESHOLD = 255 * MAX_COEF
+
+
+def threshold(default, help=""):
+    return ranged(default, float, 0, MAX_THRESHOLD, help=help)
+
+
 def unit_open(default, help=""):
     return ranged(default, float, 0, 1, lo_open=True, hi_open=True, help=help)
 
@@ -146,8 +157,7 @@ SCHEMA: dict[str, Any] = {
             "C": coefficient(0.4, "box constraint: new coefficient <= (1 - tau) C"),
             "rho": coefficient(1.0, "margin of the novelty hinge loss"),
             "sigma": kernel_width(8.0, "Gaussian kernel width in 8-bit colour units"),
-            "threshold": ranged(0.45, float, 0,
-                               help="foreground if score f(x) < threshold"),
+            "threshold": threshold(0.45, "foreground if score f(x) < threshold"),
             "conservative": boolean(True, "soft conservative update for foreground pixels"),
             "kappa": ranged(0.078125, float, 0, 1,
                            help="cap factor of the new coefficient for foreground pixels"),
@@ -172,8 +182,7 @@ SCHEMA: dict[str, Any] = {
             "nu": ranged(0.5, float, 0, 1,
                         help="nu of NORMA's novelty detection (offset update)"),
             "sigma": kernel_width(15.0, "Gaussian kernel width in 8-bit colour units"),
-            "threshold": ranged(0.36, float, 0,
-                               help="foreground if score f(x) < threshold"),
+            "threshold": threshold(0.36, "foreground if score f(x) < threshold"),
         },
         "mog2": {
             "history": ranged(500, int, 1),

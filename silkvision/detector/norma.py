@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from silkvision.config.schema import MAX_COEF, MIN_COEF, SCHEMA
+from silkvision.config.schema import MAX_COEF, MAX_THRESHOLD, MIN_COEF, SCHEMA
 from silkvision.detector import kernels as _k
 from silkvision.detector.numba_threads import run_kernel
 from silkvision.detector.silk import (KernelPixelSubtractor, _F, _check_number, _check_sigma, _default)
@@ -58,7 +58,7 @@ class NormaSubtractor(KernelPixelSubtractor):
         Gaussian kernel width in 8-bit colour units; at least
         :data:`~silkvision.detector.silk.SIGMA_MIN` (1e-6).
     threshold : float
-        Foreground iff f(x) < threshold.
+        Foreground iff f(x) < threshold; in [0, :data:`~silkvision.config.schema.MAX_THRESHOLD`].
     colour_space : {"rgb", "ycrcb", "lab", "gray"}
     median : int
         Median filter size of the mask (0 = off).
@@ -119,7 +119,7 @@ class NormaSubtractor(KernelPixelSubtractor):
                              f"(eta={p['eta']!r}, lambda={p['lam']!r})")
         p["nu"] = _check_number("nu", p["nu"], 0, 1)
         p["sigma"] = _check_sigma(p["sigma"])
-        p["threshold"] = _check_number("threshold", p["threshold"], 0)
+        p["threshold"] = _check_number("threshold", p["threshold"], 0, MAX_THRESHOLD)
         return p
 
     def _score_bound(self) -> float:

@@ -81,7 +81,7 @@ import numba
 import numpy as np
 from numba.np.ufunc import parallel as _nb_parallel
 
-from silkvision.config.schema import MAX_COEF, MIN_COEF, SCHEMA, SIGMA_MIN as _SIGMA_MIN
+from silkvision.config.schema import MAX_COEF, MAX_THRESHOLD, MIN_COEF, SCHEMA, SIGMA_MIN as _SIGMA_MIN
 from silkvision.detector import kernels as _k
 from silkvision.detector.base import BackgroundSubtractor, check_learning_rate
 from silkvision.detector.colour import (FeatureConverter, channels, check_colour_space, check_frame,
@@ -407,7 +407,8 @@ class KernelPixelSubtractor(BackgroundSubtractor):
             2-D scores of any size (usually this detector's (H, W) :attr:`scores`, or those of a
             saved frame); ``ValueError`` naming ``scores`` for another number of dimensions.
         threshold : float, optional
-            A finite number >= 0, as :attr:`threshold`; None uses :attr:`threshold`.
+            A number in [0, :data:`~silkvision.config.schema.MAX_THRESHOLD`], as :attr:`threshold`;
+            None uses :attr:`threshold`.
         out : ndarray, optional
             Writeable uint8 output of the scores' shape, any layout (``ValueError`` naming ``out``
             otherwise).
@@ -417,7 +418,8 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         ndarray
             The mask (``out`` if given). ``apply`` returns exactly ``mask_from_scores(self.scores)``.
         """
-        thr = self._p["threshold"] if threshold is None else _check_number("threshold", threshold, 0)
+        thr = (self._p["threshold"] if threshold is None
+               else _check_number("threshold", threshold, 0, MAX_THRESHOLD))
         scores = np.asarray(scores)
         if scores.ndim != 2:
             raise ValueError(f"scores: expected an (H, W) array, got shape {scores.shape}")
@@ -555,7 +557,7 @@ class SilkSubtractor(KernelPixelSubtractor):
         Gaussian kernel width, in 8-bit units of the colour space; at least :data:`SIGMA_MIN`
         (1e-6: much smaller widths overflow the kernel's float32 scale).
     threshold : float
-        Foreground iff score < threshold.
+        Foreground iff score < threshold; in [0, :data:`~silkvision.config.schema.MAX_THRESHOLD`].
     conservative : bool
         Soft conservative update: cap the new coefficient of pixels scored foreground at
         (1 - tau) kappa C.
@@ -620,7 +622,7 @@ class SilkSubtractor(KernelPixelSubtractor):
         p["C"] = _check_number("C", p["C"], MIN_COEF, MAX_COEF)
         p["rho"] = _check_number("rho", p["rho"], MIN_COEF, MAX_COEF)
         p["sigma"] = _check_sigma(p["sigma"])
-        p["threshold"] = _check_number("threshold", p["threshold"], 0)
+        p["threshold"] = _check_number("threshold", p["threshold"], 0, MAX_THRESHOLD)
         p["kappa"] = _check_number("kappa", p["kappa"], 0, 1)
         p["warmup"] = _check_int("warmup", p["warmup"], 0)
         p["warmup_kappa"] = _check_number("warmup_kappa", p["warmup_kappa"], 0, 1)

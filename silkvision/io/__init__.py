@@ -1,1 +1,1 @@
-"""File input/output: atomic writes, mask export, scores."""
+"""File input/output: atomic writes, the files of an export (masks, scores, video, manifest, checkpoint)."""

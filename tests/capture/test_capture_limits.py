@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from silkvision.capture import open_source
-from silkvision.capture.base import MAX_FRAME_SIDE, check_resize
+from silkvision.capture.checks import MAX_FRAME_SIDE, check_resize
 from silkvision.config import validate
 from silkvision.config.schema import SCHEMA
 from silkvision.errors import ConfigError

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from silkvision.capture import GroundTruth, open_source
-from silkvision.capture.base import to_bgr
+from silkvision.capture.images import to_bgr
 from silkvision.errors import SourceError
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from silkvision.capture import GroundTruth, open_source
-from silkvision.capture.base import quiet_opencv
+from silkvision.capture.opencv import quiet_opencv
 from silkvision.errors import SourceError
 
 

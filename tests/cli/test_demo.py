@@ -86,7 +86,7 @@ def test_demo_overwrite_redoes_a_complete_export(tmp_path, capsys):
 
 @pytest.mark.parametrize("signum", [2, 15], ids=["SIGINT", "SIGTERM"])
 def test_demo_interrupted_export_exits_128_plus_signal_like_export(tmp_path, capsys, monkeypatch, signum):
-    import silkvision.io.export as engine
+    import silkvision.export as engine
 
     def stopped(source, out_dir, *a, **k):
         return engine.ExportResult(out_dir=out_dir, interrupted=True, signal=signum, algorithm="mog2")

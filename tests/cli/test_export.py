@@ -148,7 +148,7 @@ def test_full_disk_on_a_scores_file_is_one_line_and_resumable(tmp_path, sample_s
 
 @pytest.mark.parametrize("target", ["write_config", "write_manifest"])
 def test_full_disk_on_config_or_manifest_is_one_line(tmp_path, sample_seq, capsys, monkeypatch, target):
-    import silkvision.io.export as engine
+    import silkvision.export.engine as engine
     import silkvision.io.manifest as manifest
 
     monkeypatch.chdir(tmp_path)
@@ -240,7 +240,7 @@ def test_empty_paths_are_refused(tmp_path, sample_seq, capsys, monkeypatch, argv
 
 def test_export_masks_refuses_an_empty_output_path(tmp_path, sample_seq, monkeypatch):
     from silkvision.errors import ExportError
-    from silkvision.io.export import export_masks
+    from silkvision.export import export_masks
 
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ExportError, match="output folder '': empty path"):

@@ -117,7 +117,7 @@ def test_set_state_that_does_not_fit_keeps_the_model(monkeypatch):
 
 
 def test_a_resume_that_does_not_fit_keeps_its_checkpoint_and_says_only_that(tmp_path, sample_seq, monkeypatch):
-    from silkvision.io.export import CHECKPOINT, export_masks
+    from silkvision.export import CHECKPOINT, export_masks
 
     from ..io.fake_detector import interrupt_after
     cfg = {"capture": {"max_frames": 12}, "export": {"checkpoint_every": 4}}

@@ -148,8 +148,8 @@ def test_a_lock_taken_on_a_removed_lock_file_does_not_count(tmp_path, monkeypatc
     file while another locked a new one, and both wrote the folder. Now the first takes the lock
     again, on the file that is there, and one of the two is refused."""
     pytest.importorskip("fcntl")
-    from silkvision.io import export as export_mod
-    from silkvision.io.export import _FolderLock
+    from silkvision.export import folder as export_mod
+    from silkvision.export.folder import FolderLock as _FolderLock
 
     a = _FolderLock(tmp_path)
     a.acquire()
@@ -157,8 +157,8 @@ def test_a_lock_taken_on_a_removed_lock_file_does_not_count(tmp_path, monkeypatc
     a.release()
     assert not (tmp_path / ".export.lock").exists()
     opened = iter([old])
-    real_open = open
-    monkeypatch.setattr(export_mod, "open", lambda p, m="r": next(opened, None) or real_open(p, m), raising=False)
+    real_open = export_mod._open_lock
+    monkeypatch.setattr(export_mod, "_open_lock", lambda p: next(opened, None) or real_open(p))
     b = _FolderLock(tmp_path)
     b.acquire()  # locks the removed file first, sees it is not the one there, locks the new one
     monkeypatch.undo()

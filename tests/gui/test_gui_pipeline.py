@@ -131,7 +131,7 @@ def test_recording_refuses_a_folder_of_other_files_or_sources(tmp_path, sample_s
     import json
 
     from silkvision.errors import ExportError
-    from silkvision.io.export import export_masks
+    from silkvision.export import export_masks
 
     pipe = Pipeline({}, second="mog2")
     pipe.open(sample_seq)

@@ -389,7 +389,8 @@ def test_closing_does_not_wait_for_a_stalled_read(qtbot, make_window):
 
 # -- 9. the parameter panel: schema ranges, live values after a refusal ------------------------------
 def test_panel_spin_boxes_take_their_range_from_the_schema(make_window):
-    """The schema's range, without a cap where the schema has none (threshold, sigma, warmup)."""
+    """The schema's range, without a cap where the schema has none (sigma, warmup)."""
+    from silkvision.config.schema import MAX_THRESHOLD
     from silkvision.gui.widgets.float_spin import HUGE
 
     win = make_window()
@@ -399,7 +400,7 @@ def test_panel_spin_boxes_take_their_range_from_the_schema(make_window):
     assert (silk["median"].minimum(), silk["median"].maximum()) == (0, 15)
     assert (silk["hold"].minimum(), silk["hold"].maximum()) == (0, 100)
     assert (norma["nu"].minimum(), norma["nu"].maximum()) == (0.0, 1.0)
-    assert (silk["threshold"].minimum(), silk["threshold"].maximum()) == (0.0, HUGE)
+    assert (silk["threshold"].minimum(), silk["threshold"].maximum()) == (0.0, MAX_THRESHOLD)
     assert silk["sigma"].maximum() == HUGE and silk["warmup"].maximum() == 2**31 - 1
 
 

@@ -8,7 +8,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fake_detector  # noqa: E402
 
-import silkvision.io.export as export  # noqa: E402
+import silkvision.export.engine as export  # noqa: E402
 from silkvision.cli.main import main  # noqa: E402
 
 export.create_subtractor = lambda name, config=None: fake_detector.from_env()

@@ -18,7 +18,7 @@ import pytest
 import silkvision as sv
 from silkvision.capture import open_source
 from silkvision.errors import ExportError
-from silkvision.io.export import CHECKPOINT, MANIFEST, export_masks, is_export_output
+from silkvision.export import CHECKPOINT, MANIFEST, export_masks, is_export_output
 from silkvision.io.npz import load_npz, npz_bytes
 
 from .fake_detector import FakeDetector, interrupt_after
@@ -387,7 +387,7 @@ def test_a_signal_after_the_last_frame_was_read_finishes_the_export(tmp_path, sa
                                                                      when, signum):
     """Every frame is done: the export is completed (video kept, manifest complete, exit 0), not
     left "interrupted" for a re-run that only rebuilt the video."""
-    import silkvision.io.export as export_module
+    import silkvision.export.loop as export_module
 
     cfg = {"capture": {"max_frames": 30, "resize": [160, 120]}, "export": {"checkpoint_every": 10}}
     ref = tmp_path / "ref"
@@ -681,7 +681,7 @@ def test_the_export_loop_reuses_one_mask_buffer(tmp_path, sample_seq):
 _POOL_TERMINATE = """
 import multiprocessing as mp, pathlib, sys, time
 import silkvision as sv
-from silkvision.io.export import export_masks
+from silkvision.export import export_masks
 
 def job(out):
     if sys.argv[3] == "cli":

@@ -17,7 +17,7 @@ from silkvision.capture import Source, open_source
 from silkvision.capture.folder import FolderSource
 from silkvision.errors import ExportError, ExportMismatchError
 from silkvision.io.atomic import check_writable_folder, make_output_folder, output_path
-from silkvision.io.export import CHECKPOINT, MANIFEST, export_masks
+from silkvision.export import CHECKPOINT, MANIFEST, export_masks
 from silkvision.io.manifest import compare_manifests, read_manifest, source_fingerprint
 from silkvision.io.npz import load_npz
 
@@ -134,7 +134,7 @@ def test_a_setting_only_the_old_manifest_has_is_a_difference(tmp_path):
     compare_manifests(tmp_path, old, dict(old))
 
 
-# -- io/export.py ----------------------------------------------------------------------------------
+# -- silkvision.export -----------------------------------------------------------------------------
 def test_output_folder_may_not_be_the_cdnet_sequence_folder_even_with_overwrite(seq):
     # E05: the sequence folder is the parent of the frames' input/ folder
     with pytest.raises(ExportError, match="is the source folder; choose another output folder"):

@@ -11,7 +11,7 @@ import pytest
 
 from silkvision.capture import Source, open_source
 from silkvision.errors import SourceError
-from silkvision.io.export import MANIFEST, export_masks
+from silkvision.export import MANIFEST, export_masks
 
 from .fake_detector import FakeDetector
 

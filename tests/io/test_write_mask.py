@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from silkvision.io.export import write_mask_png
+from silkvision.io.writers import write_mask_png
 
 
 def _read(path):

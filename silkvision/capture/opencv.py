@@ -1,0 +1,129 @@
+"""OpenCV's quirks, in one place: its console log, FFmpeg's log level, and file names its Python
+binding cannot take.
+
+:func:`open_capture` opens a ``cv2.VideoCapture`` without OpenCV's or FFmpeg's own log lines, and
+:func:`quiet_opencv` holds those lines back around any other OpenCV call, so that a problem is
+reported once, by us, as a one-line :class:`silkvision.errors.SourceError`.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+import cv2
+
+__all__ = ["open_capture", "quiet_opencv", "utf8_path", "opencv_alias"]
+
+# OpenCV reads FFmpeg's log level from OPENCV_FFMPEG_LOGLEVEL once per process, when it first
+# uses FFmpeg (the first cv2.VideoCapture or cv2.VideoWriter with the FFmpeg back end), not at
+# each open. Setting it here, when silkvision.capture is imported, makes it apply also when a
+# VideoWriter (export --video, user code) opens before the first capture. A value the user set is
+# kept (e.g. to debug a codec).
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")   # AV_LOG_QUIET
+
+
+def open_capture(spec, *api) -> cv2.VideoCapture:
+    """``cv2.VideoCapture(spec, *api)`` without OpenCV's or FFmpeg's own log lines on the console.
+
+    A camera that cannot be opened, or a corrupt video file, is then reported once, by us, as a
+    one-line :class:`SourceError`, and a damaged frame does not print FFmpeg's decoder messages.
+
+    OpenCV's own messages are held back while the capture opens. FFmpeg's are silenced through
+    ``OPENCV_FFMPEG_LOGLEVEL``, which :mod:`silkvision.capture` sets to quiet (``-8``) when it is
+    imported, unless the user set it (then the user's level applies). OpenCV reads that variable
+    only once, when the process first uses FFmpeg: FFmpeg's messages are therefore silenced
+    whenever ``silkvision.capture`` was imported (``silkvision.export`` imports it; opening any
+    silkvision source does) before the first ``cv2.VideoCapture`` or ``cv2.VideoWriter`` of the
+    process. When OpenCV used FFmpeg earlier, FFmpeg keeps the level it got then, and its error
+    messages (e.g. about a damaged frame) are printed.
+    """
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")   # (in case it was removed since import)
+    if isinstance(spec, str) and not utf8_path(spec):
+        with opencv_alias(spec) as alias, quiet_opencv():
+            return cv2.VideoCapture(alias, *api)  # FFmpeg holds the file open: the alias may go
+    with quiet_opencv():
+        return cv2.VideoCapture(spec, *api)
+
+
+def utf8_path(path) -> bool:
+    """Whether OpenCV's Python binding can take ``str(path)``: a file name holding bytes that are
+    not UTF-8 (Python keeps them as surrogate escapes) crashes it (SIGSEGV)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@contextmanager
+def opencv_alias(path):
+    """A UTF-8 name for ``path`` that OpenCV can take: a symbolic link to it (which need not exist
+    yet: a file created through the link is created at ``path``) in a temporary folder, removed
+    when the block ends. The link keeps the file's extension, by which FFmpeg chooses a container
+    to write."""
+    import shutil
+    import tempfile
+
+    tmp = tempfile.mkdtemp(prefix="silkvision-")
+    try:
+        suffix = Path(path).suffix if utf8_path(Path(path).suffix) else ""
+        link = os.path.join(tmp, "file" + suffix)
+        os.symlink(os.path.abspath(path), link)
+        yield link
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+_quiet_lock = threading.Lock()
+_quiet_blocks: list[int] = []    # the levels asked for by the quiet_opencv blocks running now
+_quiet_saved = 0                 # the level before the first of them
+
+
+def _renew_lock_after_fork() -> None:
+    """In a forked child: a lock that another thread of the parent held stays held for ever there,
+    so the quieting gets a new one (its blocks ran in threads the child does not have: the level
+    of before them is restored)."""
+    global _quiet_lock
+    _quiet_lock = threading.Lock()
+    if _quiet_blocks:
+        _quiet_blocks.clear()
+        log = getattr(getattr(cv2, "utils", None), "logging", None)
+        if log is not None:
+            log.setLogLevel(_quiet_saved)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_renew_lock_after_fork)
+
+
+@contextmanager
+def quiet_opencv(silent: bool = False):
+    """Hold back OpenCV's own log lines below ERROR (its ``[ WARN:0@1.048] ...`` lines), or with
+    ``silent`` all of them, while the ``with`` block runs, then restore the level it had.
+
+    A corrupt PNG or a camera that does not open is then reported once, by us, as a one-line
+    :class:`SourceError`, without OpenCV's warning before it. A quieter level already set (e.g.
+    ``OPENCV_LOG_LEVEL=SILENT``) is kept. The level is global to the process, so blocks that
+    overlap (in several threads) share it: the first one saves the level, the last one restores
+    it. Without ``cv2.utils.logging`` (old OpenCV builds) this does nothing.
+    """
+    global _quiet_saved
+    log = getattr(getattr(cv2, "utils", None), "logging", None)
+    if log is None:
+        yield
+        return
+    wanted = log.LOG_LEVEL_SILENT if silent else log.LOG_LEVEL_ERROR
+    with _quiet_lock:
+        if not _quiet_blocks:
+            _quiet_saved = log.getLogLevel()
+        _quiet_blocks.append(wanted)
+        log.setLogLevel(min(_quiet_saved, *_quiet_blocks))
+    try:
+        yield
+    finally:
+        with _quiet_lock:
+            _quiet_blocks.remove(wanted)
+            log.setLogLevel(min(_quiet_saved, *_quiet_blocks) if _quiet_blocks else _quiet_saved)
