@@ -1,4 +1,4 @@
-"""The work of one source, run on a Dask worker: the resumable export of :mod:`silkvision.io.export`.
+"""The work of one source, run on a Dask worker: the resumable export of :mod:`silkvision.export`.
 
 :func:`export_job` never raises for a source that cannot be exported (missing, corrupt, refused
 output folder): it returns a record whose ``status`` is ``"failed"`` and whose ``error`` is the
@@ -18,7 +18,8 @@ from pathlib import Path
 
 from silkvision.errors import SilkvisionError, out_of_memory
 # the one place the batch reaches the export engine
-from silkvision.io.export import MANIFEST, export_masks
+from silkvision.export import export_masks
+from silkvision.io.manifest import MANIFEST
 
 __all__ = ["export_job", "PROGRESS_TOPIC", "record"]
 
@@ -102,7 +103,7 @@ def export_job(source: str, name: str, out, config: dict, options: dict | None =
     Parameters
     ----------
     source : str
-        What :func:`~silkvision.io.export.export_masks` opens.
+        What :func:`~silkvision.export.export_masks` opens.
     name : str
         The source's name in the batch (its output folder's name).
     out : path

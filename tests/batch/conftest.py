@@ -43,7 +43,7 @@ def clips(tmp_path_factory, sample_seq) -> dict[str, Path]:
 def serial(tmp_path_factory, clips) -> dict[str, Path]:
     """``silkvision export`` of every clip but the whole sample, one after the other in this
     process."""
-    from silkvision.io.export import export_masks
+    from silkvision.export import export_masks
 
     root = tmp_path_factory.mktemp("serial")
     out = {}

@@ -7,7 +7,7 @@ import os
 import signal
 from pathlib import Path
 
-from silkvision.io.export import export_masks
+from silkvision.export import export_masks
 
 
 def export_killing_worker(source, out, config, **kw):
