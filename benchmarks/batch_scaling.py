@@ -8,6 +8,11 @@ tasks), each cut to its first ``--max-frames`` frames (``capture.max_frames``, t
 whole sequences would keep the 2-core machine busy for an hour). Every run writes into a fresh
 folder, so no task is skipped or resumed.
 
+The workers' CPU seconds over the batch (``getrusage`` in each worker process) tell how many cores
+the batch really got: on a machine that others keep busy, a second worker may get no more CPU than
+the first had alone, and frames per CPU second is then the figure that carries over to an idle
+machine.
+
 Per-task overhead: ``(wall * workers - sum of the tasks' own seconds) / tasks``, i.e. the worker
 time per task not spent in the export (submission, scheduling, result transfer, the tail where one
 worker waits for the other); and the round trip of an empty task, from ``--empty`` no-op tasks.
@@ -38,6 +43,14 @@ def _noop() -> int:
     return os.getpid()
 
 
+def _cpu_seconds() -> float:
+    """User + system CPU seconds of this (worker) process and its threads so far."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def run_once(workers: int, jobs, out: Path, cfg: dict, empty: int) -> dict:
     """One batch on a new local cluster of ``workers`` processes; the cluster's start-up is timed
     apart from the batch."""
@@ -49,9 +62,12 @@ def run_once(workers: int, jobs, out: Path, cfg: dict, empty: int) -> dict:
         # warm every worker (imports, numba's cache) so that the batch's time is the batch's
         cluster.client.run(_warm)
         started = time.perf_counter() - t0
+        cpu0 = cluster.client.run(_cpu_seconds)
         t1 = time.perf_counter()
         res = run_batch(jobs, out, cfg, cluster)
         wall = time.perf_counter() - t1
+        cpu1 = cluster.client.run(_cpu_seconds)
+        cpu = sum(cpu1[w] - cpu0.get(w, 0.0) for w in cpu1)
         t2 = time.perf_counter()
         futures = [cluster.client.submit(_noop, pure=False) for _ in range(empty)]
         cluster.client.gather(futures)
@@ -62,7 +78,8 @@ def run_once(workers: int, jobs, out: Path, cfg: dict, empty: int) -> dict:
     if bad:
         sys.exit(f"batch_scaling: {bad[0]['name']}: {bad[0]['status']}: {bad[0]['error']}")
     return {"workers": workers, "tasks": len(tasks), "frames": frames, "startup_s": started,
-            "wall_s": wall, "fps": frames / wall, "task_s_sum": sum(tasks),
+            "wall_s": wall, "fps": frames / wall, "cpu_s": cpu, "cores_used": cpu / wall,
+            "frames_per_cpu_s": frames / cpu, "task_s_sum": sum(tasks),
             "task_s_median": statistics.median(tasks),
             "overhead_per_task_s": (wall * workers - sum(tasks)) / len(tasks),
             "empty_tasks": empty, "empty_task_s": empty_wall / empty if empty else None}
@@ -129,7 +146,9 @@ def main(argv=None) -> int:
             r = run_once(w, jobs, out, cfg, a.empty)
             runs.append(r)
             print(f"{w} worker(s): {r['tasks']} tasks, {r['frames']} frames in {r['wall_s']:.1f} s "
-                  f"({r['fps']:.1f} frames/s; cluster start {r['startup_s']:.1f} s); task median "
+                  f"({r['fps']:.1f} frames/s; cluster start {r['startup_s']:.1f} s); workers' CPU "
+                  f"{r['cpu_s']:.1f} s = {r['cores_used']:.2f} cores, {r['frames_per_cpu_s']:.1f} "
+                  f"frames per CPU second; task median "
                   f"{r['task_s_median']:.2f} s; overhead {r['overhead_per_task_s'] * 1000:.0f} ms/task; "
                   f"empty task {r['empty_task_s'] * 1000:.1f} ms", flush=True)
         base = runs[0]
