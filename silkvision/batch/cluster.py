@@ -84,6 +84,25 @@ def _serves_dashboard(dask_scheduler=None) -> bool:
     return "dashboard" in services and importlib.util.find_spec("bokeh") is not None
 
 
+def _check_address(scheduler: str) -> None:
+    """A ConfigError for a scheduler address Dask cannot parse (before a Client is made: one made
+    from a bad address lingers and delays the exit)."""
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+    from distributed.comm.registry import get_backend
+
+    try:
+        if not scheduler.strip():
+            raise ValueError("empty address")
+        scheme, location = parse_address(scheduler)
+        get_backend(scheme)   # a scheme Dask knows
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            parse_host_port(location)
+    except ValueError as e:
+        raise ConfigError(f"--scheduler {scheduler!r}: {e}; expected an address such as "
+                          f"tcp://HOST:8786") from None
+
+
 def _need_distributed():
     try:
         import distributed
@@ -113,8 +132,7 @@ def open_cluster(scheduler: str | None = None, workers: int | None = None, *,
         raise ConfigError(f"--workers {workers}: expected an integer >= 1")
     distributed = _need_distributed()
     if scheduler is not None:
-        if scheduler == "":
-            raise ConfigError("--scheduler '': empty address; expected e.g. tcp://HOST:8786")
+        _check_address(scheduler)
         try:
             client = distributed.Client(scheduler, timeout="20s", set_as_default=False)
         except (OSError, TimeoutError) as e:

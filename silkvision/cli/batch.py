@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         dash = cluster.dashboard
         note(f"{len(jobs)} source{'s' if len(jobs) != 1 else ''} on the {cluster.description}"
              + ("" if n or args.scheduler is None else " (no worker connected yet: the tasks wait for one)")
-             + (f"; dashboard {dash}" if dash else ""))
+             + (f"; Dask dashboard {dash}" if dash else "; no Dask dashboard (it needs bokeh on the scheduler)"))
         result = run_batch(jobs, out, cfg, cluster, options=options, progress=progress, log=note)
     print(summary(result.records, result.seconds, result.where), flush=True)
     for path in result.reports:

@@ -105,3 +105,20 @@ def test_the_progress_bar_counts_frames_and_videos(capsys):
     assert bar.bar.n == 10 and bar.bar.postfix == "videos 2/2, 1 failed"
     bar.close()
     assert "videos 2/2, 1 failed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--scheduler", "foo"], "--scheduler 'foo': missing port number in address 'foo'; expected an address"),
+    (["--scheduler", "udp://h:1"], "--scheduler 'udp://h:1': unknown address scheme 'udp'"),
+    (["--scheduler", ""], "--scheduler '': empty address"),
+    (["--workers", "0"], "--workers 0: expected an integer >= 1"),
+    (["--workers", "2", "--scheduler", "tcp://h:1"], "--workers 2 and --scheduler tcp://h:1: choose one"),
+])
+def test_cluster_options_are_checked_before_any_client_is_made(tmp_path, monkeypatch, capsys, argv,
+                                                               message):
+    from silkvision.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["batch", "x.mp4", "--out", "o", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"silkvision: error: {message}") and err.count("\n") == 1
