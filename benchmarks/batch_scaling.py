@@ -93,6 +93,28 @@ def _warm() -> None:
     create_subtractor("silk").apply(np.zeros((8, 8, 3), np.uint8))
 
 
+def checkpoint_cost(cfg: dict, frames: int = 5) -> dict:
+    """Bytes and save time of the export's checkpoint of the configured detector after ``frames``
+    frames of highway (full size), on the benchmark's disk."""
+    from silkvision.capture import open_source
+    from silkvision.detector import create_subtractor
+    from silkvision.io.checkpoint import CHECKPOINT, save_checkpoint
+
+    det = create_subtractor(cfg["detector"]["algorithm"], config=cfg)
+    with open_source(DATA / "highway", max_frames=frames) as src:
+        for index, frame in src:
+            det.apply(frame)
+    t = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(5):
+            t0 = time.perf_counter()
+            save_checkpoint(Path(tmp), det, index, frames, frame)
+            t.append(time.perf_counter() - t0)
+        size = (Path(tmp) / CHECKPOINT).stat().st_size
+    return {"checkpoint_bytes": size, "checkpoint_save_s_median": statistics.median(t),
+            "frame_size": [frame.shape[1], frame.shape[0]]}
+
+
 def mask_costs(out: Path) -> dict:
     """Bytes of a mask PNG and of the lossless mask video per frame, and the time of one atomic
     mask write (temporary file, fsync, rename) on the benchmark's disk."""
@@ -128,6 +150,9 @@ def main(argv=None) -> int:
     ap.add_argument("--empty", type=int, default=200, help="no-op tasks for the round trip (default 200)")
     ap.add_argument("--out", type=Path, default=None, help="scratch folder (default: a temporary one)")
     ap.add_argument("--json", type=Path, default=None, help="write the results here")
+    ap.add_argument("--costs-only", action="store_true",
+                    help="only the write costs: one batch with the last --workers count, then the "
+                         "mask and checkpoint figures")
     a = ap.parse_args(argv)
     missing = [s for s in SEQUENCES if not (DATA / s).is_dir()]
     if missing:
@@ -141,7 +166,8 @@ def main(argv=None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="batch_scaling.", dir=a.out))
     runs = []
     try:
-        for w in [int(x) for x in a.workers.split(",")]:
+        counts = [int(x) for x in a.workers.split(",")]
+        for w in counts[-1:] if a.costs_only else counts:
             out = scratch / f"w{w}"
             r = run_once(w, jobs, out, cfg, a.empty)
             runs.append(r)
@@ -155,10 +181,12 @@ def main(argv=None) -> int:
         for r in runs:
             r["speedup"] = base["wall_s"] / r["wall_s"]
             print(f"{r['workers']} worker(s): speed-up {r['speedup']:.2f}x over {base['workers']}")
-        costs = mask_costs(scratch / f"w{runs[-1]['workers']}")
+        costs = {**mask_costs(scratch / f"w{runs[-1]['workers']}"), **checkpoint_cost(cfg)}
         print(f"mask PNG {costs['png_bytes_mean']:.0f} B, mask video {costs['video_bytes_per_frame']:.0f} "
               f"B/frame at {costs['mask_size'][0]}x{costs['mask_size'][1]}; one atomic PNG write "
-              f"{costs['png_write_s_median'] * 1000:.2f} ms (median)")
+              f"{costs['png_write_s_median'] * 1000:.2f} ms (median); checkpoint "
+              f"{costs['checkpoint_bytes'] / 1e6:.1f} MB, saved in {costs['checkpoint_save_s_median']:.3f} s "
+              f"(median)")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if a.json:
