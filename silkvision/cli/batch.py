@@ -53,23 +53,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    import silkvision as sv
     from silkvision.batch import check_workers, expand_sources, open_cluster, run_batch
     from silkvision.batch.report import summary
-    from silkvision.cli.export import check_installed
+    from silkvision.cli.export import load_export_config
     from silkvision.errors import ConfigError, ExportError
     from silkvision.io.atomic import check_writable_folder
 
     if args.out == "":
         raise ConfigError("--out '': empty path; expected an output folder")
-    cfg = sv.load_config(args.config, args.overrides)
-    if args.algorithm:
-        check_installed(args.algorithm, "--algorithm")
-    else:
-        from silkvision.config.loader import key_source
-
-        where = key_source("detector.algorithm", args.config, args.overrides) or "the defaults"
-        check_installed(cfg["detector"]["algorithm"], f"detector.algorithm in {where}")
+    cfg = load_export_config(args)
     jobs = expand_sources(args.sources)
     out = check_writable_folder(args.out, ExportError).absolute()
     options = {k: v for k, v in (("algorithm", args.algorithm), ("scores", args.scores),
