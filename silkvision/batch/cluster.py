@@ -12,9 +12,10 @@ import contextlib
 import logging
 import os
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any
 
 from silkvision.errors import ConfigError, SilkvisionError
 
@@ -61,7 +62,7 @@ class Cluster:
         ``"local cluster of 2 worker processes"`` or ``"scheduler tcp://..."``.
     """
 
-    client: object
+    client: Any
     description: str
 
     @property

@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from silkvision.batch.cluster import Cluster
 from silkvision.batch.report import write_report

@@ -72,17 +72,18 @@ def _search(folder: Path) -> list[Path]:
     """Video files, image folders and CDnet sequences in ``folder`` and its sub-folders, sorted."""
     found = []
     try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda entry: entry.name)
     except OSError as e:
         raise ConfigError(f"{folder}: cannot list the folder ({e.strerror}); expected a readable "
                           f"folder of videos or sequences") from None
-    for e in entries:
-        if e.name.startswith("."):
+    for entry in entries:
+        if entry.name.startswith("."):
             continue
-        p = Path(e.path)
-        if e.is_dir():
+        p = Path(entry.path)
+        if entry.is_dir():
             found += [p] if _is_sequence(p) else _search(p)
-        elif e.is_file() and p.suffix.lower() in VIDEO_EXTENSIONS:
+        elif entry.is_file() and p.suffix.lower() in VIDEO_EXTENSIONS:
             found.append(p)
     return found
 

@@ -17,8 +17,7 @@ import time
 from pathlib import Path
 
 from silkvision.errors import SilkvisionError, out_of_memory
-# the one place the batch reaches the export engine
-from silkvision.export import export_masks
+from silkvision.export import export_masks  # the one place the batch reaches the export engine
 from silkvision.io.manifest import MANIFEST
 
 __all__ = ["export_job", "PROGRESS_TOPIC", "record"]
@@ -31,7 +30,7 @@ FIELDS = ("name", "source", "status", "frames", "processed", "fps", "seconds", "
           "resumed_from", "error", "out")
 
 
-def record(name: str, source: str, out: str, status: str, **values) -> dict:
+def record(name: str, source: str, out: str | None, status: str, **values) -> dict:
     """One row of ``batch.json``: every field of :data:`FIELDS` (None where unknown)."""
     row = dict.fromkeys(FIELDS)
     row.update(name=name, source=source, out=out, status=status, **values)

@@ -7,8 +7,6 @@ import contextlib
 import shutil
 from pathlib import Path
 
-import pytest
-
 from silkvision.cli.main import main
 
 
