@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from silkvision.batch.cluster import Cluster
-from silkvision.batch.report import write_report
+from silkvision.batch.report import REPORT_JSON, write_report
 from silkvision.batch.sources import Job
 from silkvision.batch.task import PROGRESS_TOPIC, export_job, record
 from silkvision.errors import ExportError
@@ -171,11 +171,16 @@ def run_batch(jobs: list[Job], out, config: dict, cluster: Cluster, *, options: 
                 report()
                 last = time.monotonic()
     except BaseException:
+        left = 0
         for i, r in enumerate(records):
             if r["status"] == "pending":
+                left += 1
                 records[i] = {**r, "status": "unfinished",
                               "error": "the batch was interrupted first; run the same command again to resume"}
         client.cancel(list(futures))
+        if log is not None:
+            log(f"interrupted with {left} of {len(records)} sources unfinished (listed in "
+                f"{out / REPORT_JSON}); run the same command again to resume them")
         raise
     finally:
         bar.close()

@@ -124,6 +124,7 @@ def test_rerun_after_an_interrupted_client_skips_finished_work(tmp_path, clips, 
     finally:
         proc.kill()
     assert proc.returncode == 130, err
+    assert f"unfinished (listed in {out / 'batch.json'}); run the same command again to resume" in err
     before = _report(out)
     finished = {n for n, r in before.items() if r["status"] == "done"}
     assert finished and "highway" not in finished
