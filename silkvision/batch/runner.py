@@ -128,8 +128,12 @@ def run_batch(jobs: list[Job], out, config: dict, cluster: Cluster, *, options: 
     Returns
     -------
     BatchResult
-        Also when interrupted (KeyboardInterrupt), which is re-raised after the report is written:
-        sources not finished are then "unfinished".
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Re-raised after the report is written, its sources not finished marked "unfinished" and
+        the tasks cancelled (Ctrl-C, or SIGTERM as the command line turns it into one).
     """
     out = make_output_folder(out, ExportError).absolute()
     client = cluster.client
@@ -170,7 +174,7 @@ def run_batch(jobs: list[Job], out, config: dict, cluster: Cluster, *, options: 
             if time.monotonic() - last > REPORT_EVERY:
                 report()
                 last = time.monotonic()
-    except BaseException:
+    except BaseException as e:
         left = 0
         for i, r in enumerate(records):
             if r["status"] == "pending":
@@ -178,7 +182,7 @@ def run_batch(jobs: list[Job], out, config: dict, cluster: Cluster, *, options: 
                 records[i] = {**r, "status": "unfinished",
                               "error": "the batch was interrupted first; run the same command again to resume"}
         client.cancel(list(futures))
-        if log is not None:
+        if log is not None and isinstance(e, KeyboardInterrupt):
             log(f"interrupted with {left} of {len(records)} sources unfinished (listed in "
                 f"{out / REPORT_JSON}); run the same command again to resume them")
         raise

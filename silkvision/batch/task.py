@@ -119,7 +119,8 @@ def export_job(source: str, name: str, out, config: dict, options: dict | None =
     Returns
     -------
     dict
-        A :func:`record`: status ``"done"``, ``"skipped"`` (already complete) or ``"failed"``.
+        A :func:`record`: status ``"done"``, ``"skipped"`` (already complete) or ``"failed"``,
+        plus ``notes``, the export's messages (resumed after frame N, ...).
     """
     t0 = time.perf_counter()
     worker = _worker()
@@ -132,9 +133,10 @@ def export_job(source: str, name: str, out, config: dict, options: dict | None =
                                            handle_signals=False, **(options or {}))
     except Exception as e:  # noqa: BLE001 - one bad source must not stop the batch
         return record(name, source, str(out), "failed", worker=where, error=_error_line(e),
-                      seconds=round(time.perf_counter() - t0, 3))
+                      seconds=round(time.perf_counter() - t0, 3), notes=notes)
     status = "skipped" if res.already_complete else "done" if res.complete else "failed"
     return record(name, source, str(out), status, frames=res.frames, processed=res.processed,
                   fps=round(res.fps, 2), seconds=round(time.perf_counter() - t0, 3), worker=where,
                   resumed_from=res.resumed_from,
-                  error=None if res.complete else (notes[-1] if notes else "export did not finish"))
+                  error=None if res.complete else (notes[-1] if notes else "export did not finish"),
+                  notes=notes)

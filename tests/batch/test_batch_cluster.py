@@ -64,6 +64,7 @@ def test_a_worker_killed_mid_export_ends_with_identical_output(tmp_path, clips, 
     rows = _report(out)
     assert rows["clip1"]["status"] == "done" and rows["clip1"]["resumed_from"] == 10
     assert rows["clip1"]["processed"] == FRAMES - 10 and rows["clip1"]["frames"] == FRAMES
+    assert any("after frame 10 (checkpoint)" in n for n in rows["clip1"]["notes"])
     assert killed not in _worker_pids(cluster)          # that process is gone
     _same_as_serial(out, serial, ["clip0", "clip1"])
 
