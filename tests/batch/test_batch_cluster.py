@@ -74,18 +74,15 @@ def _worker_pids(cluster) -> set[int]:
 
 
 def test_a_corrupt_or_missing_source_fails_alone(tmp_path, clips, serial, cluster, monkeypatch, capsys):
-    import contextlib
-
-    import silkvision.batch as batch
-
     bad = tmp_path / "bad.avi"
     bad.write_bytes(b"\x00not a video" * 100)
-    monkeypatch.setattr(batch, "open_cluster", lambda *a, **k: contextlib.nullcontext(cluster))
     monkeypatch.chdir(tmp_path)       # no ./config.yaml from elsewhere
     out = tmp_path / "out"
+    address = cluster.client.scheduler.address        # the cluster as an existing one
     rc = main(["batch", str(clips["clip0"]), str(bad), str(tmp_path / "missing.mp4"),
                str(tmp_path / "nothing*.mp4"), str(clips["folder3"]), "--out", str(out),
-               "--set", "export.checkpoint_every=10", "--scores", "--no-progress"])
+               "--set", "export.checkpoint_every=10", "--scores", "--no-progress",
+               "--scheduler", address])
     captured = capsys.readouterr()
     assert rc == 1
     rows = _report(out)
@@ -97,7 +94,7 @@ def test_a_corrupt_or_missing_source_fails_alone(tmp_path, clips, serial, cluste
     assert all("\n" not in r["error"] for r in rows.values() if r["error"])
     _same_as_serial(out, serial, ["clip0", "folder3"])
     first = captured.out.splitlines()[0]
-    assert first.startswith("batch of 5 sources on local cluster of 2 worker processes: 2 done, 3 failed")
+    assert first.startswith(f"batch of 5 sources on scheduler {address}: 2 done, 3 failed")
     assert f"wrote {out / 'batch.json'}" in captured.out
 
 
@@ -131,13 +128,8 @@ def test_rerun_after_an_interrupted_client_skips_finished_work(tmp_path, clips, 
     assert finished and "highway" not in finished
     assert all(r["status"] == "unfinished" for n, r in before.items() if n not in finished)
 
-    import contextlib
-
-    import silkvision.batch as batch
-
-    monkeypatch.setattr(batch, "open_cluster", lambda *a, **k: contextlib.nullcontext(cluster))
     monkeypatch.chdir(tmp_path)
-    assert main(["batch", *args]) == 0
+    assert main(["batch", *args, "--scheduler", cluster.client.scheduler.address]) == 0
     after = _report(out)
     # (a clip may also have finished while the client was stopping the cluster)
     skipped = {n for n, r in after.items() if r["status"] == "skipped"}
