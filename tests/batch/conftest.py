@@ -18,8 +18,7 @@ CONFIG = {"export": {"checkpoint_every": 10, "scores": True}}
 
 @pytest.fixture(scope="session")
 def clips(tmp_path_factory, sample_seq) -> dict[str, Path]:
-    """Four 30-frame clips of the sample (three MJPG videos and one image folder), and the whole
-    sample (a CDnet sequence of 400 frames) as ``highway``."""
+    """Four 30-frame clips of the sample: three MJPG videos and one image folder."""
     root = tmp_path_factory.mktemp("clips")
     frames = sorted((sample_seq / "input").glob("in*.jpg"))
     out = {}
@@ -35,21 +34,17 @@ def clips(tmp_path_factory, sample_seq) -> dict[str, Path]:
     for f in frames[3 * FRAMES:4 * FRAMES]:
         shutil.copy(f, folder / f.name)
     out["folder3"] = folder
-    out["highway"] = sample_seq
     return out
 
 
 @pytest.fixture(scope="session")
 def serial(tmp_path_factory, clips) -> dict[str, Path]:
-    """``silkvision export`` of every clip but the whole sample, one after the other in this
-    process."""
+    """``silkvision export`` of every clip, one after the other in this process."""
     from silkvision.export import export_masks
 
     root = tmp_path_factory.mktemp("serial")
     out = {}
     for name, path in clips.items():
-        if name == "highway":
-            continue
         res = export_masks(path, root / name, config(), progress=False, log=lambda m: None)
         assert res.complete and res.frames == FRAMES
         out[name] = root / name

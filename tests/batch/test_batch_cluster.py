@@ -33,7 +33,7 @@ def _same_as_serial(out: Path, serial: dict[str, Path], names) -> None:
 
 def test_batch_matches_serial_exports_byte_for_byte(tmp_path, clips, serial, cluster):
     out = tmp_path / "out"
-    short = [n for n in clips if n != "highway"]
+    short = list(clips)
     jobs = expand_sources([str(clips[n]) for n in short])
     assert [j.name for j in jobs] == short
     result = run_batch(jobs, out, config(), cluster, interval=0.05)
@@ -98,17 +98,29 @@ def test_a_corrupt_or_missing_source_fails_alone(tmp_path, clips, serial, cluste
     assert f"wrote {out / 'batch.json'}" in captured.out
 
 
+# the command line, with the batch's task replaced by one that stalls one source for good
+_STALLING_BATCH = """
+import sys
+import silkvision.batch.runner as runner
+from tests.batch.helpers import export_job_stalling
+from silkvision.cli.main import main
+runner.export_job = export_job_stalling
+sys.exit(main(["batch", *sys.argv[1:]]))
+"""
+
+
 def test_rerun_after_an_interrupted_client_skips_finished_work(tmp_path, clips, serial, cluster,
-                                                               monkeypatch, capsys):
+                                                               monkeypatch):
     out = tmp_path / "out"
-    # the whole sample first: it runs on one worker while the clips pass through the other, and is
-    # still running when the first clip is done and the client gets Ctrl-C
-    names = ["highway", *(n for n in clips if n != "highway")]
-    sources = [str(clips[n]) for n in names]
-    args = [*sources, "--out", str(out), "--set", "export.checkpoint_every=10", "--scores",
-            "--no-progress"]
+    out.mkdir()
+    # clip1 stops after its mask 15 (checkpoint at 10) and never ends in the interrupted run,
+    # while the other clips go through the other worker; Ctrl-C comes when the first is done
+    (out / ".stall-plan").write_text("clip1 bin000015.png")
+    names = ["clip1", *(n for n in clips if n != "clip1")]
+    args = [*(str(clips[n]) for n in names), "--out", str(out), "--set",
+            "export.checkpoint_every=10", "--scores", "--no-progress"]
     env = {**os.environ, "PYTHONPATH": str(REPO), "NUMBA_NUM_THREADS": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "silkvision", "batch", *args, "--workers", "2"],
+    proc = subprocess.Popen([sys.executable, "-c", _STALLING_BATCH, *args, "--workers", "2"],
                             cwd=tmp_path, env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True)
     try:
@@ -125,16 +137,17 @@ def test_rerun_after_an_interrupted_client_skips_finished_work(tmp_path, clips, 
     assert f"unfinished (listed in {out / 'batch.json'}); run the same command again to resume" in err
     before = _report(out)
     finished = {n for n, r in before.items() if r["status"] == "done"}
-    assert finished and "highway" not in finished
+    assert finished and "clip1" not in finished
     assert all(r["status"] == "unfinished" for n, r in before.items() if n not in finished)
+    assert (out / "clip1" / "bin000015.png").is_file() and not (out / "clip1" / "bin000016.png").exists()
 
+    (out / ".stall-plan").unlink()
     monkeypatch.chdir(tmp_path)
     assert main(["batch", *args, "--scheduler", cluster.client.scheduler.address]) == 0
     after = _report(out)
     # (a clip may also have finished while the client was stopping the cluster)
     skipped = {n for n, r in after.items() if r["status"] == "skipped"}
-    assert finished <= skipped and "highway" not in skipped
+    assert finished <= skipped and "clip1" not in skipped
     assert all(after[n]["status"] == "done" for n in set(after) - skipped)
-    assert after["highway"]["resumed_from"] is not None
-    assert after["highway"]["frames"] == 400 and after["highway"]["processed"] < 400
-    _same_as_serial(out, serial, [n for n in clips if n != "highway"])
+    assert after["clip1"]["resumed_from"] == 10 and after["clip1"]["processed"] == FRAMES - 10
+    _same_as_serial(out, serial, clips)
