@@ -104,6 +104,14 @@ def _check_address(scheduler: str) -> None:
                           f"tcp://HOST:8786") from None
 
 
+def _cores() -> int:
+    """The cores this process may run on (a Slurm job's or a container's share, not the host's)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
 def _need_distributed():
     try:
         import distributed
@@ -144,10 +152,10 @@ def open_cluster(scheduler: str | None = None, workers: int | None = None, *,
         finally:
             client.close()
         return
-    n = workers or os.cpu_count() or 1
+    cores = _cores()
+    n = workers or cores
     # the cores shared among the worker processes: numba's threads of each (unless the user chose)
-    env = {} if "NUMBA_NUM_THREADS" in os.environ else {
-        "NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // n))}
+    env = {} if "NUMBA_NUM_THREADS" in os.environ else {"NUMBA_NUM_THREADS": str(max(1, cores // n))}
     cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                        dashboard_address=dashboard_address,
                                        silence_logs=logging.ERROR, env=env)
