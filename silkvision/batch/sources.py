@@ -68,8 +68,9 @@ def _is_sequence(folder: Path) -> bool:
         return False
 
 
-def _search(folder: Path) -> list[Path]:
-    """Video files, image folders and CDnet sequences in ``folder`` and its sub-folders, sorted."""
+def _search(folder: Path, skip: str | None = None) -> list[Path]:
+    """Video files, image folders and CDnet sequences in ``folder`` and its sub-folders, sorted;
+    nothing in the folder ``skip`` (a real path: the batch's output)."""
     found = []
     try:
         with os.scandir(folder) as it:
@@ -82,7 +83,9 @@ def _search(folder: Path) -> list[Path]:
             continue
         p = Path(entry.path)
         if entry.is_dir():
-            found += [p] if _is_sequence(p) else _search(p)
+            if skip is not None and os.path.realpath(p) == skip:
+                continue
+            found += [p] if _is_sequence(p) else _search(p, skip)
         elif entry.is_file() and p.suffix.lower() in VIDEO_EXTENSIONS:
             found.append(p)
     return found
@@ -100,7 +103,8 @@ def _read_list(item: str) -> list[str]:
     return [ln for ln in lines if ln and not ln.startswith("#")]
 
 
-def _paths(items: list[str], in_list: str | None = None) -> list[tuple[str, str | None]]:
+def _paths(items: list[str], in_list: str | None = None,
+           skip: str | None = None) -> list[tuple[str, str | None]]:
     """``(source, error)`` for every item, lists and patterns and folders expanded."""
     out: list[tuple[str, str | None]] = []
     for item in items:
@@ -108,7 +112,7 @@ def _paths(items: list[str], in_list: str | None = None) -> list[tuple[str, str 
             raise ConfigError(f"SOURCE ''{f' in {in_list}' if in_list else ''}: empty path; expected "
                               f"a video file, a folder, a glob pattern or @LIST")
         if item.startswith("@") and in_list is None:
-            out += _paths(_read_list(item), in_list=item)
+            out += _paths(_read_list(item), in_list=item, skip=skip)
             continue
         if item.strip().isdecimal():
             if not Path(item).exists():
@@ -122,13 +126,13 @@ def _paths(items: list[str], in_list: str | None = None) -> list[tuple[str, str 
             for m in matches:
                 p = Path(m)
                 if p.is_dir() and not _is_sequence(p):
-                    out += [(str(f), None) for f in _search(p)]
+                    out += [(str(f), None) for f in _search(p, skip)]
                 else:
                     out.append((m, None))
             continue
         p = Path(item).expanduser()
         if p.is_dir() and not _is_sequence(p):
-            found = _search(p)
+            found = _search(p, skip)
             if not found:
                 out.append((item, f"{item}: holds no video file, image folder or CDnet sequence"))
             out += [(str(f), None) for f in found]
@@ -169,13 +173,16 @@ def _unique_names(paths: list[Path]) -> list[str]:
     return names
 
 
-def expand_sources(items: list[str]) -> list[Job]:
+def expand_sources(items: list[str], out=None) -> list[Job]:
     """Expand ``SOURCE`` arguments into jobs (see the module docstring).
 
     Parameters
     ----------
     items : list of str
         Paths, glob patterns, ``@LIST`` files.
+    out : path, optional
+        The batch's output folder: nothing inside it is a source (masks of an earlier run in a
+        searched folder are image folders too).
 
     Returns
     -------
@@ -189,7 +196,11 @@ def expand_sources(items: list[str]) -> list[Job]:
         An empty path, a camera index, an unreadable ``@LIST`` or folder, or no source at all.
     """
     pairs, seen = [], set()
-    for src, err in _paths(list(items)):
+    skip = os.path.realpath(os.path.expanduser(out)) if out is not None else None
+    inside = (skip + os.sep) if skip is not None else None
+    for src, err in _paths(list(items), skip=skip):
+        if inside is not None and err is None and os.path.realpath(os.path.expanduser(src)).startswith(inside):
+            continue
         key = os.path.realpath(os.path.expanduser(src)) if err is None else src
         if key in seen:
             continue

@@ -62,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out == "":
         raise ConfigError("--out '': empty path; expected an output folder")
     cfg = load_export_config(args)
-    jobs = expand_sources(args.sources)
     out = check_writable_folder(args.out, ExportError).absolute()
+    jobs = expand_sources(args.sources, out)
     options = {k: v for k, v in (("algorithm", args.algorithm), ("scores", args.scores),
                                  ("video", args.video), ("overwrite", args.overwrite)) if v is not None}
     progress = not args.no_progress and hasattr(sys.stderr, "isatty") and sys.stderr.isatty()

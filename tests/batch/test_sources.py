@@ -81,3 +81,13 @@ def test_a_folder_without_sources_is_a_failed_job(tmp_path):
     (job,) = expand_sources([str(tmp_path / "empty")])
     assert job.error == f"{tmp_path / 'empty'}: holds no video file, image folder or CDnet sequence"
 
+
+
+def test_nothing_inside_the_output_folder_is_a_source(tmp_path):
+    _touch(tmp_path / "archive" / "cam1.mp4")
+    _touch(tmp_path / "archive" / "masks" / "cam1" / "bin000001.png")   # an earlier run's masks
+    _touch(tmp_path / "archive" / "masks" / "old.mp4")
+    jobs = expand_sources([str(tmp_path / "archive"), str(tmp_path / "archive" / "masks" / "old.mp4")],
+                          out=tmp_path / "archive" / "masks")
+    assert [j.name for j in jobs] == ["cam1"]
+    assert [j.name for j in expand_sources([str(tmp_path / "archive")])] == ["archive_cam1", "masks_cam1", "old"]
