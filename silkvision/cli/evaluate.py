@@ -14,6 +14,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -83,6 +84,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="ROC figure FPR axis (default: both, two figures)")
     p.add_argument("--no-figures", action="store_true", help="do not write PNG figures")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr (there is none when stderr is not a terminal)")
+    from silkvision.batch.cluster import add_cluster_arguments
+
+    add_cluster_arguments(p, local_default=False)  # the sequences' detector runs on a Dask cluster
     add_config_arguments(p)
     return p
 
@@ -174,7 +178,7 @@ def run(args) -> int:
     from silkvision.evaluation.light_switch import (LightSwitch, check_disjoint, fit_switches,
                                                     recovery_report)
     from silkvision.evaluation.report import build_report, format_table, write_csv, write_json
-    from silkvision.evaluation.runner import (DEFAULT_ALGORITHMS, evaluate_sequence, score_results,
+    from silkvision.evaluation.runner import (DEFAULT_ALGORITHMS, evaluate_sequences, score_results,
                                               sequence_frames)
     from silkvision.io.atomic import check_writable_folder, reported_write_errors
 
@@ -256,11 +260,15 @@ def run(args) -> int:
     results, light, warnings = [], {}, []
     outer = tqdm(list(zip(args.sequences, frames, fitted, scored)), desc="sequences", unit="seq",
                  file=sys.stderr, disable=not progress, position=0, dynamic_ncols=True)
+    stack = contextlib.ExitStack()
     try:
+        client = _cluster_client(args, stack) if algorithms else None
+        runs = evaluate_sequences(args.sequences, algorithms, cfg, groundtruth=args.groundtruth,
+                                  light_switches=fitted, progress=progress and client is None,
+                                  client=client) if algorithms else None
         for seq, sf, seq_switches, seq_scored in outer:
             outer.set_postfix_str(Path(seq).name)
-            r = evaluate_sequence(seq, algorithms, cfg, groundtruth=args.groundtruth,
-                                  light_switches=seq_switches, progress=progress) if algorithms else None
+            r = next(runs) if runs is not None else None
             for ar in seq_scored:
                 if r is None:
                     r = _empty_sequence(seq, sf, ar)
@@ -278,6 +286,7 @@ def run(args) -> int:
                     for a, ar in r.algorithms.items()}
     finally:
         outer.close()
+        stack.close()
     for w in warnings:
         print(f"silkvision: warning: {w}", file=sys.stderr)
 
@@ -315,6 +324,17 @@ def _files_read_note(seq, sf) -> list[str]:
     if not outside:
         return []
     return [f"{sf.where}: {' and '.join(outside)} (the folder holding the ground truth)"]
+
+
+def _cluster_client(args, stack: contextlib.ExitStack):
+    """The Dask client of ``--scheduler``/``--workers`` (closed with ``stack``), or None."""
+    from silkvision.batch.cluster import cluster_wanted, open_cluster
+
+    if not cluster_wanted(args):
+        return None
+    cluster = stack.enter_context(open_cluster(args.scheduler, args.workers))
+    print(f"silkvision: running the sequences on the {cluster.description}", file=sys.stderr)
+    return cluster.client
 
 
 def _exported_from_elsewhere(results_dir: Path, seq, sf) -> str | None:

@@ -124,6 +124,22 @@ def check_installed(algorithm: str, given_by: str) -> None:
                           f"installed; expected one of {', '.join(have)}")
 
 
+def load_export_config(args: argparse.Namespace) -> dict:
+    """The configuration of ``--config``/``--set`` (``export``, ``batch``), its detector (or
+    ``--algorithm``) checked to be installed (:func:`check_installed`)."""
+    import silkvision as sv
+
+    cfg = sv.load_config(args.config, args.overrides)
+    if args.algorithm:
+        check_installed(args.algorithm, "--algorithm")
+    else:
+        from silkvision.config.loader import key_source
+
+        where = key_source("detector.algorithm", args.config, args.overrides) or "the defaults"
+        check_installed(cfg["detector"]["algorithm"], f"detector.algorithm in {where}")
+    return cfg
+
+
 def exit_status(result) -> int:
     """The exit status of a command that ran :func:`~silkvision.export.export_masks`.
 
@@ -141,7 +157,6 @@ def exit_status(result) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    import silkvision as sv
     from silkvision.errors import ConfigError
     from silkvision.export import export_masks
 
@@ -150,14 +165,7 @@ def run(args: argparse.Namespace) -> int:
                           "sequence folder or a camera index")
     if args.out == "":
         raise ConfigError("--out '': empty path; expected an output folder")
-    cfg = sv.load_config(args.config, args.overrides)
-    if args.algorithm:
-        check_installed(args.algorithm, "--algorithm")
-    else:
-        from silkvision.config.loader import key_source
-
-        where = key_source("detector.algorithm", args.config, args.overrides) or "the defaults"
-        check_installed(cfg["detector"]["algorithm"], f"detector.algorithm in {where}")
+    cfg = load_export_config(args)
     from silkvision.jit import CompileWatch
 
     with CompileWatch() as compiling:   # the time and fps leave out compiling (first run only)

@@ -22,7 +22,7 @@ import threading
 from silkvision import __version__
 from silkvision.errors import SilkvisionError, Terminated, may_catch_sigterm, out_of_memory, signal_behind
 
-COMMANDS = ["export", "evaluate", "gui", "online_bench", "demo", "config"]
+COMMANDS = ["export", "batch", "evaluate", "gui", "online_bench", "demo", "config"]
 #: commands that run no kernel (config) or report in their own window (gui): no compile note
 _NO_COMPILE_NOTE = {"config", "gui"}
 #: commands whose summary leaves the compilation out of its time and fps (cli/export.py, cli/demo.py)

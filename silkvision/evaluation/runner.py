@@ -34,7 +34,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -47,7 +47,8 @@ from silkvision.evaluation.light_switch import LightSwitch, apply_light_switches
 from silkvision.evaluation.roc import RocAccumulator
 from silkvision.io.manifest import MANIFEST, read_manifest
 
-__all__ = ["AlgorithmResult", "SequenceResult", "SequenceFrames", "evaluate_sequence", "score_results",
+__all__ = ["AlgorithmResult", "SequenceResult", "SequenceFrames", "evaluate_sequence",
+           "evaluate_sequences", "score_results",
            "open_evaluation_source", "evaluated_frames", "sequence_frames", "groundtruth_name",
            "DEFAULT_ALGORITHMS"]
 
@@ -568,6 +569,44 @@ def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, conf
                 frame_counts=fc, threshold=float(det.threshold) if st["roc"] is not None else None,
                 roc=st["roc"], seconds=st["seconds"], **_postprocessing_of(det))
     return result
+
+
+def evaluate_sequences(paths: Sequence, algorithms: Sequence[str], config: Mapping | None = None, *,
+                       groundtruth=None, light_switches: Sequence | None = None,
+                       progress: bool = False, client=None) -> Iterator[SequenceResult]:
+    """:func:`evaluate_sequence` of every path, yielded in the order of ``paths``.
+
+    Without ``client`` the sequences run one after the other in this process. With a Dask
+    ``distributed.Client`` they are all submitted at once and run on its cluster's workers (which
+    must see the same paths); each sequence's work is independent of the others', so the results
+    are the same, bit for bit. A sequence that fails raises its error here, in order, and the
+    sequences not yet collected are cancelled.
+
+    Parameters
+    ----------
+    paths : sequence of path-like
+    algorithms, config, groundtruth
+        As for :func:`evaluate_sequence`.
+    light_switches : sequence, optional
+        The switches of each path (default: none).
+    progress : bool
+        Progress bars (in this process only: none for work on a cluster).
+    client : distributed.Client, optional
+    """
+    switches = list(light_switches) if light_switches is not None else [()] * len(paths)
+    if client is None:
+        for path, sw in zip(paths, switches):
+            yield evaluate_sequence(path, algorithms, config, groundtruth=groundtruth,
+                                    light_switches=sw, progress=progress)
+        return
+    futures = [client.submit(evaluate_sequence, path, list(algorithms), config, groundtruth=groundtruth,
+                             light_switches=sw, pure=False, key=f"evaluate-{Path(path).name}-{k}-{time.time_ns()}")
+               for k, (path, sw) in enumerate(zip(paths, switches))]
+    try:
+        for f in futures:
+            yield f.result()
+    finally:
+        client.cancel(futures)
 
 
 def _postprocessing_of(det) -> dict:
