@@ -70,7 +70,7 @@ class CompileWatch:
             if self._depth == 0:
                 self.seconds += time.perf_counter() - self._t0
 
-    def __enter__(self) -> "CompileWatch":
+    def __enter__(self) -> CompileWatch:
         from numba.core import event
 
         watch = self

@@ -15,9 +15,8 @@ import numpy as np
 import pytest
 
 import silkvision
-
 from silkvision.cli.main import COMPILING_NOTE
-from silkvision.jit import CompileWatch, busy_machine_advice, runtime_summary, threading_layer
+from silkvision.jit import CompileWatch, busy_machine_advice, runtime_summary
 
 REPO = Path(__file__).resolve().parents[1]
 
