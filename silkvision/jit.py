@@ -8,9 +8,9 @@ seconds of compilation on the first frame of the first export, which a frame rat
 hides. numba fires its ``numba:compile`` event for a real compilation only, never for a cache load,
 so :class:`CompileWatch` can say "compiling" exactly when it happens, and time it.
 
-**Threading layer.** numba runs the parallel kernels on one of three layers: ``omp`` (OpenMP; what a
-pip install gets on Linux), ``tbb`` (Intel TBB, chosen where the ``tbb`` package is installed) and
-``workqueue`` (numba's own). silkvision's busy-machine setting (``GOMP_SPINCOUNT``, see
+**Threading layer.** numba runs the parallel kernels on one of three layers: ``tbb`` (Intel TBB),
+chosen first wherever TBB can be loaded (the ``tbb`` package, or a system ``libtbb.so.12``), then
+``omp`` (OpenMP; GNU OpenMP with a pip install on Linux), then ``workqueue`` (numba's own). silkvision's busy-machine setting (``GOMP_SPINCOUNT``, see
 :mod:`silkvision.detector.numba_threads`) acts on GNU OpenMP only; :func:`busy_machine_advice`
 says what applies to the layer in use, and ``silkvision --version`` prints both.
 """
@@ -70,7 +70,7 @@ class CompileWatch:
             if self._depth == 0:
                 self.seconds += time.perf_counter() - self._t0
 
-    def __enter__(self) -> "CompileWatch":
+    def __enter__(self) -> CompileWatch:
         from numba.core import event
 
         watch = self

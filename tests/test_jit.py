@@ -14,8 +14,9 @@ import numba
 import numpy as np
 import pytest
 
+import silkvision
 from silkvision.cli.main import COMPILING_NOTE
-from silkvision.jit import CompileWatch, busy_machine_advice, runtime_summary, threading_layer
+from silkvision.jit import CompileWatch, busy_machine_advice, runtime_summary
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -129,12 +130,20 @@ def test_no_closing_note_after_an_error(monkeypatch):
     assert err.getvalue().splitlines() == [COMPILING_NOTE]
 
 
-def test_version_names_the_threading_layer():
-    p = _run(["--version"], Path(os.environ.get("NUMBA_CACHE_DIR", "/nonexistent")))
+def test_version_names_the_threading_layer(tmp_path):
+    """The layer a fresh process picks (numba prefers TBB where libtbb is installed, then OpenMP)
+    and the advice for that layer."""
+    p = _run(["--version"], tmp_path)
+    assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
-    layer, vendor = threading_layer()
-    assert lines[1].startswith(f"numba {numba.__version__}, threading layer {layer}")
-    assert lines[2].startswith("busy machines: ")
+    assert lines[0] == f"silkvision {silkvision.__version__}"
+    m = re.fullmatch(rf"numba {re.escape(numba.__version__)}, threading layer (omp|tbb|workqueue)"
+                     r"(?: \((\w+) OpenMP\))?, \d+ threads", lines[1])
+    assert m, lines[1]
+    layer, vendor = m.groups()
+    assert (vendor is not None) == (layer == "omp")
+    assert lines[2] == busy_machine_advice(layer, vendor, os.environ)
+    assert len(lines) == 3
 
 
 def test_version_follows_the_layer_numba_is_told_to_use(tmp_path):
