@@ -101,7 +101,7 @@ def make_detectors(which: list[str]):
     for w in which:
         if w == "silk":          # SILK with its defaults (omega 20), post-processing off: same output as MOG2
             dets["silk"] = SilkSubtractor(**NO_POSTPROCESSING)
-        elif w == "silk+median":  # the default 5x5 median only (the shipped chain until stop 13)
+        elif w == "silk+median":  # the 5x5 median alone (no closing, no hole filling)
             dets["silk+median"] = SilkSubtractor(close=0, fill_holes=False)
         elif w == "silk+post":   # SILK exactly as configured by default (median, closing, hole filling)
             dets["silk+post"] = SilkSubtractor()
