@@ -446,7 +446,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
                 raise ValueError(f"state: missing key {key!r}")
         if str(state["kind"]) != self.name:
             raise ValueError(f"state: kind {str(state['kind'])!r} does not match detector {self.name!r}")
-        omega = state_number(state, "omega", 1, 255, integer=True)
+        omega = state_number(state, "omega", *SCHEMA["detector"][self.name]["omega"].bounds, integer=True)
         if omega != self._p["omega"]:
             raise ValueError(f"state: omega {omega} does not match this detector's "
                              f"omega {self._p['omega']}")
