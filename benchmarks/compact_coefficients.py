@@ -10,8 +10,8 @@ variant again (A/A): two state copies at different addresses time differently by
 its ratio shows by how much. Reported: median CPU ms per frame (``time.process_time``: steadier than the wall clock on a
 shared machine) over the repeats and the paired ratios.
 
-This is a speed estimate only: bfloat16 keeps 8 significant bits, which changes scores by up to
-0.4% and so masks; the detector does not use it.
+This is a speed estimate only: bfloat16 keeps 8 significant bits, which changes every coefficient
+by up to 0.2% and so scores and masks; the detector does not use it.
 
 Usage::
 
