@@ -15,6 +15,10 @@ Usage::
 
     .venv/bin/python benchmarks/detector_speed.py                       # 320x240 and 640x480, 1 and 2 threads
     .venv/bin/python benchmarks/detector_speed.py --frames 300 --repeats 7 --threads 1
+    .venv/bin/python benchmarks/detector_speed.py --sizes 640x480 1280x720 1920x1080 --threads 1 \
+        --detectors silk silk+post mog2 mog2+post
+    .venv/bin/python benchmarks/detector_speed.py --sizes 640x480 --threads 1 \
+        --detectors silk silk:omega=10 silk:omega=5 mog2     # what a slot of the buffer costs
 
 Needs ``highway`` of the shared video data (``$SILKVISION_VIDEO_DATA``, else ``../shared/data/video``),
 or ``--data DIR`` with a CDnet-layout ``input/`` folder.
@@ -101,7 +105,7 @@ def make_detectors(which: list[str]):
     for w in which:
         if w == "silk":          # SILK with its defaults (omega 20), post-processing off: same output as MOG2
             dets["silk"] = SilkSubtractor(**NO_POSTPROCESSING)
-        elif w == "silk+median":  # the default 5x5 median only (the shipped chain until stop 13)
+        elif w == "silk+median":  # the 5x5 median alone (no closing, no hole filling)
             dets["silk+median"] = SilkSubtractor(close=0, fill_holes=False)
         elif w == "silk+post":   # SILK exactly as configured by default (median, closing, hole filling)
             dets["silk+post"] = SilkSubtractor()
@@ -113,6 +117,8 @@ def make_detectors(which: list[str]):
             dets["mog2+post"] = _MOG2Post()
         elif w == "mog2-shadows":  # OpenCV's own defaults (detectShadows=True); "mog2" has them off
             dets["mog2-shadows"] = _MOG2Shadows()
+        elif w.startswith("silk:omega="):   # the kernel alone with another buffer size: the cost of a slot
+            dets[w] = SilkSubtractor(omega=int(w.split("=", 1)[1]), **NO_POSTPROCESSING)
         else:
             raise SystemExit(f"unknown detector {w!r}")
     return dets

@@ -36,6 +36,7 @@ import numpy as np
 
 import silkvision as sv
 import silkvision.detector.norma as norma_module
+import silkvision.detector.pixel as pixel_module
 import silkvision.detector.silk as silk_module
 from silkvision.detector import kernels as current
 
@@ -69,9 +70,11 @@ def load_old_kernels(rev: str, tag: str):
 
 
 def _use(module) -> None:
-    """Make the detectors call ``module``'s kernels (silk.py and norma.py each import them)."""
+    """Make the detectors call ``module``'s kernels (silk.py, norma.py and their base in pixel.py
+    each import them)."""
     silk_module._k = module
     norma_module._k = module
+    pixel_module._k = module
 
 
 def main(argv=None) -> int:

@@ -41,9 +41,14 @@ Why it is fast (each point measured with ``benchmarks/detector_speed.py``-style 
   (``benchmarks/kernel_ab.py``, BENCHMARKS section 1). The
   ``*_serial`` twins (for forked processes, :mod:`silkvision.detector.numba_threads`) loop over
   the same row functions.
-* **Branchy insertion with unsigned slot indices**: a pixel inserts with probability ~0.3-0.5, the
+* **Branchy insertion with unsigned slot indices**: few pixels insert in a frame (with the default
+  parameters, most get a new coefficient of 0: ``docs/benchmarks/speed.md`` section 3), so the
   branch costs less than unconditional (select) stores; unsigned indices avoid numba's
   negative-index wraparound code in that scalar loop (+13%).
+* **No early exit.** Every slot is summed. Stopping a pixel once the rest cannot change its mask or
+  its model would, with the default parameters, still read 62-94% of the slots for a vector of 8
+  pixels (``benchmarks/early_exit_bound.py``), and a numba prototype of it was slower than this
+  kernel (``docs/benchmarks/speed.md``). So ``scores`` are always the exact sums.
 
 All arithmetic is float32 without ``fastmath`` (no re-association), in a fixed order per pixel,
 so the NumPy mirror that performs the same float32 operations (with a correctly rounded FMA)

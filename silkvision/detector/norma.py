@@ -28,12 +28,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from silkvision.config.schema import MAX_COEF, MAX_THRESHOLD, MIN_COEF, SCHEMA
+from silkvision.config.schema import SCHEMA
 from silkvision.detector import kernels as _k
 from silkvision.detector.numba_threads import run_kernel
-from silkvision.detector.silk import (KernelPixelSubtractor, _F, _check_number, _check_sigma, _default)
+from silkvision.detector.pixel import KernelPixelSubtractor, check_param, schema_default as _default
 
 __all__ = ["NormaSubtractor", "RHO0"]
+
+_F = np.float32
 
 #: initial offset rho of every pixel
 RHO0 = 1.0
@@ -56,9 +58,9 @@ class NormaSubtractor(KernelPixelSubtractor):
         nu in [0, 1] of the nu-loss (offset update).
     sigma : float
         Gaussian kernel width in 8-bit colour units; at least
-        :data:`~silkvision.detector.silk.SIGMA_MIN` (1e-6).
+        :data:`~silkvision.detector.pixel.SIGMA_MIN` (1e-6).
     threshold : float
-        Foreground iff f(x) < threshold; in [0, :data:`~silkvision.config.schema.MAX_THRESHOLD`].
+        Foreground iff f(x) < threshold.
     colour_space : {"rgb", "ycrcb", "lab", "gray"}
     median : int
         Median filter size of the mask (0 = off).
@@ -112,14 +114,13 @@ class NormaSubtractor(KernelPixelSubtractor):
         return p
 
     def _check(self, p: dict) -> dict:
-        p["eta"] = _check_number("eta", p["eta"], MIN_COEF, MAX_COEF)
-        p["lam"] = _check_number("lambda", p["lam"], 0, lo_open=True)
+        p["eta"] = check_param("norma", "eta", p["eta"])
+        p["lam"] = check_param("norma", "lambda", p["lam"])
         if p["eta"] * p["lam"] >= 1.0:  # named by the config key (lambda) the GUI and YAML use
             raise ValueError(f"eta, lambda: eta * lambda = {p['eta'] * p['lam']!r} must be < 1 "
                              f"(eta={p['eta']!r}, lambda={p['lam']!r})")
-        p["nu"] = _check_number("nu", p["nu"], 0, 1)
-        p["sigma"] = _check_sigma(p["sigma"])
-        p["threshold"] = _check_number("threshold", p["threshold"], 0, MAX_THRESHOLD)
+        for key in ("nu", "sigma", "threshold"):
+            p[key] = check_param("norma", key, p[key])
         return p
 
     def _score_bound(self) -> float:

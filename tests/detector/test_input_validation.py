@@ -404,3 +404,27 @@ def test_scratch_is_reallocated_when_the_thread_count_grows(monkeypatch, rng):
     det.apply(f)
     assert det._scr_f.shape[0] >= numba.config.NUMBA_NUM_THREADS
     assert math.isfinite(float(det.scores.sum()))
+
+
+def _pixel_keys():
+    from silkvision.config.schema import SCHEMA
+    return [(section, key) for section in ("silk", "norma") for key, p in SCHEMA["detector"][section].items()
+            if p.type in (int, float) and key != "sigma"]
+
+
+@pytest.mark.parametrize("section,key", _pixel_keys())
+def test_detector_bounds_are_the_config_schema_bounds(section, key, monkeypatch):
+    """A bound is written once, in the config schema: narrowing it there narrows the detector's
+    check (with the usual one-line message naming the key)."""
+    from silkvision.config import schema
+
+    cls = SilkSubtractor if section == "silk" else NormaSubtractor
+    param = schema.SCHEMA["detector"][section][key]
+    default = param.default
+    narrowed = schema.ranged(default, param.type, default, default)   # only the default is allowed
+    monkeypatch.setitem(schema.SCHEMA["detector"][section], key, narrowed)
+    arg = "lam" if key == "lambda" else key
+    bigger = default + 1 if param.type is int else default * 1.5
+    with pytest.raises(ValueError, match=f"^{key}: {bigger!r} must be"):
+        cls(**{arg: bigger})
+    cls(**{arg: default})

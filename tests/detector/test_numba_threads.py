@@ -42,7 +42,7 @@ import numpy as np  # noqa: E402
 
 import silkvision as sv  # noqa: E402
 import silkvision.detector.numba_threads as nt  # noqa: E402
-import silkvision.detector.silk as silk_module  # noqa: E402
+import silkvision.detector.pixel as pixel_module  # noqa: E402
 
 
 def _frames(n=40):
@@ -56,7 +56,7 @@ def _frames(n=40):
 @pytest.mark.slow
 def test_the_serial_kernels_give_the_parallel_kernels_results(algorithm, monkeypatch):
     # renormalise every few frames too, so that its serial twin runs
-    monkeypatch.setattr(silk_module, "RENORM_BELOW", 0.99)
+    monkeypatch.setattr(pixel_module, "RENORM_BELOW", 0.99)
     frames = _frames()
     par = sv.create_subtractor(algorithm, median=0, close=0, fill_holes=False)
     ser = sv.create_subtractor(algorithm, median=0, close=0, fill_holes=False)
