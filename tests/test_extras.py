@@ -23,7 +23,7 @@ def test_extras_match_pyproject():
     for extra, modules in EXTRAS.items():
         names = [d.split(">")[0].split("[")[0].split("=")[0].strip().lower() for d in optional[extra]]
         assert names == [m.lower() for m in modules], extra
-    assert "silkvision[gui,figures,cluster,docs]" in optional["dev"]
+    assert "silkvision[gui,figures,cluster,docs,lint]" in optional["dev"]
 
 
 def test_core_dependencies_are_headless():
