@@ -63,3 +63,11 @@ def test_evaluate_no_figures_needs_no_matplotlib(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "metrics.json").is_file()
+
+
+def test_batch_without_dask_names_the_cluster_extra(monkeypatch, tmp_path, capsys, sample_seq):
+    monkeypatch.setitem(sys.modules, "distributed", None)    # as if not installed
+    out = tmp_path / "batch"
+    assert main(["batch", str(sample_seq), "--out", str(out)]) != 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and 'pip install "silkvision[cluster]"' in err

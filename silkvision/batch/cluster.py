@@ -113,11 +113,12 @@ def _cores() -> int:
 
 
 def _need_distributed():
-    try:
-        import distributed
-    except ImportError:
-        raise ConfigError("the cluster options need Dask: pip install 'dask[distributed]' (or "
-                          "silkvision's cluster extra)") from None
+    """The ``distributed`` module, or the one-line error that names the ``cluster`` extra."""
+    from silkvision.extras import require
+
+    require("cluster", "running on a Dask cluster (batch, evaluate --workers/--scheduler)")
+    import distributed
+
     return distributed
 
 
