@@ -56,7 +56,7 @@ import numpy as np
 
 from silkvision.errors import DataError
 
-__all__ = ["Counts", "confusion_counts", "metrics", "METRIC_NAMES", "LABEL_POSITIVE",
+__all__ = ["Counts", "confusion_counts", "class_counts", "metrics", "METRIC_NAMES", "LABEL_POSITIVE",
            "LABEL_NEGATIVE", "LABEL_IGNORED", "MASK_RULES", "label_classes", "mask_foreground",
            "mean_metrics", "has_scored_pixels", "CLASS_NEG", "CLASS_POS", "CLASS_IGNORE"]
 
@@ -231,11 +231,24 @@ def confusion_counts(mask: np.ndarray, gt: np.ndarray, roi: np.ndarray | None = 
     if fg.shape != gt2.shape:
         raise DataError(f"{name} is {fg.shape[1]}x{fg.shape[0]} but its ground truth is "
                         f"{gt2.shape[1]}x{gt2.shape[0]}; expected the same size")
-    cls = label_classes(gt2, roi)
-    # one bincount over (class, foreground) pairs: no Python loop over pixels
-    hist = np.bincount((cls.ravel().astype(np.intp) << 1) | fg.ravel(), minlength=6)
-    tn, fp, fn, tp = (int(h) for h in hist[:4])
+    tp, fp, fn, tn = class_counts(label_classes(gt2, roi), fg)
     return Counts(tp=tp, fp=fp, fn=fn, tn=tn)
+
+
+def class_counts(cls: np.ndarray, fg: np.ndarray) -> tuple[int, int, int, int]:
+    """``(tp, fp, fn, tn)`` of a frame from its pixel classes and its foreground: the one place the
+    confusion counts are computed (:func:`confusion_counts`, and the evaluation runner per frame).
+
+    Parameters
+    ----------
+    cls : ndarray
+        Pixel classes of :func:`label_classes` (0 negative, 1 positive, 2 ignored), any shape.
+    fg : ndarray
+        Foreground of the same shape, bool or 0/1 (:func:`mask_foreground`).
+    """
+    # one bincount over (class, foreground) pairs: no Python loop over pixels
+    h = np.bincount((cls.astype(np.intp).ravel() << 1) | fg.ravel(), minlength=6)
+    return int(h[3]), int(h[1]), int(h[2]), int(h[0])
 
 
 def _div(a: float, b: float) -> float:

@@ -41,7 +41,7 @@ import numpy as np
 
 from silkvision.config import validate
 from silkvision.errors import ConfigError, DataError, ExportError, SourceError
-from silkvision.evaluation.cdnet import (CLASS_IGNORE, Counts, label_classes, mask_foreground,
+from silkvision.evaluation.cdnet import (CLASS_IGNORE, Counts, class_counts, label_classes, mask_foreground,
                                          metrics)
 from silkvision.evaluation.light_switch import LightSwitch, apply_light_switches, check_disjoint
 from silkvision.evaluation.roc import RocAccumulator
@@ -534,7 +534,6 @@ def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, conf
                         raise DataError(f"{files.get('ROI.bmp', where)}: ROI is {roi.shape[1]}x{roi.shape[0]} but the frames "
                                         f"are {frame.shape[1]}x{frame.shape[0]}; expected the same size")
                     cls = label_classes(gt, roi, name=groundtruth_name(src, index))
-                    key_base = (cls.astype(np.intp) << 1).ravel()
                 for a, st in state.items():
                     det = st["det"]
                     t0 = time.perf_counter()
@@ -542,8 +541,7 @@ def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, conf
                     st["seconds"] += time.perf_counter() - t0
                     if scored:
                         fg = mask_foreground(mask, "strict", name=f"{a} mask of frame {index}")
-                        h = np.bincount(key_base | fg.ravel(), minlength=6)
-                        st["counts"][k] = (h[3], h[1], h[2], h[0])  # tp fp fn tn
+                        st["counts"][k] = class_counts(cls, fg)  # tp fp fn tn
                         if st["roc"] is not None:
                             st["roc"].update(det.scores, None, classes=cls)
                 if scored:
@@ -718,8 +716,7 @@ def score_results(path, results_dir, *, groundtruth=None, rule: str = "strict", 
                                     f"is {gt.shape[1]}x{gt.shape[0]}; expected the same size"
                                     f"{_resize_hint(folder)}")
                 cls = label_classes(gt, roi, name=groundtruth_name(src, index))
-                h = np.bincount(((cls.astype(np.intp) << 1) | fg).ravel(), minlength=6)
-                counts[k] = (h[3], h[1], h[2], h[0])
+                counts[k] = class_counts(cls, fg)
                 bar.update(1)
         finally:
             bar.close()
