@@ -46,7 +46,7 @@ import numpy as np
 from silkvision.backends import datasets
 from silkvision.errors import SilkvisionError
 from silkvision.backends.duol import MARGIN_TOL, solve_prop2
-from silkvision.backends.kernels import kernel_matrix_reference, make_kernel
+from silkvision.backends.mercer import kernel_matrix_reference, make_kernel
 
 PAPER = {"german": (31.810, 1.090, 656.3), "dna-appr": (14.105, 0.611, 1281.8),
          "sonar-iter": (39.495, 3.299, 149.85), "german-iter": (35.985, 1.077, 714.35),

@@ -2,8 +2,8 @@
 
 numba decides whether a cached machine-code file is still valid from the source of the file that
 defines the function only. Our learners call ``@njit`` helpers of other files (``kernel_eval`` in
-``backends/kernels.py``, the support-vector helpers in ``backends/_support.py``), and numba compiles
-those helpers *into* the caller: after an edit of ``kernels.py`` (a ``git pull`` on an editable
+``backends/mercer.py``, the support-vector helpers in ``backends/_support.py``), and numba compiles
+those helpers *into* the caller: after an edit of ``mercer.py`` (a ``git pull`` on an editable
 install), ``perceptron.py``'s unchanged cache would keep the old kernel and give wrong results
 without any error.
 

@@ -41,7 +41,7 @@ def test_every_cached_function_of_the_package_uses_the_package_stamp():
 
 @pytest.mark.slow
 def test_an_edited_helper_in_another_file_recompiles_its_callers(tmp_path):
-    """A learner's cache used to stay valid after an edit of ``backends/kernels.py`` (numba checks
+    """A learner's cache used to stay valid after an edit of ``backends/mercer.py`` (numba checks
     the defining file only): the learner kept the old kernel, silently."""
     shutil.copytree(PACKAGE, tmp_path / "pkg" / "silkvision",
                     ignore=shutil.ignore_patterns("__pycache__", "gui", "*.so"))
@@ -55,7 +55,7 @@ def test_an_edited_helper_in_another_file_recompiles_its_callers(tmp_path):
                               check=True, cwd=tmp_path).stdout.strip()
 
     before = run()
-    kernels = tmp_path / "pkg" / "silkvision" / "backends" / "kernels.py"
+    kernels = tmp_path / "pkg" / "silkvision" / "backends" / "mercer.py"
     text = kernels.read_text()
     assert "np.exp(-s / (2.0 * sigma * sigma))" in text
     kernels.write_text(text.replace("np.exp(-s / (2.0 * sigma * sigma))", "np.exp(-s / (sigma * sigma))"))

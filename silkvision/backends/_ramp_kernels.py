@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
-from silkvision.backends.kernels import kernel_eval
+from silkvision.backends.mercer import kernel_eval
 
 # META slots (int64 counters shared with the numba code)
 _HW, _NACT, _NFREE, _CLOCK, _NSEEN, _NQUERY, _NEVAL, _NSMO, _NCCCP, _NLIMIT, _NREMOVED, _NREFRESH = range(12)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from silkvision.backends.kernels import kernel_eval
+from silkvision.backends.mercer import kernel_eval
 
 __all__ = ["SupportStore", "grow_rows", "grow_vec", "grow_cols", "sv_append", "sv_append_multi",
            "sv_remove", "sv_remove_multi", "sv_decision", "sv_decision_multi", "sv_argmin_abs"]
@@ -250,7 +250,7 @@ class SupportStore:
             self.n = sv_remove_multi(self.X, self.coef, self.stamp, self.n, i)
 
     def decision(self, x, kernel) -> float | np.ndarray:
-        """f(x) with a :class:`~silkvision.backends.kernels.Kernel` (vector of K scores if multiclass)."""
+        """f(x) with a :class:`~silkvision.backends.mercer.Kernel` (vector of K scores if multiclass)."""
         x = np.ascontiguousarray(x, dtype=np.float64)
         if self.n_outputs is None:
             return float(sv_decision(self.X, self.coef, self.n, x, *kernel.args))
@@ -369,7 +369,7 @@ class KernelExpansionMixin:
     _n_state: int = 1
 
     def _init_kernel(self, kernel, sigma, degree, coef):
-        from silkvision.backends.kernels import make_kernel
+        from silkvision.backends.mercer import make_kernel
 
         self.kernel, self.sigma, self.degree, self.coef = kernel, sigma, degree, coef
         self.kernel_ = make_kernel(kernel, sigma, degree, coef)
@@ -552,7 +552,7 @@ class NoveltyKernelDetector(KernelExpansionMixin, NoveltyDetector):
 
 def reference_decision(SV: list, coef: list, x: np.ndarray, kernel) -> float | np.ndarray:
     """Plain NumPy f(x) for the reference implementations: ``sum_j coef[j] k(SV[j], x)``."""
-    from silkvision.backends.kernels import kernel_matrix_reference
+    from silkvision.backends.mercer import kernel_matrix_reference
 
     if not SV:
         return 0.0

@@ -27,7 +27,7 @@ from numba import njit
 
 from silkvision.backends._support import (BinaryKernelClassifier, check_positive, check_range, reference_decision,
                                           sv_append)
-from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.mercer import kernel_eval, make_kernel
 from silkvision.backends.sparse import cols_append, decision_any, row_buffers
 from silkvision.backends.registry import register
 
@@ -130,7 +130,7 @@ def alma_reference(X, y, alpha=0.9, B=None, C=math.sqrt(2.0), kernel="rbf", sigm
     """Plain NumPy kernel ALMA_2 that renormalises with the Gram matrix; returns ``(pred, SV, coef)``
     (``(0, d)`` and ``(0,)`` arrays when nothing is stored). An example with ``k(x, x) = 0`` scores 0
     and is skipped, as by :class:`ALMA`."""
-    from silkvision.backends.kernels import kernel_matrix_reference
+    from silkvision.backends.mercer import kernel_matrix_reference
 
     k = make_kernel(kernel, sigma, degree, coef)
     B = 1.0 / alpha if B is None else B

@@ -17,7 +17,7 @@ learning) and ``progressive_score(X)`` (score each row, then learn it). Subclass
 Features are 1-D arrays (or sequences) of numbers; river's dict features are not supported. The
 kernel learners reject an example whose ``k(x, x)`` overflows (finite but huge features with the
 linear or polynomial kernel) with a ``ValueError`` before learning it
-(:func:`~silkvision.backends.kernels.check_kernel_finite`).
+(:func:`~silkvision.backends.mercer.check_kernel_finite`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from silkvision.backends.kernels import check_kernel_finite
+from silkvision.backends.mercer import check_kernel_finite
 from silkvision.errors import parameter_typo, plain
 
 __all__ = ["Estimator", "BinaryClassifier", "MultiClassifier", "NoveltyDetector", "check_x", "check_X",

@@ -90,7 +90,7 @@ from numba import njit
 
 from silkvision.backends._support import check_positive, check_range, check_seed, grow_rows, grow_vec
 from silkvision.backends.base import BinaryClassifier, check_binary_y
-from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.mercer import kernel_eval, make_kernel
 from silkvision.backends.registry import register
 from silkvision.backends.sparse import cols_append, cols_kernel_row, nonzeros, sqn_of, use_columns
 
@@ -459,7 +459,7 @@ class SupportMixin:
 
     @property
     def kernel_(self):
-        """The validated :class:`~silkvision.backends.kernels.Kernel`."""
+        """The validated :class:`~silkvision.backends.mercer.Kernel`."""
         return self._kernel
 
     def _nz(self) -> np.ndarray:

@@ -33,7 +33,7 @@ from numba import njit
 from silkvision.backends._support import (BinaryKernelClassifier, check_budget, check_choice, check_positive,
                                           check_range, reference_decision, sv_append, sv_argmin_abs, sv_decision,
                                           sv_remove)
-from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.mercer import kernel_eval, make_kernel
 from silkvision.backends.registry import register
 
 __all__ = ["ILK", "SILK", "ilk_alpha", "logistic_root", "ilk_reference", "LOSSES"]

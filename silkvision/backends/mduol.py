@@ -53,7 +53,7 @@ from silkvision.backends._support import check_n_classes, grow_rows, grow_vec
 from silkvision.backends.base import MultiClassifier
 from silkvision.backends.duol import (APPR, EXACT, ITER, MARGIN_TOL, GramCacheMixin, SupportMixin, _aux_row,
                                       _check_common, _clip, _gram_add, kval, solve_prop2)
-from silkvision.backends.kernels import make_kernel
+from silkvision.backends.mercer import make_kernel
 from silkvision.backends.registry import register
 
 __all__ = ["MDUOL", "MDUOLAppr", "MDUOLIter", "mduol_reference"]

@@ -38,7 +38,7 @@ from numba import njit
 
 from silkvision.backends._support import (MultiKernelClassifier, check_budget, check_positive, check_range,
                                           reference_decision, sv_append_multi, sv_remove_multi)
-from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.mercer import kernel_eval, make_kernel
 from silkvision.backends.sparse import cols_append, cols_remove, decision_any_multi, row_buffers
 from silkvision.backends.registry import register
 

@@ -25,7 +25,7 @@ from numba import njit
 
 from silkvision.backends._support import (BinaryKernelClassifier, as_number, check_budget, check_positive,
                                           check_range, reference_decision, sv_append, sv_decision, sv_remove)
-from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.mercer import kernel_eval, make_kernel
 from silkvision.backends.registry import register
 
 __all__ = ["NORMA", "TruncatedNORMA", "norma_reference", "sv_argmin_stamp"]

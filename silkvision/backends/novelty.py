@@ -42,7 +42,7 @@ from numba import njit
 
 from silkvision.backends._support import (NoveltyKernelDetector, as_number, check_budget, check_positive, check_range,
                                           reference_decision, sv_append, sv_argmin_abs, sv_decision, sv_remove)
-from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.mercer import kernel_eval, make_kernel
 from silkvision.backends.norma import sv_argmin_stamp
 from silkvision.backends.registry import register
 

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from silkvision.backends._support import BinaryKernelClassifier, check_positive, reference_decision, sv_append
-from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.mercer import kernel_eval, make_kernel
 from silkvision.backends.sparse import cols_append, decision_any, row_buffers
 from silkvision.backends.registry import register
 

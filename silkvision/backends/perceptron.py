@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from silkvision.backends._support import BinaryKernelClassifier, reference_decision, sv_append
-from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.mercer import kernel_eval, make_kernel
 from silkvision.backends.registry import register
 from silkvision.backends.sparse import cols_append, decision_any, row_buffers
 
@@ -58,7 +58,7 @@ class Perceptron(BinaryKernelClassifier):
     Parameters
     ----------
     kernel : {"rbf", "poly", "linear"}
-    sigma, degree, coef : kernel parameters (see :func:`~silkvision.backends.kernels.make_kernel`).
+    sigma, degree, coef : kernel parameters (see :func:`~silkvision.backends.mercer.make_kernel`).
 
     Examples
     --------

@@ -79,7 +79,7 @@ from silkvision.backends._ramp_kernels import (_HW, _NACT, _NEVAL, _NLIMIT, _NME
                                                _decision_batch, _fill_cache, _process, smo_step)
 from silkvision.backends._support import as_number, check_positive
 from silkvision.backends.base import BinaryClassifier, check_X
-from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.mercer import kernel_eval, make_kernel
 from silkvision.backends.registry import register
 
 __all__ = ["OnlineSVMR", "OnlineSVMRRemoval", "OnlineASVMR", "RampSVMReference", "smo_step"]
@@ -237,7 +237,7 @@ class _RampSVMBase(BinaryClassifier):
 
     @property
     def kernel_(self):
-        """The validated :class:`~silkvision.backends.kernels.Kernel`."""
+        """The validated :class:`~silkvision.backends.mercer.Kernel`."""
         return self._kernel
 
     def decision_function_one(self, x) -> float:
@@ -350,7 +350,7 @@ class OnlineSVMR(_RampSVMBase):
     C : float, default 1.0
         Regularisation of the ramp-loss SVM (eq. 7); the box of the dual (11).
     kernel, sigma, degree, coef
-        Kernel (see :func:`~silkvision.backends.kernels.make_kernel`); RBF
+        Kernel (see :func:`~silkvision.backends.mercer.make_kernel`); RBF
         ``exp(-||x - y||^2 / (2 sigma^2))`` is the paper's kernel (``sigma^2`` = the paper's delta^2).
     s : float, default -1.0
         Ramp parameter: examples with ``y f(x) < s`` lie on the flat part of the ramp and leave the
@@ -443,7 +443,7 @@ class RampSVMReference:
     """Plain Python/NumPy OnlineSVM^R / OnlineASVM^R (Algorithms 1-3, eqs. 13-15), no row cache.
 
     A slow, literal transcription used by the tests to check :func:`_process`: NumPy vectors over
-    the examples of I, every kernel value from the scalar :func:`~silkvision.backends.kernels.kernel_eval`
+    the examples of I, every kernel value from the scalar :func:`~silkvision.backends.mercer.kernel_eval`
     (memoised per pair), and the same slot layout (freed slots are reused last-freed first) so that
     ties resolve identically.
     """

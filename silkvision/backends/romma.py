@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from silkvision.backends._support import BinaryKernelClassifier, reference_decision, sv_append
-from silkvision.backends.kernels import kernel_eval, make_kernel
+from silkvision.backends.mercer import kernel_eval, make_kernel
 from silkvision.backends.sparse import cols_append, decision_any, row_buffers
 from silkvision.backends.registry import register
 
@@ -138,7 +138,7 @@ def romma_reference(X, y, aggressive=False, kernel="rbf", sigma=1.0, degree=2, c
     Returns ``(predictions, support vectors, coefficients)`` (``(0, d)`` and ``(0,)`` arrays when
     nothing is stored). An example with ``k(x, x) = 0`` is skipped, as by the learners.
     """
-    from silkvision.backends.kernels import kernel_matrix_reference
+    from silkvision.backends.mercer import kernel_matrix_reference
 
     k = make_kernel(kernel, sigma, degree, coef)
     X = np.asarray(X, float)

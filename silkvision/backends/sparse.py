@@ -17,7 +17,7 @@ large common offset: at an offset of 1e7 with sigma = 1 a kernel value was 3 % o
 error is at most about ``(d + 4) eps (|X_j|^2 + |x|^2)``, so wherever that bound could move the kernel
 value by more than :data:`KERNEL_ABS_TOL` the pair is recomputed as the sum of squared differences
 (over the row-major copy of the support vectors that the learners keep as well: the formula of
-:func:`~silkvision.backends.kernels.kernel_eval`). Every RBF
+:func:`~silkvision.backends.mercer.kernel_eval`). Every RBF
 value from this path is therefore within about 1e-10 of the direct sum, whatever the offset (tested);
 on integer data (w7a, german, ...) every term is an exact integer and the two agree bit for bit
 (tested). The kernel loop only counts the stored norms large enough for the bound to matter; the
@@ -136,7 +136,7 @@ def cols_remove(XT, sqn, n, i):
 @njit(cache=True)
 def _fix_cancelled(SV, x, sqn, n, xx, den, c, out):
     """Recompute, as sums of squared differences over the row-major copy ``SV`` (contiguous, the
-    formula of :func:`~silkvision.backends.kernels.kernel_eval`), the RBF values
+    formula of :func:`~silkvision.backends.mercer.kernel_eval`), the RBF values
     ``out[j] = exp(-d2 / den)`` whose ``d2 = |X_j|^2 + |x|^2 - 2 X_j.x`` may have lost enough to
     cancellation to move them by more than :data:`KERNEL_ABS_TOL`. The rounding error of d2 is at
     most ``err = c (|X_j|^2 + |x|^2)`` with ``c = (d + 4) eps``; :func:`cols_kernel_row` calls this

@@ -11,7 +11,7 @@ import pytest
 
 from silkvision.backends import BinaryClassifier, MultiClassifier, NoveltyDetector, available, create, get_class
 from silkvision.backends import base
-from silkvision.backends.kernels import kernel_matrix_reference
+from silkvision.backends.mercer import kernel_matrix_reference
 from tests.backends.streams import with_and_without_zero_rows
 
 NAMES = sorted(available())

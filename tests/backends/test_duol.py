@@ -7,7 +7,7 @@ import pytest
 
 from silkvision.backends import create
 from silkvision.backends.duol import duol_reference, solve_box_qp, solve_prop2
-from silkvision.backends.kernels import make_kernel
+from silkvision.backends.mercer import make_kernel
 from silkvision.backends.mduol import mduol_reference
 
 LIN = dict(kernel="linear")
@@ -202,7 +202,7 @@ def test_bad_parameters_name_themselves(name, bad):
 @pytest.mark.parametrize("kernel", ["rbf", "poly", "linear"])
 def test_fast_kernel_matches_the_reference_kernel(kernel, rng):
     from silkvision.backends.duol import kval
-    from silkvision.backends.kernels import kernel_matrix_reference
+    from silkvision.backends.mercer import kernel_matrix_reference
 
     k = make_kernel(kernel, sigma=3.0, degree=3, coef=0.5)
     A, B = rng.normal(size=(7, 57)), rng.normal(size=(5, 57))

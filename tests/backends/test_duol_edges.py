@@ -16,7 +16,7 @@ import pytest
 
 from silkvision.backends import create
 from silkvision.backends.duol import MARGIN_TOL, duol_reference, solve_box_qp
-from silkvision.backends.kernels import make_kernel
+from silkvision.backends.mercer import make_kernel
 
 LIN = dict(kernel="linear")
 LINEAR = make_kernel("linear")

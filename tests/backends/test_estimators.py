@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from silkvision.backends import BinaryClassifier, MultiClassifier, NoveltyDetector, available, create, get_class
-from silkvision.backends.kernels import SIGMA_MIN, kernel_matrix_reference
+from silkvision.backends.mercer import SIGMA_MIN, kernel_matrix_reference
 
 NAMES = sorted(available())
 

@@ -11,7 +11,7 @@ import pytest
 
 from silkvision.backends import NoveltyDetector, available, create, get_class
 from silkvision.backends.duol import duol_reference
-from silkvision.backends.kernels import make_kernel
+from silkvision.backends.mercer import make_kernel
 from tests.backends.streams import with_and_without_zero_rows
 
 NAMES = sorted(available())
@@ -107,7 +107,7 @@ def test_kernel_aliases_are_documented_and_named_in_the_error():
     """``gaussian`` and ``polynomial`` are accepted aliases: the error for an unknown kernel and the
     kernels module's docstring list them; the model uses the canonical kernel while its ``kernel``
     parameter (and so ``repr`` and ``clone``) keeps the name as given."""
-    from silkvision.backends import kernels
+    from silkvision.backends import mercer as kernels
 
     with pytest.raises(ValueError, match=r"^kernel: 'bogus' is unknown; expected 'rbf' \(alias 'gaussian'\), "
                                          r"'poly' \(alias 'polynomial'\) or 'linear'$"):

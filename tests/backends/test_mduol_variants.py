@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from silkvision.backends import create
-from silkvision.backends.kernels import kernel_matrix_reference, make_kernel
+from silkvision.backends.mercer import kernel_matrix_reference, make_kernel
 from silkvision.backends.mduol import mduol_reference
 
 VARIANTS = {"mduol": "exact", "mduol_appr": "appr", "mduol_iter": "iter"}

@@ -9,7 +9,7 @@ import pytest
 from silkvision.backends import create
 from silkvision.backends import _ramp_kernels as K
 from silkvision.backends import synthetic as syn
-from silkvision.backends.kernels import kernel_matrix_reference, make_kernel
+from silkvision.backends.mercer import kernel_matrix_reference, make_kernel
 from silkvision.backends.ramp_svm import OnlineASVMR, OnlineSVMR, OnlineSVMRRemoval, RampSVMReference
 
 

@@ -72,7 +72,7 @@ def test_update_satisfies_both_constraints():
     if clf.n_support_ == n0:
         pytest.skip("no update on this example")
     assert yt * clf.decision_function_one(x) == pytest.approx(1.0, rel=1e-9)
-    from silkvision.backends.kernels import kernel_matrix_reference
+    from silkvision.backends.mercer import kernel_matrix_reference
     K = kernel_matrix_reference(clf.support_vectors_, clf.support_vectors_, clf.kernel_)
     a = clf.dual_coef_
     assert a @ K @ a == pytest.approx(clf.w_norm2_, rel=1e-9)

@@ -6,7 +6,7 @@ import pytest
 from silkvision.backends import create
 from silkvision.backends import sparse
 from silkvision.backends._support import SupportStore
-from silkvision.backends.kernels import kernel_matrix_reference, make_kernel
+from silkvision.backends.mercer import kernel_matrix_reference, make_kernel
 
 
 def _sparse_data(n=400, d=60, nnz=4, integer=True, seed=0):

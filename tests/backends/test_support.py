@@ -7,7 +7,7 @@ import pytest
 
 from silkvision.backends._support import (SupportStore, check_budget, check_positive, check_range, grow_cols,
                                           grow_rows, grow_vec, sv_argmin_abs, sv_decision)
-from silkvision.backends.kernels import kernel_matrix_reference, make_kernel
+from silkvision.backends.mercer import kernel_matrix_reference, make_kernel
 
 
 def test_store_grows_and_keeps_rows(rng):

@@ -1,4 +1,5 @@
-"""Kernels for the online learners.
+"""Mercer kernels (Gaussian, polynomial, linear) of the online learners; the numba whole-frame
+kernels of the pixel detectors are another thing, in ``silkvision/detector/kernels.py``.
 
 * ``"rbf"`` (alias ``"gaussian"``): k(x, y) = exp(-||x - y||^2 / (2 sigma^2)), with
   ``sigma >= SIGMA_MIN`` = 1e-150 (below about 1e-162 ``2 sigma^2`` underflows to 0). The DUOL papers
