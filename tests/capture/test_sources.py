@@ -401,7 +401,7 @@ def test_groundtruth_folder_must_exist_and_match_size(tmp_path):
     with pytest.raises(SourceError) as e:
         open_source(path, groundtruth=tmp_path / "missing")
     assert "ground-truth folder not found" in _one_line(e)
-    with pytest.raises(SourceError) as e:        # a file given as the folder (t_gui3)
+    with pytest.raises(SourceError) as e:        # a file given as the folder
         open_source(path, groundtruth=path)
     assert f"{path}: is a file, not a folder; expected a folder of gt%06d.png masks" in _one_line(e)
     gt = _write_folder(tmp_path / "gt", [np.zeros((10, 10), np.uint8)] * 3, "gt{:06d}.png")
