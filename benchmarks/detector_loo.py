@@ -59,9 +59,11 @@ from video_data import VIDEO_ROOT, check_sequences  # noqa: E402
 SEQUENCES = ("highway", "office", "pedestrians", "traffic", "canoe", "pets2001_illumination")
 FOLIAGE = "wallflower_WavingTrees"
 FOLIAGE_FRAMES = 241
-VARIANT_KEYS = ("fb_thr", "fb_cap", "v_inc", "v_dec", "v_max", "diff_every", "diff_kappa")
+VARIANT_KEYS = ("fb_thr", "fb_cap", "v_inc", "v_dec", "v_max", "fb_gate", "level_rate", "level_gamma",
+                "diff_every", "diff_kappa")
 VARIANT_DEFAULTS = {"fb_thr": 0.0, "fb_cap": 0.0, "v_inc": 1.0, "v_dec": 0.1, "v_max": 10.0,
-                    "diff_every": 0, "diff_kappa": 0.0}
+                    "fb_gate": 0, "level_rate": 0.01, "level_gamma": 1.0, "diff_every": 0,
+                    "diff_kappa": 0.0}
 PEERS = ("mog2", "mog2+chain", "knn", "knn+chain")
 ROC_HI = 4.0       # scores above land in the top bin (all far above any threshold used)
 ROC_BINS = 2048
@@ -79,7 +81,20 @@ def _grid_base():
     return g
 
 
-GRIDS = {"base": _grid_base, "default": lambda: [{}]}
+def _grid_gated():
+    """Feedback gated by the post-processed mask (SuBSENSE counts flicker, not moving objects)."""
+    g = [{"fb_gate": 1, "fb_thr": a, "fb_cap": b} for a, b in
+         ((0.05, 0), (0.2, 0), (0, 0.05), (0, 0.2), (0.05, 0.05), (0.2, 0.2))]
+    return g
+
+
+def _grid_level():
+    """Tolerance from the pixel's running background score level (SuBSENSE's D_min idea)."""
+    return [{"fb_gate": 2, "fb_thr": 1.0, "level_rate": r, "level_gamma": g}
+            for r, g in ((0.01, 0.5), (0.01, 1.0), (0.05, 1.0))]
+
+
+GRIDS = {"base": _grid_base, "gated": _grid_gated, "level": _grid_level, "default": lambda: [{}]}
 
 
 def config_key(cfg: dict) -> str:
@@ -103,17 +118,45 @@ def _variant_class():
             super().__init__(**params)
 
         def _extra_state_shapes(self, H, W):
-            return {"since": ((H, W), np.uint8, 255), "blink": ((H, W), np.float32, 0.0)}
+            return {"since": ((H, W), np.uint8, 255), "blink": ((H, W), np.float32, 0.0),
+                    "level": ((H, W), np.float32, 1.0)}
+
+        def apply(self, frame, learningRate=-1, fgmask=None):
+            if not self._var["fb_gate"]:
+                return super().apply(frame, learningRate, fgmask)
+            # gated blinking (SuBSENSE): a flip of the raw decision counts only where the
+            # post-processed mask is background, i.e. isolated flicker, not a moving object's edge
+            prev = None if self._raw is None else self._raw.copy()
+            out = super().apply(frame, learningRate, fgmask)
+            if self._var["fb_gate"] == 2 and learningRate != 0:
+                # D_min-like level (SuBSENSE): running mean of the pixel's background score,
+                # min(s, rho) / rho, over frames its output is background; tolerance 1 / level^gamma
+                var, v, m = self._var, self._extra["blink"], self._extra["level"]
+                s = self._scores / (np.float32(1) + np.float32(var["fb_thr"]) * v)
+                target = np.minimum(s / np.float32(self._p["rho"]), np.float32(1))
+                bg = out == 0
+                m[bg] += np.float32(var["level_rate"]) * (target[bg] - m[bg])
+                np.maximum(m, np.float32(1e-3), out=m)
+                widen = m ** np.float32(-var["level_gamma"])
+                np.copyto(v, np.minimum((widen - 1) / np.float32(var["fb_thr"]), np.float32(var["v_max"])))
+                return out
+            if prev is not None and learningRate != 0:
+                v, var = self._extra["blink"], self._var
+                flick = (self._raw != prev) & (out == 0)
+                np.copyto(v, np.where(flick, np.minimum(v + np.float32(var["v_inc"]), np.float32(var["v_max"])),
+                                      np.maximum(v - np.float32(var["v_dec"]), np.float32(0))))
+            return out
 
         def _run(self, feat, learn):
             v = self._var
             args = self.kernel_args(learn)
             p = self._p
             diff_cap = np.float32(self._decay() * v["diff_kappa"] * p["C"])
+            inc, dec = (0.0, 0.0) if v["fb_gate"] else (v["v_inc"], v["v_dec"])
             vk.variant_frame(feat, self._colours, self._alphas, self._extra["since"],
                              self._extra["blink"], *args, self._scores, self._raw, self._scr_f,
                              self._scr_i, np.float32(v["fb_thr"]), np.float32(v["fb_cap"]),
-                             np.float32(v["v_inc"]), np.float32(v["v_dec"]), np.float32(v["v_max"]),
+                             np.float32(inc), np.float32(dec), np.float32(v["v_max"]),
                              np.int64(v["diff_every"]), diff_cap, np.int64(self._frames))
             if learn:
                 self._scale *= self._decay()
@@ -247,7 +290,7 @@ def self_check(root: Path) -> int:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", type=Path, default=VIDEO_ROOT)
-    ap.add_argument("--grid", default="base", help="named grid: " + ", ".join(GRIDS))
+    ap.add_argument("--grid", default="base", help="named grid(s), comma-separated: " + ", ".join(GRIDS))
     ap.add_argument("--configs", help="JSON list of extra configurations (override dicts)")
     ap.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "silkvision_loo.json")
     ap.add_argument("--json", type=Path, help="write the report's numbers here")
@@ -259,9 +302,12 @@ def main(argv=None) -> int:
     if args.self_check:
         check_sequences(args.root, ["pedestrians"])
         return self_check(args.root)
-    if args.grid not in GRIDS:
-        sys.exit(f"--grid: {args.grid!r} is not a grid; expected one of {', '.join(GRIDS)}")
-    cfgs = GRIDS[args.grid]()
+    cfgs = []
+    for name in args.grid.split(","):
+        if name not in GRIDS:
+            sys.exit(f"--grid: {name!r} is not a grid; expected one of {', '.join(GRIDS)} "
+                     f"(comma-separated)")
+        cfgs += [c for c in GRIDS[name]() if c not in cfgs]
     if args.configs:
         try:
             extra = json.loads(args.configs)
