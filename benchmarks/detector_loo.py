@@ -63,10 +63,10 @@ FOLIAGE_FRAMES = 241
 #: empty, so its first frames are foreground everywhere)
 FOLIAGE_WARMUP = 100
 VARIANT_KEYS = ("fb_thr", "fb_cap", "v_inc", "v_dec", "v_max", "fb_gate", "level_rate", "level_gamma",
-                "diff_every", "diff_kappa")
+                "diff_every", "diff_kappa", "consult")
 VARIANT_DEFAULTS = {"fb_thr": 0.0, "fb_cap": 0.0, "v_inc": 1.0, "v_dec": 0.1, "v_max": 10.0,
                     "fb_gate": 0, "level_rate": 0.01, "level_gamma": 1.0, "diff_every": 0,
-                    "diff_kappa": 0.0}
+                    "diff_kappa": 0.0, "consult": 0}
 PEERS = ("mog2", "mog2+chain", "knn", "knn+chain")
 ROC_HI = 4.0       # scores above land in the top bin (all far above any threshold used)
 ROC_BINS = 2048
@@ -110,7 +110,13 @@ def _grid_raised():
     return g
 
 
-GRIDS = {"base": _grid_base, "gated": _grid_gated, "level": _grid_level, "raised": _grid_raised, "default": lambda: [{}]}
+def _grid_consult():
+    """A raw foreground pixel explained by a neighbour's model is background (one hashed neighbour
+    per frame, or all eight: the upper bound of the idea)."""
+    return [{"consult": n} for n in (1, 8)] + [{"consult": 8, "threshold": 0.5}]
+
+
+GRIDS = {"base": _grid_base, "consult": _grid_consult, "gated": _grid_gated, "level": _grid_level, "raised": _grid_raised, "default": lambda: [{}]}
 
 
 def config_key(cfg: dict) -> str:
@@ -173,7 +179,8 @@ def _variant_class():
                              self._extra["blink"], *args, self._scores, self._raw, self._scr_f,
                              self._scr_i, np.float32(v["fb_thr"]), np.float32(v["fb_cap"]),
                              np.float32(inc), np.float32(dec), np.float32(v["v_max"]),
-                             np.int64(v["diff_every"]), diff_cap, np.int64(self._frames))
+                             np.int64(v["diff_every"]), diff_cap, np.int64(self._frames),
+                             np.int64(v["consult"]))
             if learn:
                 self._scale *= self._decay()
 
@@ -188,7 +195,7 @@ def make_detector(cfg: dict):
     import silkvision as sv
     variant = {k: cfg[k] for k in VARIANT_KEYS if k in cfg}
     params = {k: v for k, v in cfg.items() if k not in VARIANT_KEYS}
-    if not any(variant.get(k, 0) for k in ("fb_thr", "fb_cap", "diff_every")):
+    if not any(variant.get(k, 0) for k in ("fb_thr", "fb_cap", "diff_every", "consult")):
         return sv.create_subtractor("silk", **params)
     return _variant_class()(variant, **params)
 

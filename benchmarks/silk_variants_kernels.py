@@ -63,64 +63,146 @@ _DY = np.array([-1, -1, -1, 0, 0, 1, 1, 1], np.int64)
 _DX = np.array([-1, 0, 1, -1, 1, -1, 0, 1], np.int64)
 
 
-@njit(cache=True)
-def variant_frame(feat, colours, alphas, since, blink, scale, inv_scale_new, decay, rho, cap, cap_fg,
-                  threshold, hold, nl, learn, scores, mask, scr_f, scr_i,
-                  fb_thr, fb_cap, v_inc, v_dec, v_max, diff_every, diff_cap, frame_index):
-    """One frame of SILK with the optional feedback and diffusion (module notes); serial."""
+@njit(inline="always", cache=True)
+def _score_row(y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, scores, mask, featf,
+               mini, write):
+    """Scores and raw decisions of row y (written out if ``write``); leaves the unwidened scores
+    (``featf[0]``) and the row's lowest coefficients (``featf[4]``, ``mini``) in scratch."""
     H, W, C = feat.shape
     omega = alphas.shape[1]
-    featf = scr_f[0]
     acc = featf[3]
     minv = featf[4]
     ubuf = featf[5]
-    mini = scr_i[0]
-    for y in range(H):
-        _load_features(feat, y, featf, C, W)
-        for x in range(W):
-            acc[x] = _ZERO
-            minv[x] = _INF
-            mini[x] = np.uint32(0)
-        for j in range(omega):
-            _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j)
-        srow = scores[y]
-        mrow = mask[y]
-        brow = blink[y]
-        sincerow = since[y]
-        for x in range(W):
-            s = acc[x] * scale
-            v = brow[x]
-            widen = _ONE + fb_thr * v
+    _load_features(feat, y, featf, C, W)
+    for x in range(W):
+        acc[x] = _ZERO
+        minv[x] = _INF
+        mini[x] = np.uint32(0)
+    for j in range(omega):
+        _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j)
+    srow = scores[y]
+    mrow = mask[y]
+    brow = blink[y]
+    sraw = featf[0]
+    for x in range(W):
+        s = acc[x] * scale
+        sraw[x] = s
+        if write:
+            widen = _ONE + fb_thr * brow[x]
             fg = s < threshold / widen if fb_thr > _ZERO else s < threshold
             srow[x] = s * widen if fb_thr > _ZERO else s
             mrow[x] = np.uint8(255) if fg else np.uint8(0)
-            if learn:
-                c = np.int32(sincerow[x])
-                was_fg = c == 0
-                if fg != was_fg:
-                    v = min(v + v_inc, v_max)
-                else:
-                    v = max(v - v_dec, _ZERO)
-                brow[x] = v
-                c = 0 if fg else min(c + 1, 255)
-                sincerow[x] = np.uint8(c)
-                cp = cap_fg if c <= hold else cap
-                if fb_cap > _ZERO and cp < cap:
-                    cp = cp + (cap - cp) * min(_ONE, fb_cap * brow[x])
-                a = rho - decay * s
-                a = min(max(a, _ZERO), cp)
-                acc[x] = a * inv_scale_new
-        if learn:
-            arows = alphas[y]
-            crows = colours[y]
-            frow = feat[y]
-            for x in range(W):
-                a = acc[x]
-                if a > minv[x]:
-                    j = mini[x]
-                    arows[j, x] = a
+
+
+@njit(inline="always", cache=True)
+def _learn_row(y, feat, colours, alphas, since, blink, inv_scale_new, decay, rho, cap, cap_fg, hold,
+               fb_thr, fb_cap, v_inc, v_dec, v_max, scores, mask, featf, mini):
+    """SILK's update of row y from its decisions (``mask``) and scores (scratch from _score_row)."""
+    H, W, C = feat.shape
+    acc = featf[3]
+    minv = featf[4]
+    sraw = featf[0]
+    mrow = mask[y]
+    brow = blink[y]
+    sincerow = since[y]
+    for x in range(W):
+        s = sraw[x]
+        fg = mrow[x] != 0
+        v = brow[x]
+        c = np.int32(sincerow[x])
+        was_fg = c == 0
+        if fg != was_fg:
+            v = min(v + v_inc, v_max)
+        else:
+            v = max(v - v_dec, _ZERO)
+        brow[x] = v
+        c = 0 if fg else min(c + 1, 255)
+        sincerow[x] = np.uint8(c)
+        cp = cap_fg if c <= hold else cap
+        if fb_cap > _ZERO and cp < cap:
+            cp = cp + (cap - cp) * min(_ONE, fb_cap * v)
+        a = rho - decay * s
+        a = min(max(a, _ZERO), cp)
+        acc[x] = a * inv_scale_new
+    arows = alphas[y]
+    crows = colours[y]
+    frow = feat[y]
+    for x in range(W):
+        a = acc[x]
+        if a > minv[x]:
+            j = mini[x]
+            arows[j, x] = a
+            for ch in range(C):
+                crows[j, ch, x] = frow[x, ch]
+
+
+@njit(inline="always", cache=True)
+def _consult(feat, colours, alphas, scale, threshold, nl, mask, consult_n, frame_index):
+    """A raw foreground pixel whose colour a neighbour's model explains (score >= threshold) is
+    background (ViBe's and PBAS's neighbourhood, used at decision time); all 8 neighbours, or one
+    chosen by the position/frame hash."""
+    H, W, C = feat.shape
+    omega = alphas.shape[1]
+    for y in range(H):
+        for x in range(W):
+            if mask[y, x] == 0:
+                continue
+            k0 = 0
+            nk = 8
+            if consult_n < 8:
+                k0 = np.int64((pixel_hash(x, y, frame_index) >> np.uint32(24)) & np.uint32(7))
+                nk = consult_n
+            for kk in range(nk):
+                k = (k0 + kk) & 7
+                ny = y + _DY[k]
+                nx = x + _DX[k]
+                if ny < 0 or ny >= H or nx < 0 or nx >= W:
+                    continue
+                acc = _ZERO
+                for j in range(omega):
+                    d2 = _ZERO
                     for ch in range(C):
-                        crows[j, ch, x] = frow[x, ch]
+                        t = np.float32(feat[y, x, ch]) - np.float32(colours[ny, j, ch, nx])
+                        d2 = fma32(t, t, d2)
+                    acc = fma32(alphas[ny, j, nx], exp2_neg(d2 * nl), acc)
+                if acc * scale >= threshold:
+                    mask[y, x] = np.uint8(0)
+                    break
+
+
+@njit(cache=True)
+def variant_frame(feat, colours, alphas, since, blink, scale, inv_scale_new, decay, rho, cap, cap_fg,
+                  threshold, hold, nl, learn, scores, mask, scr_f, scr_i,
+                  fb_thr, fb_cap, v_inc, v_dec, v_max, diff_every, diff_cap, frame_index,
+                  consult_n):
+    """One frame of SILK with the optional feedback, neighbour consultation and diffusion (module
+    notes); serial."""
+    H = feat.shape[0]
+    featf = scr_f[0]
+    mini = scr_i[0]
+    if consult_n == 0:
+        for y in range(H):
+            _score_row(y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, scores, mask,
+                       featf, mini, True)
+            if learn:
+                _learn_row(y, feat, colours, alphas, since, blink, inv_scale_new, decay, rho, cap,
+                           cap_fg, hold, fb_thr, fb_cap, v_inc, v_dec, v_max, scores, mask, featf,
+                           mini)
+    else:
+        # every decision before any update (the neighbours' models are this frame's, unchanged)
+        for y in range(H):
+            _score_row(y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, scores, mask,
+                       featf, mini, True)
+        _consult(feat, colours, alphas, scale, threshold, nl, mask, consult_n, frame_index)
+        if learn:
+            for y in range(H):
+                # the same sums again for the row's scratch (scores, lowest coefficients); the
+                # decisions are the consulted ones already in ``mask``
+                _score_row(y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, scores,
+                           mask, featf, mini, False)
+                _learn_row(y, feat, colours, alphas, since, blink, inv_scale_new, decay, rho, cap,
+                           cap_fg, hold, fb_thr, fb_cap, v_inc, v_dec, v_max, scores, mask, featf,
+                           mini)
     if learn and diff_every > 0:
         _diffuse(feat, colours, alphas, mask, inv_scale_new, rho, nl, diff_every, diff_cap,
                  frame_index)
