@@ -334,12 +334,14 @@ def main(argv=None) -> int:
     if args.self_check:
         check_sequences(args.root, ["pedestrians"])
         return self_check(args.root)
-    cfgs = []
+    cfgs = [{}]       # the shipped default is always a candidate
+    families = {}
     for name in args.grid.split(","):
         if name not in GRIDS:
             sys.exit(f"--grid: {name!r} is not a grid; expected one of {', '.join(GRIDS)} "
                      f"(comma-separated)")
-        cfgs += [c for c in GRIDS[name]() if c not in cfgs]
+        families[name] = GRIDS[name]()
+        cfgs += [c for c in families[name] if c not in cfgs]
     if args.configs:
         try:
             extra = json.loads(args.configs)
@@ -376,11 +378,11 @@ def main(argv=None) -> int:
                 save_json(args.cache, cache)
                 print(f"  {next(iter(res)).split('|')[0]}: {len(res)} results "
                       f"({time.time() - t0:.0f} s)", flush=True)
-    report(cfgs, cache, args)
+    report(cfgs, cache, args, families)
     return 0
 
 
-def report(cfgs: list, cache: dict, args) -> None:
+def report(cfgs: list, cache: dict, args, families: dict | None = None) -> None:
     keys = [config_key(c) for c in cfgs]
     seqs = list(SEQUENCES)
     table = {k: {s: cache[s + "|" + k]["f_measure"] for s in seqs} for k in keys}
@@ -416,6 +418,18 @@ def report(cfgs: list, cache: dict, args) -> None:
               f"{auc[r['config']][s]:.4f} |")
     mean_loo = float(np.mean([loo[s]["held_out_f"] for s in seqs]))
     print(f"| **mean** | | | **{mean_loo:.4f}** | |")
+    fam_loo = {}
+    if families and len(families) > 1:
+        # each idea on its own: the shipped default plus that grid, chosen the same way
+        print("\nLeave one out per grid (the shipped default `{}` plus that grid's candidates)\n")
+        print("| grid | " + " | ".join(short[s] for s in seqs) + " | mean held-out F |")
+        print("|---|" + "---|" * (len(seqs) + 1))
+        for name, fam in families.items():
+            fk = list(dict.fromkeys(["{}"] + [config_key(c) for c in fam]))
+            r = leave_one_out(table, fk, seqs)
+            fam_loo[name] = {s: r[s]["held_out_f"] for s in seqs}
+            print(f"| {name} | " + " | ".join(f"{r[s]['held_out_f']:.3f}" for s in seqs)
+                  + f" | {np.mean(list(fam_loo[name].values())):.4f} |")
     best_all = max(keys, key=lambda k: np.mean(list(table[k].values())))
     print(f"\nBest mean F over all six (the rule for a default): `{best_all}` "
           f"{np.mean(list(table[best_all].values())):.4f}")
@@ -423,6 +437,7 @@ def report(cfgs: list, cache: dict, args) -> None:
         save_json(args.json, {"configs": keys, "f": table, "auc": auc, "foliage": fol,
                               "foliage_late": late,
                               "peers": peer_rows, "loo": loo, "loo_mean": mean_loo,
+                              "loo_per_grid": fam_loo,
                               "best_all": best_all})
 
 
