@@ -63,10 +63,10 @@ FOLIAGE_FRAMES = 241
 #: empty, so its first frames are foreground everywhere)
 FOLIAGE_WARMUP = 100
 VARIANT_KEYS = ("fb_thr", "fb_cap", "v_inc", "v_dec", "v_max", "fb_gate", "level_rate", "level_gamma",
-                "diff_every", "diff_kappa", "consult")
+                "diff_every", "diff_kappa", "consult", "consult_output_only")
 VARIANT_DEFAULTS = {"fb_thr": 0.0, "fb_cap": 0.0, "v_inc": 1.0, "v_dec": 0.1, "v_max": 10.0,
                     "fb_gate": 0, "level_rate": 0.01, "level_gamma": 1.0, "diff_every": 0,
-                    "diff_kappa": 0.0, "consult": 0}
+                    "diff_kappa": 0.0, "consult": 0, "consult_output_only": 0}
 PEERS = ("mog2", "mog2+chain", "knn", "knn+chain")
 ROC_HI = 4.0       # scores above land in the top bin (all far above any threshold used)
 ROC_BINS = 2048
@@ -116,7 +116,13 @@ def _grid_consult():
     return [{"consult": n} for n in (1, 8)] + [{"consult": 8, "threshold": 0.5}]
 
 
-GRIDS = {"base": _grid_base, "consult": _grid_consult, "gated": _grid_gated, "level": _grid_level, "raised": _grid_raised, "default": lambda: [{}]}
+def _grid_consult_output():
+    """The consultation changes the output only; the pixel learns from its own decisions (the
+    consulted ones let an absorbed object edge spread inwards)."""
+    return [{"consult": n, "consult_output_only": 1} for n in (1, 8)]
+
+
+GRIDS = {"base": _grid_base, "consult": _grid_consult, "consult_output": _grid_consult_output, "gated": _grid_gated, "level": _grid_level, "raised": _grid_raised, "default": lambda: [{}]}
 
 
 def config_key(cfg: dict) -> str:
@@ -144,6 +150,9 @@ def _variant_class():
                     "level": ((H, W), np.float32, 1.0)}
 
         def apply(self, frame, learningRate=-1, fgmask=None):
+            if self._var["consult_output_only"]:
+                super().apply(frame, learningRate)
+                return self._post(self._own, out=fgmask)
             if not self._var["fb_gate"]:
                 return super().apply(frame, learningRate, fgmask)
             # gated blinking (SuBSENSE): a flip of the raw decision counts only where the
@@ -180,9 +189,18 @@ def _variant_class():
                              self._scr_i, np.float32(v["fb_thr"]), np.float32(v["fb_cap"]),
                              np.float32(inc), np.float32(dec), np.float32(v["v_max"]),
                              np.int64(v["diff_every"]), diff_cap, np.int64(self._frames),
-                             np.int64(v["consult"]))
+                             np.int64(v["consult"]), self._own_buffer(feat))
             if learn:
                 self._scale *= self._decay()
+
+        def _own_buffer(self, feat):
+            # the consulted decisions when only the output follows them (the raw mask keeps the
+            # pixel's own); (0, 0) when learning follows the consulted decisions too
+            shape = feat.shape[:2] if self._var["consult_output_only"] else (0, 0)
+            buf = getattr(self, "_own", None)
+            if buf is None or buf.shape != shape:
+                buf = self._own = np.zeros(shape, np.uint8)
+            return buf
 
         def _score_bound(self):
             return super()._score_bound() * (1.0 + self._var["fb_thr"] * self._var["v_max"])

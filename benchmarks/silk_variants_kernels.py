@@ -174,7 +174,7 @@ def _consult(feat, colours, alphas, scale, threshold, nl, mask, consult_n, frame
 def variant_frame(feat, colours, alphas, since, blink, scale, inv_scale_new, decay, rho, cap, cap_fg,
                   threshold, hold, nl, learn, scores, mask, scr_f, scr_i,
                   fb_thr, fb_cap, v_inc, v_dec, v_max, diff_every, diff_cap, frame_index,
-                  consult_n):
+                  consult_n, consulted):
     """One frame of SILK with the optional feedback, neighbour consultation and diffusion (module
     notes); serial."""
     H = feat.shape[0]
@@ -193,7 +193,13 @@ def variant_frame(feat, colours, alphas, since, blink, scale, inv_scale_new, dec
         for y in range(H):
             _score_row(y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, scores, mask,
                        featf, mini, True)
-        _consult(feat, colours, alphas, scale, threshold, nl, mask, consult_n, frame_index)
+        if consulted.shape[0] == H:
+            # output only: ``mask`` keeps the pixel's own decisions (learning, the global-change
+            # rule), ``consulted`` receives the consulted ones
+            consulted[...] = mask
+            _consult(feat, colours, alphas, scale, threshold, nl, consulted, consult_n, frame_index)
+        else:
+            _consult(feat, colours, alphas, scale, threshold, nl, mask, consult_n, frame_index)
         if learn:
             for y in range(H):
                 # the same sums again for the row's scratch (scores, lowest coefficients); the
@@ -201,8 +207,8 @@ def variant_frame(feat, colours, alphas, since, blink, scale, inv_scale_new, dec
                 _score_row(y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, scores,
                            mask, featf, mini, False)
                 _learn_row(y, feat, colours, alphas, since, blink, inv_scale_new, decay, rho, cap,
-                           cap_fg, hold, fb_thr, fb_cap, v_inc, v_dec, v_max, scores, mask, featf,
-                           mini)
+                           cap_fg, hold, fb_thr, fb_cap, v_inc, v_dec, v_max, scores, mask,
+                           featf, mini)
     if learn and diff_every > 0:
         _diffuse(feat, colours, alphas, mask, inv_scale_new, rho, nl, diff_every, diff_cap,
                  frame_index)

@@ -59,3 +59,14 @@ def test_diffusion_is_deterministic_and_changes_the_model():
     for f in _frames():
         plain.apply(f)
     assert not np.array_equal(plain._alphas, runs[0]["alphas"])
+
+
+def test_output_only_consultation_learns_like_the_plain_detector():
+    a = loo.make_detector({"consult": 8, "consult_output_only": 1, "warmup": 5})
+    b = loo._variant_class()({}, warmup=5)
+    fewer = 0
+    for t, f in enumerate(_frames()):
+        f = np.roll(f, t % 2, axis=1)       # one-pixel jitter: neighbours explain each other
+        fewer += int(np.count_nonzero(b.apply(f))) - int(np.count_nonzero(a.apply(f)))
+    np.testing.assert_array_equal(a._alphas, b._alphas)
+    assert fewer > 0
