@@ -122,7 +122,8 @@ def _grid_consult_output():
     return [{"consult": n, "consult_output_only": 1} for n in (1, 8)]
 
 
-GRIDS = {"base": _grid_base, "consult": _grid_consult, "consult_output": _grid_consult_output, "gated": _grid_gated, "level": _grid_level, "raised": _grid_raised, "default": lambda: [{}]}
+GRIDS = {"base": _grid_base, "gated": _grid_gated, "level": _grid_level, "raised": _grid_raised,
+         "consult": _grid_consult, "consult_output": _grid_consult_output, "default": lambda: [{}]}
 
 
 def config_key(cfg: dict) -> str:
