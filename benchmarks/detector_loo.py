@@ -39,7 +39,6 @@ One numba thread, one OpenCV thread, two worker processes (``--processes``) by d
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import sys
@@ -49,12 +48,12 @@ from pathlib import Path
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
+import cv2
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from detector_accuracy import load_sequence  # noqa: E402
-from video_data import VIDEO_ROOT, check_sequences  # noqa: E402
+from detector_accuracy import load_sequence
+from video_data import VIDEO_ROOT, check_sequences
 
 SEQUENCES = ("highway", "office", "pedestrians", "traffic", "canoe", "pets2001_illumination")
 FOLIAGE = "wallflower_WavingTrees"
@@ -136,8 +135,9 @@ def cache_key(seq: str, cfg: dict) -> str:
 
 
 def _variant_class():
-    from silkvision.detector.silk import SilkSubtractor
     import silk_variants_kernels as vk
+
+    from silkvision.detector.silk import SilkSubtractor
 
     class VariantSilk(SilkSubtractor):
         """SILK through the experimental kernel (``silk_variants_kernels.variant_frame``)."""
@@ -370,7 +370,10 @@ def main(argv=None) -> int:
             sys.exit("--configs: expected a JSON list of objects, e.g. '[{\"threshold\": 0.4}]'")
         cfgs += [c for c in extra if c not in cfgs]
     for c in cfgs:
-        make_detector(c)       # bad keys/values fail here, before any work starts
+        try:
+            make_detector(c)   # bad keys/values fail here, before any work starts
+        except (TypeError, ValueError) as exc:
+            sys.exit(f"configuration {config_key(c)}: {exc}")
     seqs = list(SEQUENCES) + [FOLIAGE]
     check_sequences(args.root, seqs)
     cache = load_cache(args.cache)

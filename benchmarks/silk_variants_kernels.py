@@ -68,7 +68,7 @@ def _score_row(y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, sc
                mini, write):
     """Scores and raw decisions of row y (written out if ``write``); leaves the unwidened scores
     (``featf[0]``) and the row's lowest coefficients (``featf[4]``, ``mini``) in scratch."""
-    H, W, C = feat.shape
+    W, C = feat.shape[1], feat.shape[2]
     omega = alphas.shape[1]
     acc = featf[3]
     minv = featf[4]
@@ -98,7 +98,7 @@ def _score_row(y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, sc
 def _learn_row(y, feat, colours, alphas, since, blink, inv_scale_new, decay, rho, cap, cap_fg, hold,
                fb_thr, fb_cap, v_inc, v_dec, v_max, scores, mask, featf, mini):
     """SILK's update of row y from its decisions (``mask``) and scores (scratch from _score_row)."""
-    H, W, C = feat.shape
+    W, C = feat.shape[1], feat.shape[2]
     acc = featf[3]
     minv = featf[4]
     sraw = featf[0]
