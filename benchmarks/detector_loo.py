@@ -62,10 +62,10 @@ FOLIAGE_FRAMES = 241
 #: empty, so its first frames are foreground everywhere)
 FOLIAGE_WARMUP = 100
 VARIANT_KEYS = ("fb_thr", "fb_cap", "v_inc", "v_dec", "v_max", "fb_gate", "level_rate", "level_gamma",
-                "diff_every", "diff_kappa", "consult", "consult_output_only")
+                "diff_every", "diff_kappa", "consult", "consult_output_only", "consult_lo")
 VARIANT_DEFAULTS = {"fb_thr": 0.0, "fb_cap": 0.0, "v_inc": 1.0, "v_dec": 0.1, "v_max": 10.0,
                     "fb_gate": 0, "level_rate": 0.01, "level_gamma": 1.0, "diff_every": 0,
-                    "diff_kappa": 0.0, "consult": 0, "consult_output_only": 0}
+                    "diff_kappa": 0.0, "consult": 0, "consult_output_only": 0, "consult_lo": 0.0}
 PEERS = ("mog2", "mog2+chain", "knn", "knn+chain")
 ROC_HI = 4.0       # scores above land in the top bin (all far above any threshold used)
 ROC_BINS = 2048
@@ -121,8 +121,15 @@ def _grid_consult_output():
     return [{"consult": n, "consult_output_only": 1} for n in (1, 8)]
 
 
+def _grid_consult_unsure():
+    """Output-only consultation for the pixels whose own score is at least half the threshold: a
+    pixel whose own model finds the colour plainly new (a car) is not overruled by a neighbour."""
+    return [{"consult": n, "consult_output_only": 1, "consult_lo": 0.5} for n in (1, 8)]
+
+
 GRIDS = {"base": _grid_base, "gated": _grid_gated, "level": _grid_level, "raised": _grid_raised,
-         "consult": _grid_consult, "consult_output": _grid_consult_output, "default": lambda: [{}]}
+         "consult": _grid_consult, "consult_output": _grid_consult_output,
+         "consult_unsure": _grid_consult_unsure, "default": lambda: [{}]}
 
 
 def config_key(cfg: dict) -> str:
@@ -190,7 +197,8 @@ def _variant_class():
                              self._scr_i, np.float32(v["fb_thr"]), np.float32(v["fb_cap"]),
                              np.float32(inc), np.float32(dec), np.float32(v["v_max"]),
                              np.int64(v["diff_every"]), diff_cap, np.int64(self._frames),
-                             np.int64(v["consult"]), self._own_buffer(feat))
+                             np.int64(v["consult"]), self._own_buffer(feat),
+                             np.float32(v["consult_lo"] * p["threshold"]))
             if learn:
                 self._scale *= self._decay()
 

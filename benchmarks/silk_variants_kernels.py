@@ -137,15 +137,17 @@ def _learn_row(y, feat, colours, alphas, since, blink, inv_scale_new, decay, rho
 
 
 @njit(inline="always", cache=True)
-def _consult(feat, colours, alphas, scale, threshold, nl, mask, consult_n, frame_index):
+def _consult(feat, colours, alphas, scale, threshold, nl, mask, consult_n, frame_index, scores,
+             consult_lo):
     """A raw foreground pixel whose colour a neighbour's model explains (score >= threshold) is
     background (ViBe's and PBAS's neighbourhood, used at decision time); all 8 neighbours, or one
-    chosen by the position/frame hash."""
+    chosen by the position/frame hash. Pixels whose own score is below ``consult_lo`` (their own
+    model is sure the colour is new) are not consulted."""
     H, W, C = feat.shape
     omega = alphas.shape[1]
     for y in range(H):
         for x in range(W):
-            if mask[y, x] == 0:
+            if mask[y, x] == 0 or scores[y, x] < consult_lo:
                 continue
             k0 = 0
             nk = 8
@@ -174,7 +176,7 @@ def _consult(feat, colours, alphas, scale, threshold, nl, mask, consult_n, frame
 def variant_frame(feat, colours, alphas, since, blink, scale, inv_scale_new, decay, rho, cap, cap_fg,
                   threshold, hold, nl, learn, scores, mask, scr_f, scr_i,
                   fb_thr, fb_cap, v_inc, v_dec, v_max, diff_every, diff_cap, frame_index,
-                  consult_n, consulted):
+                  consult_n, consulted, consult_lo):
     """One frame of SILK with the optional feedback, neighbour consultation and diffusion (module
     notes); serial."""
     H = feat.shape[0]
@@ -197,9 +199,11 @@ def variant_frame(feat, colours, alphas, since, blink, scale, inv_scale_new, dec
             # output only: ``mask`` keeps the pixel's own decisions (learning, the global-change
             # rule), ``consulted`` receives the consulted ones
             consulted[...] = mask
-            _consult(feat, colours, alphas, scale, threshold, nl, consulted, consult_n, frame_index)
+            _consult(feat, colours, alphas, scale, threshold, nl, consulted, consult_n, frame_index,
+                     scores, consult_lo)
         else:
-            _consult(feat, colours, alphas, scale, threshold, nl, mask, consult_n, frame_index)
+            _consult(feat, colours, alphas, scale, threshold, nl, mask, consult_n, frame_index,
+                     scores, consult_lo)
         if learn:
             for y in range(H):
                 # the same sums again for the row's scratch (scores, lowest coefficients); the
