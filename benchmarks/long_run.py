@@ -18,7 +18,6 @@ import json
 import os
 import resource
 import shutil
-import signal
 import sys
 import tempfile
 import threading
@@ -34,16 +33,19 @@ from silkvision.export import export_masks
 
 
 class LoopSource(Source):
-    """The frames of a clip (held in memory) repeated to ``total`` frames, numbered 1..total."""
+    """The frames of a clip (held in memory) repeated to ``total`` frames, numbered 1..total; with
+    ``deadline`` (a ``time.monotonic()`` value) the stream ends early once it has passed."""
 
     kind = "loop"
     seekable = True
 
-    def __init__(self, frames: list[np.ndarray], total: int, name: str):
+    def __init__(self, frames: list[np.ndarray], total: int, name: str, deadline: float | None = None):
         super().__init__(f"{name}-loop")
         self._frames = frames
         self._total = total
         self._pos = 1
+        self.deadline = deadline
+        self.ended_early = False
         self.fps = 25.0
 
     @property
@@ -61,6 +63,9 @@ class LoopSource(Source):
     def _next(self):
         i = self._pos
         if i > self._total:
+            raise StopIteration
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            self.ended_early = True
             raise StopIteration
         self._pos = i + 1
         return i, self._frames[(i - 1) % len(self._frames)], f"{self.name} frame {i}"
@@ -119,23 +124,20 @@ def main(argv=None) -> int:
                     help="configuration override, as for silkvision export")
     ap.add_argument("--json", type=Path, default=None, help="write the samples and summary here")
     ap.add_argument("--max-seconds", type=float, default=None,
-                    help="stop the export after this long, as Ctrl-C does (a shorter run than "
-                         "--frames when time forbids; the summary says how many frames were done)")
+                    help="end the looped stream after this long (a shorter run than --frames when "
+                         "time forbids; the summary says how many frames were done)")
     args = ap.parse_args(argv)
     if args.frames < 1:
         ap.error(f"--frames: {args.frames} is not allowed; expected an integer >= 1")
     cfg = load_config(overrides=args.overrides, use_cwd=False)
     with open_source(sv.samples.highway()) as clip:
         frames = [np.array(f) for _, f in clip]
-    src = LoopSource(frames, args.frames, "highway")
+    deadline = None if args.max_seconds is None else time.monotonic() + args.max_seconds
+    src = LoopSource(frames, args.frames, "highway", deadline)
     out = args.out or Path(tempfile.mkdtemp(prefix="silkvision-long-run-"))
     sampler = Sampler(src, args.every)
     sampler.sample()   # the baseline: clip in memory, nothing exported yet
     sampler.start()
-    if args.max_seconds is not None:   # the export stops cleanly on SIGINT (checkpoint saved)
-        timer = threading.Timer(args.max_seconds, os.kill, (os.getpid(), signal.SIGINT))
-        timer.daemon = True
-        timer.start()
     try:
         res = export_masks(src, out, cfg, overwrite=True, progress=False)
     finally:
@@ -155,7 +157,8 @@ def main(argv=None) -> int:
                "fps_median": float(np.median(rates)) if rates else None,
                "fps_first_steady": rates[0] if rates else None, "fps_last": rates[-1] if rates else None,
                "overrides": args.overrides, "complete": res.complete,
-               "interrupted": res.interrupted, "frames_asked": args.frames}
+               "interrupted": res.interrupted, "ended_early": src.ended_early,
+               "frames_asked": args.frames}
     print(json.dumps(summary, indent=2))
     if args.json is not None:
         args.json.write_text(json.dumps({"summary": summary, "samples": s}, indent=1) + "\n")
