@@ -34,6 +34,21 @@ class SourceError(SilkvisionError):
     """A capture source cannot be opened or read (missing path, corrupt frame, lost camera)."""
 
 
+class BadFrame(SourceError):
+    """One frame cannot be used (it does not decode, or has another size than the others); a
+    seekable source can go on from the frame after it (seek there).
+
+    Attributes
+    ----------
+    index : int
+        The frame's number.
+    """
+
+    def __init__(self, message: str, index: int):
+        super().__init__(message)
+        self.index = index
+
+
 class DataError(SilkvisionError, ValueError):
     """Input data (ground truth, masks, data sets) is inconsistent or malformed."""
 

@@ -11,7 +11,7 @@ import numpy as np
 from silkvision.capture.checks import check_index
 from silkvision.capture.images import list_images, number_images, read_image
 from silkvision.capture.source import Source
-from silkvision.errors import SourceError
+from silkvision.errors import BadFrame, SourceError
 
 __all__ = ["FolderSource"]
 
@@ -99,6 +99,9 @@ class FolderSource(Source):
             raise StopIteration
         path = self._paths[self._pos]
         index = self._indices[self._pos]
-        frame = read_image(path, cv2.IMREAD_COLOR, "an image")
+        try:
+            frame = read_image(path, cv2.IMREAD_COLOR, "an image")
+        except SourceError as e:
+            raise BadFrame(str(e), index) from None
         self._pos += 1
         return index, frame, str(path)

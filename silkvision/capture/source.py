@@ -23,7 +23,7 @@ import numpy as np
 from silkvision.capture.checks import check_index, check_max_frames, check_resize
 from silkvision.capture.groundtruth import GroundTruth
 from silkvision.capture.images import to_bgr
-from silkvision.errors import SourceError
+from silkvision.errors import BadFrame, SourceError
 
 __all__ = ["Source"]
 
@@ -163,7 +163,10 @@ class Source:
             if self._closed:
                 raise SourceError(f"{self.spec}: source is closed")
             index, frame, where = self._next()
-            return index, self._prepare(frame, where)
+            try:
+                return index, self._prepare(frame, where)
+            except SourceError as e:   # another size than the frames before: this frame only
+                raise BadFrame(str(e), index) from None
 
     def _next(self) -> tuple[int, np.ndarray, str]:  # pragma: no cover - abstract
         """Return ``(index, raw frame, label for messages)`` or raise StopIteration."""

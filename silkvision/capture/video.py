@@ -11,7 +11,7 @@ from silkvision.capture.checks import check_index
 from silkvision.capture.images import IMAGE_EXTENSIONS, not_a_file
 from silkvision.capture.opencv import open_capture
 from silkvision.capture.source import Source
-from silkvision.errors import SourceError
+from silkvision.errors import BadFrame, SourceError
 
 __all__ = ["VideoSource"]
 
@@ -133,11 +133,8 @@ class VideoSource(Source):
             self._ended = True
             n = self.reported_frames
             if n is not None and self._pos <= n:
-                good = self._pos - self.first_index  # the frames decoded before this one
-                hint = (f" (frames {self.first_index}..{self._pos - 1} could be read: max_frames "
-                        f"{good} stops before this one)" if good > 0 else "")
-                raise SourceError(f"{self.spec}: could not decode frame {self._pos} of the {n} the "
-                                  f"container reports; the file is truncated or corrupt{hint}")
+                raise BadFrame(f"{self.spec}: could not decode frame {self._pos} of the {n} the "
+                               f"container reports; the file is truncated or corrupt", self._pos)
             raise StopIteration
         index = self._pos
         self._pos += 1

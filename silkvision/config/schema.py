@@ -207,6 +207,10 @@ SCHEMA: dict[str, Any] = {
                         lambda v: len(v) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
                                                       and 0 < x <= MAX_FRAME_SIDE for x in v),
                         nullable=True, bounds=(1, MAX_FRAME_SIDE), help="resize frames before detection"),
+        "on_bad_frame": choice("stop", ("stop", "skip"),
+                               "what export does at a frame that cannot be decoded or has another "
+                               "size: stop with an error (the export resumes), or skip it (no mask; "
+                               "listed in export.json)"),
     },
     "export": {
         "scores": boolean(False, "also write per-frame scores (float16, compressed .npz)"),

@@ -28,9 +28,19 @@ is restored from ``checkpoint.npz`` (saved every ``export.checkpoint_every`` fra
 SIGINT/SIGTERM) and frames after the checkpoint are recomputed and rewritten. Detectors without
 ``get_state`` (MOG2, KNN) replay from the first frame, keeping masks already written and
 re-creating missing ones; so does a resume whose ``checkpoint.npz`` cannot be read or restored, or
-whose earlier masks (or scores files) are not all on disk (a note says why). The final folder is
+whose earlier masks (or scores files) are not all on disk (a note says why). A file is kept only if
+it reads back as a mask (scores) of the frames' size and is not a symbolic link
+(:mod:`~silkvision.export.verify`); a truncated or replaced one is written again. The final folder is
 identical, byte for byte, to that of an uninterrupted run -- except ``masks.mkv``, whose Matroska
-header carries a random segment UID (its decoded frames are identical).
+header carries a random segment UID (its decoded frames are identical). An unfinished export of an
+image folder whose files changed only after the checkpoint (a bad image removed or replaced)
+resumes from that checkpoint (:mod:`~silkvision.export.prefix`).
+
+A frame that does not decode, or has another size than the frames before it
+(:class:`~silkvision.errors.BadFrame`), stops the export with an error that names it
+(``capture.on_bad_frame: stop``, the default); the frames before it are kept for a resume. With
+``capture.on_bad_frame: skip`` the export goes on past it: no file is written for it, masks keep
+the source's frame numbers, and ``export.json`` lists it (``"skipped"``) with the reason.
 """
 
 from silkvision.export.engine import export_masks

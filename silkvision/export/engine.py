@@ -8,8 +8,8 @@ The run takes the folder's lock (:mod:`~silkvision.export.folder`), decides what
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable, Mapping
 
 from silkvision.capture import Source, open_source
 from silkvision.config import ALGORITHMS, validate, write_config
@@ -105,7 +105,7 @@ def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: s
 
 def _export(src: Source, out: Path, cfg: dict, det, progress, log, handle_signals) -> ExportResult:
     if src.kind in ("folder", "cdnet"):
-        folder = resolved(src.folder, ExportError)
+        folder = resolved(src.folder, ExportError)  # type: ignore[attr-defined]
         if resolved(out, ExportError) in (folder, folder.parent if src.kind == "cdnet" else folder):
             raise ExportError(f"{out}: is the source folder; choose another output folder")
     given = det is not None
@@ -143,15 +143,21 @@ def _export_locked(src: Source, out: Path, cfg: dict, det, res: ExportResult, pr
     overwrite = bool(cfg["export"]["overwrite"])
     old = prepare_folder(out, overwrite)
     new = build_manifest(src, algorithm, output_settings(cfg, algorithm), "running")
+    skip = cfg["capture"]["on_bad_frame"] == "skip"
     plan = plan_resume(out, old, new, src, scores=want_scores, algorithm=algorithm,
-                       checkpointable=old is not None and can_checkpoint(det))
+                       checkpointable=old is not None and can_checkpoint(det), size=src.frame_size,
+                       skip=skip)
     if plan.action == DONE:
+        assert old is not None   # only a manifest found says the export is done
         (out / CHECKPOINT).unlink(missing_ok=True)
         res.frames, res.complete, res.already_complete = old["frames"], True, True
         res.first_index, res.last_index = old.get("first_index"), old.get("last_index")
+        res.skipped = sorted(s["frame"] for s in old.get("skipped", []))
         return res
     if plan.state is not None:
         plan = _restore(det, plan, out, algorithm)
+    for name in plan.remove:   # files of frames the source no longer has
+        (out / name).unlink(missing_ok=True)
     res.resumed_from = plan.resumed_from
     if plan.note:
         res.note(plan.note, log)
@@ -160,34 +166,41 @@ def _export_locked(src: Source, out: Path, cfg: dict, det, res: ExportResult, pr
     # given by the caller was read from already: the manifest names the whole source, and a resume
     # counts export frame k as the source's k-th frame. The first frame is read before anything is
     # written, so a source without frames leaves no "running" manifest behind.
+    loop = FrameLoop(src, det, out, scores=want_scores, video=bool(cfg["export"]["video"]),
+                     keep_existing=plan.keep_existing,
+                     checkpoint_every=int(cfg["export"]["checkpoint_every"]),
+                     resume_index=plan.resume_index, frames_before=plan.frames_before,
+                     skip=skip, skipped=plan.skipped)
     pending = None
     if plan.resume_index is None:
-        if src.seekable:
-            src.seek(src.first_index)
-        try:
-            pending = next(src)
-        except StopIteration:
+        pending = loop.first_frame()
+        if pending is None:
             note_dropped(src, res, log)
-            raise SourceError(f"{src.spec}: no frames to export") from None
+            raise SourceError(f"{src.spec}: no frames to export{_all_skipped(loop)}")
     if pending is not None and hasattr(det, "check_memory"):  # before anything is written
         det.check_memory(*pending[1].shape[:2])
     if pending is not None and given:
         det.reset()   # from an empty model, as evaluate_sequence; a resume has set its checkpoint
-    write_manifest(out, new)
+    write_manifest(out, loop.with_skips(new))
+    loop.manifest = new
     with reported_write_errors(out / "config.yaml"):
         write_config(_effective_config(cfg), out / "config.yaml")
     if asked_scores and not want_scores:
         log(f"{algorithm} has no per-pixel scores: no scores files are written")
 
-    loop = FrameLoop(src, det, out, scores=want_scores, video=bool(cfg["export"]["video"]),
-                     keep_existing=plan.keep_existing,
-                     checkpoint_every=int(cfg["export"]["checkpoint_every"]),
-                     resume_index=plan.resume_index, frames_before=plan.frames_before)
     if plan.resume_index is not None:
         loop.resume_after(plan.resume_index, plan.digest, res, log)
     with StopFlag(handle_signals) as stop:
         loop.run(pending, stop, res, log, progress)
     return finish(loop, stop, src, out, new, res, log, overwrite=overwrite, algorithm=algorithm)
+
+
+def _all_skipped(loop: FrameLoop) -> str:
+    if not loop.skipped:
+        return ""
+    n = len(loop.skipped)
+    return (f": {'its' if n == 1 else 'all'} {n} frame{'s were' if n != 1 else ' was'} skipped as "
+            f"bad (the first: {loop.skipped[0]['reason']})")
 
 
 def _restore(det, plan: ResumePlan, out: Path, algorithm: str) -> ResumePlan:
@@ -199,7 +212,7 @@ def _restore(det, plan: ResumePlan, out: Path, algorithm: str) -> ResumePlan:
         raise
     except Exception as e:  # noqa: BLE001 - garbled arrays: ValueError, TypeError, ...
         reset = getattr(det, "reset", None)
-        if not callable(reset):  # half-restored and cannot be made fresh again
+        if not callable(reset) or plan.source_changed:  # no fresh detector, or nothing to replay
             raise ExportError(f"{out / CHECKPOINT}: cannot restore the {algorithm} "
                               f"detector ({describe_error(e)}); use --overwrite to "
                               f"start over") from None

@@ -12,13 +12,14 @@ from silkvision.capture import Source
 from silkvision.errors import SourceError, may_catch_sigterm
 from silkvision.export.loop import FrameLoop
 from silkvision.export.notes import note_dropped
+from silkvision.export.plan import frame_list
 from silkvision.export.result import ExportResult
 from silkvision.io.checkpoint import CHECKPOINT
 from silkvision.io.manifest import write_manifest
 
 __all__ = ["StopFlag", "finish"]
 
-SIGNAL_NAMES = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
+SIGNAL_NAMES: dict[int | None, str] = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
 
 
 class StopFlag:
@@ -29,8 +30,8 @@ class StopFlag:
     worker that caught it and returned normally hung the pool's ``terminate()`` for ever."""
 
     def __init__(self, enabled: bool):
-        self.signum = None
-        self._old = {}
+        self.signum: int | None = None
+        self._old: dict = {}
         self.enabled = enabled and threading.current_thread() is threading.main_thread()
 
     def _handler(self, signum, frame):
@@ -72,6 +73,7 @@ def finish(loop: FrameLoop, stop: StopFlag, src: Source, out: Path, manifest: di
     """
     res.seconds, res.processed, res.signal = loop.seconds, loop.processed, stop.signum
     res.frames, res.first_index, res.last_index = loop.frames, loop.first_index, loop.last_index
+    res.skipped = sorted(loop.skipped_indices)
     if stop.set and src.seekable and not loop.exhausted:
         _interrupted(loop, res, log, overwrite=overwrite, algorithm=algorithm)
         return res
@@ -90,13 +92,17 @@ def finish(loop: FrameLoop, stop: StopFlag, src: Source, out: Path, manifest: di
     if gaps:
         res.note(f"the stream dropped {len(gaps)} time{'s' if len(gaps) != 1 else ''}; the frames "
                  f"lost are missing from the numbering (export.json lists the gaps)", log)
-    write_manifest(out, {**manifest, "status": "complete", "frames": loop.frames,
-                         "first_index": loop.first_index, "last_index": loop.last_index,
-                         "video": res.video.name if res.video else None,
-                         "scores": loop.scores, "silkvision": __version__,
-                         **({"gaps": list(gaps)} if gaps is not None else {})})
+    write_manifest(out, loop.with_skips({**manifest, "status": "complete", "frames": loop.frames,
+                                         "first_index": loop.first_index, "last_index": loop.last_index,
+                                         "video": res.video.name if res.video else None,
+                                         "scores": loop.scores, "silkvision": __version__,
+                                         **({"gaps": list(gaps)} if gaps is not None else {})}))
     (out / CHECKPOINT).unlink(missing_ok=True)
     res.complete = True
+    if loop.skipped:
+        n = len(loop.skipped)
+        res.note(f"skipped {n} bad frame{'s' if n != 1 else ''} (capture.on_bad_frame=skip; no mask "
+                 f"written, reasons in {out / 'export.json'}): {frame_list(loop.skipped)}", log)
     return res
 
 

@@ -3,20 +3,25 @@ saved every ``export.checkpoint_every`` frames; and the positioning of a resumed
 
 from __future__ import annotations
 
+import bisect
 import inspect
 import itertools
 import sys
 import time
+from collections.abc import Container
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from silkvision.capture import Source, read_image
-from silkvision.errors import ExportError, SourceError
+from silkvision.errors import BadFrame, ExportError, SourceError
 from silkvision.export.notes import note_dropped, note_padding, note_resize
+from silkvision.export.prefix import SourcePrefix
 from silkvision.export.result import ExportResult
+from silkvision.export.verify import mask_problem, scores_problem
 from silkvision.io.checkpoint import CHECKPOINT, frame_digest, indices_through, save_checkpoint
+from silkvision.io.manifest import write_manifest
 from silkvision.io.writers import MaskVideoWriter, mask_name, scores_name, write_mask_png, write_scores_npz
 
 __all__ = ["FrameLoop"]
@@ -43,12 +48,22 @@ class FrameLoop:
     resume_index : int or None
         The frame the detector state is of (a resume from a checkpoint); None: from the first frame.
     frames_before : int
-        Frames of the export up to and including ``resume_index``.
+        Frames of the export up to and including ``resume_index`` (skipped ones not counted).
+    skip : bool
+        Go on past a frame that cannot be used (``capture.on_bad_frame: skip``), writing no file
+        for it; otherwise such a frame stops the export with an error.
+    skipped : list of dict, optional
+        The frames skipped up to ``resume_index``: ``{"frame": index, "reason": message}``.
 
     Attributes
     ----------
     frames, processed : int
         Frames of the export so far; frames run through the detector by this run.
+    skipped : list of dict
+        The frames skipped so far, in order.
+    manifest : dict or None
+        The running manifest; once set, it is written again with each frame skipped and, for an
+        image folder, with each checkpoint (:mod:`~silkvision.export.prefix`).
     first_index, last_index : int or None
         Numbers of the first and last frame exported so far.
     checkpointed : int or None
@@ -61,19 +76,88 @@ class FrameLoop:
     """
 
     def __init__(self, src: Source, det, out: Path, *, scores: bool, video: bool, keep_existing: bool,
-                 checkpoint_every: int, resume_index: int | None = None, frames_before: int = 0):
+                 checkpoint_every: int, resume_index: int | None = None, frames_before: int = 0,
+                 skip: bool = False, skipped=()):
         self.src, self.det, self.out = src, det, out
         self.scores, self.video, self.keep_existing = scores, video, keep_existing
         self.every = checkpoint_every
+        self.skip = skip
+        self.skipped = [dict(s) for s in skipped]
+        self.manifest: dict | None = None
         self.frames = frames_before
         self.processed = 0
-        self.first_index = None if resume_index is None else src.first_index
+        self.first_index = None
+        self.prefix = SourcePrefix(src)   # of the frames read, for the running manifest
+        self._through: dict | None = None
+        if resume_index is not None:
+            gone = self.skipped_indices
+            self.first_index = next(i for i in indices_through(src, resume_index) if i not in gone)
+            for i in indices_through(src, resume_index):
+                self.prefix.add(i)
+        self._folded = len(self.skipped)   # skipped frames counted in prefix and position
         self.last_index = resume_index
         self.last_frame = None     # the frame of last_index, for the checkpoint's digest
         self.checkpointed = resume_index
         self.exhausted = False
         self.writer: MaskVideoWriter | None = None
         self.seconds = 0.0
+        self._res: ExportResult | None = None   # where run() notes files written again
+        self._log = None
+        self._bar = None
+
+    @property
+    def skipped_indices(self) -> set[int]:
+        return {s["frame"] for s in self.skipped}
+
+    @property
+    def position(self) -> int:
+        """Frames of the source up to the last one exported, skipped ones included (a
+        checkpoint's ``frames``). A bad frame read after it (looking for the end at a stop) is
+        not counted: the checkpoint is of the last frame exported."""
+        return self.frames + self._folded
+
+    def with_skips(self, manifest: dict) -> dict:
+        """``manifest`` with the frames skipped so far (unchanged when none were)."""
+        return {**manifest, "skipped": list(self.skipped)} if self.skipped else manifest
+
+    def _write_running_manifest(self) -> None:
+        """Write the running manifest: the frames skipped so far and, for an image folder, the
+        digest of its files up to the checkpoint (:mod:`~silkvision.export.prefix`)."""
+        if self.manifest is None:
+            return
+        m = self.with_skips(self.manifest)
+        if self._through is not None:
+            m = {**m, "source_through": self._through}
+        write_manifest(self.out, m)
+
+    # -- reading -------------------------------------------------------------------------------
+    def first_frame(self):
+        """Rewind a seekable source and read its first usable frame: ``(index, frame)``, or None
+        when it has none."""
+        if self.src.seekable:
+            self.src.seek(self.src.first_index)
+        return next(self._usable(self.src), None)
+
+    def _usable(self, frames):
+        """The ``(index, frame)`` of ``frames`` that can be used. A :class:`BadFrame` is skipped
+        (and recorded) with ``skip``, else raised with advice that works when followed."""
+        while True:
+            try:
+                yield next(frames)
+            except StopIteration:
+                return
+            except BadFrame as e:
+                if not self.skip:
+                    how = ("add --set capture.on_bad_frame=skip to go on past it" if self.src.seekable
+                           else "add --set capture.on_bad_frame=skip --overwrite to start again and "
+                                "go on past such frames")
+                    raise BadFrame(f"{e}; {how}", e.index) from None
+                self.skipped.append({"frame": e.index, "reason": str(e)})
+                if self.src.seekable:   # a video's reader stops at a frame it cannot decode
+                    self.src.seek(_index_after(self.src, e.index))
+                if self._bar is not None:
+                    self._bar.update(1)
+                self._write_running_manifest()
 
     # -- a resumed run -----------------------------------------------------------------------
     def resume_after(self, index: int, digest: bytes | None, res: ExportResult, log) -> None:
@@ -81,9 +165,11 @@ class FrameLoop:
         masks up to it from their files into a new one."""
         seek_after(self.src, index, digest, self.out, res, log)
         if self.video:  # rebuild the video's first part from the masks on disk
-            self.writer = MaskVideoWriter(self.out, self.src.frame_size, self.src.fps or 25.0)
+            size = self.src.frame_size
+            assert size is not None   # seek_after has read a frame
+            self.writer = MaskVideoWriter(self.out, size, self.src.fps or 25.0)
             note_padding(self.writer, res, log)
-            feed_video_from_disk(self.out, self.src, self.writer, index)
+            feed_video_from_disk(self.out, self.src, self.writer, index, self.skipped_indices)
 
     # -- the loop ------------------------------------------------------------------------------
     def run(self, pending, stop, res: ExportResult, log, progress: bool | None) -> None:
@@ -94,19 +180,23 @@ class FrameLoop:
         exported (so a fixed source resumes there) and the error is raised again.
         """
         src, det, out = self.src, self.det, self.out
+        self._res, self._log = res, log
         use_bar = sys.stderr.isatty() if progress is None else bool(progress)
         bar = None
         if use_bar:
             from tqdm import tqdm
-            bar = tqdm(total=src.frame_count, initial=self.frames, unit="frame", file=sys.stderr,
+            bar = tqdm(total=src.frame_count, initial=self.position, unit="frame", file=sys.stderr,
                        desc=src.name, dynamic_ncols=True, leave=False)
+        self._bar = bar
         t0 = time.perf_counter()
         # one mask buffer for the whole export (no allocation per frame) when the detector takes one
         takes_fgmask = "fgmask" in inspect.signature(det.apply).parameters
         mask_buf = None
         resize_noted = False
         try:
-            stream = src if pending is None else itertools.chain((pending,), src)
+            stream = self._usable(src)
+            if pending is not None:
+                stream = itertools.chain((pending,), stream)
             for index, frame in stream:
                 if not resize_noted:
                     resize_noted = True
@@ -121,6 +211,10 @@ class FrameLoop:
                 else:
                     mask = det.apply(frame)
                 self._write(index, mask)
+                while self._folded < len(self.skipped):   # the bad frames read before this one
+                    self.prefix.add(self.skipped[self._folded]["frame"])
+                    self._folded += 1
+                self.prefix.add(index)
                 self.frames += 1
                 self.processed += 1
                 self.first_index = index if self.first_index is None else self.first_index
@@ -131,8 +225,7 @@ class FrameLoop:
                     self.exhausted = src.seekable and _at_end(stream)
                     break
                 if self.every and src.seekable and self.frames % self.every == 0:
-                    if save_checkpoint(out, det, index, self.frames, frame):
-                        self.checkpointed = index
+                    self._checkpoint(index, frame)
             else:
                 self.exhausted = True
         except SourceError:
@@ -148,19 +241,30 @@ class FrameLoop:
         finally:
             if bar is not None:
                 bar.close()
+            self._bar = None
         self.seconds = time.perf_counter() - t0
 
     def _write(self, index: int, mask: np.ndarray) -> None:
-        """Write the files of frame ``index`` (in a replay, those not on disk yet)."""
+        """Write the files of frame ``index`` (in a replay, those not on disk yet or damaged)."""
+        size = (mask.shape[1], mask.shape[0])
         mask_path = self.out / mask_name(index)
-        if not (self.keep_existing and mask_path.is_file()):
+        if not (self.keep_existing and self._keep(mask_path, mask_problem(mask_path, size))):
             write_mask_png(mask_path, mask)
         if self.scores:
             sp = self.out / scores_name(index)
-            if not (self.keep_existing and sp.is_file()):
+            if not (self.keep_existing and self._keep(sp, scores_problem(sp, size))):
                 write_scores_npz(sp, self.det.scores)
         if self.writer is not None:
             self.writer.write(mask)
+
+    def _keep(self, path: Path, problem: str | None) -> bool:
+        """Whether a replay keeps the file ``path`` found with ``problem`` (None: intact); a
+        damaged one is noted and written again."""
+        if problem is None:
+            return True
+        if problem != "is missing" and self._res is not None:
+            self._res.note(f"{path}: {problem}; written again", self._log)
+        return False
 
     def save_checkpoint(self) -> bool:
         """Save the checkpoint after the last frame exported unless it is saved already; whether
@@ -169,10 +273,18 @@ class FrameLoop:
             return False
         if self.last_index == self.checkpointed:
             return True
-        if save_checkpoint(self.out, self.det, self.last_index, self.frames, self.last_frame):
-            self.checkpointed = self.last_index
-            return True
-        return False
+        return self._checkpoint(self.last_index, self.last_frame)
+
+    def _checkpoint(self, index: int, frame) -> bool:
+        """Save the checkpoint after frame ``index`` (False: the detector has no state)."""
+        if not save_checkpoint(self.out, self.det, index, self.position, frame):
+            return False
+        self.checkpointed = index
+        digest = self.prefix.digest
+        if digest is not None:
+            self._through = {"frame": index, "digest": digest}
+            self._write_running_manifest()
+        return True
 
     def abandon_video(self) -> None:
         """Drop the unfinished video (a resume rebuilds it from the masks on disk)."""
@@ -209,7 +321,7 @@ def seek_after(src: Source, index: int, digest: bytes | None, out: Path, res: Ex
     res.note(f"{src.spec}: seeking to frame {index} found another frame; reading forward from the "
              f"first frame instead", log)
     src.seek(src.first_index)
-    for i, frame in src:
+    for i, frame in _past_bad_frames(src):
         if i >= index:
             if i == index and frame_digest(frame) == digest:
                 return
@@ -218,9 +330,33 @@ def seek_after(src: Source, index: int, digest: bytes | None, out: Path, res: Ex
                       f"checkpoint was saved after (has the source changed?); add --overwrite to start over")
 
 
-def feed_video_from_disk(out: Path, src: Source, writer: MaskVideoWriter, last: int) -> None:
-    """Write the masks ``first_index .. last`` from their PNG files into the video."""
+def _index_after(src: Source, index: int) -> int:
+    """The number of the frame after frame ``index`` (one past the last frame after the last)."""
+    indices = getattr(src, "indices", None)   # FolderSource / CdnetSource: numbers from file names
+    if indices is None:
+        return index + 1
+    k = bisect.bisect_right(indices, index)
+    return indices[k] if k < len(indices) else indices[-1] + 1
+
+
+def _past_bad_frames(src: Source):
+    """The frames of ``src`` that can be read, passing over the bad ones (a resume knows them)."""
+    while True:
+        try:
+            yield next(src)
+        except StopIteration:
+            return
+        except BadFrame as e:
+            src.seek(_index_after(src, e.index))
+
+
+def feed_video_from_disk(out: Path, src: Source, writer: MaskVideoWriter, last: int,
+                         skipped: Container[int] = frozenset()) -> None:
+    """Write the masks ``first_index .. last`` (but those of ``skipped`` frames, which have none)
+    from their PNG files into the video."""
     for i in indices_through(src, last):
+        if i in skipped:
+            continue
         path = out / mask_name(i)
         try:
             m = read_image(path, cv2.IMREAD_GRAYSCALE, "a mask image")

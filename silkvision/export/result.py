@@ -33,6 +33,9 @@ class ExportResult:
     complete : bool
         The export is finished (``export.json`` says "complete").
     video : Path or None
+    skipped : list of int
+        Numbers of the bad frames skipped (``capture.on_bad_frame: skip``); no mask was written
+        for them.
     notes : list of str
         Messages shown to the user (resume, no checkpoint, ...).
     """
@@ -50,6 +53,7 @@ class ExportResult:
     already_complete: bool = False
     video: Path | None = None
     algorithm: str = ""
+    skipped: list = field(default_factory=list)
     notes: list = field(default_factory=list)
 
     @property
@@ -66,6 +70,9 @@ class ExportResult:
         if self.resumed_from is not None:
             resumed = (f", resumed after frame {self.resumed_from}" if self.resumed_from
                        else ", replayed from the first frame")
+        if self.skipped:
+            n = len(self.skipped)
+            resumed += f", {n} bad frame{'s' if n != 1 else ''} skipped"
         return (f"{verb} {self.frames} frames ({self.processed} processed{resumed}) in "
                 f"{self.seconds:.1f} s ({self.fps:.1f} fps) with {self.algorithm} to {self.out_dir}")
 

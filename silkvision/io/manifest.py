@@ -152,6 +152,11 @@ _MANIFEST_FIELDS = {
     "last_index": (lambda v: v is None or _is_int(v), "null or an integer"),
     "video": (lambda v: v is None or isinstance(v, str), "null or a file name"),
     "scores": (lambda v: isinstance(v, bool), "true or false"),
+    "skipped": (lambda v: isinstance(v, list) and all(
+        isinstance(s, dict) and _is_int(s.get("frame")) and isinstance(s.get("reason"), str) for s in v),
+        'a list of {"frame": integer, "reason": string}'),
+    "source_through": (lambda v: isinstance(v, dict) and _is_int(v.get("frame"))
+                       and isinstance(v.get("digest"), str), '{"frame": integer, "digest": string}'),
 }
 
 

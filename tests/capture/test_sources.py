@@ -375,7 +375,7 @@ def test_video_missing_only_its_last_frame_says_so(tmp_path):
             got.append(i)
     assert got == [1, 2, 3, 4]
     assert "could not decode frame 5 of the 5 the container reports" in _one_line(e)
-    assert _one_line(e).endswith("corrupt (frames 1..4 could be read: max_frames 4 stops before this one)")
+    assert _one_line(e).endswith("; the file is truncated or corrupt")
 
 
 def test_video_seek_just_past_the_end_ends_the_iteration(tmp_path):

@@ -134,3 +134,10 @@ def test_an_unfinished_camera_export_cannot_be_resumed(tmp_path, src):
     new = _manifest(src)
     with pytest.raises(ExportError, match="unfinished export of camera 0, which cannot be resumed"):
         plan_resume(tmp_path, dict(new), new, camera, scores=False, algorithm="fake", checkpointable=True)
+
+
+def test_frame_list_joins_runs_of_consecutive_frames():
+    from silkvision.export.plan import frame_list
+
+    assert frame_list([{"frame": i} for i in (300, 248, 301, 302, 5)]) == "5, 248, 300-302"
+    assert frame_list([{"frame": 7}]) == "7" and frame_list([]) == ""

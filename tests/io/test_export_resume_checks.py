@@ -139,15 +139,28 @@ def test_manifest_without_fingerprint_still_resumes(tmp_path, seq, reference):
 def test_changed_frame_count_gives_advice_that_can_work(tmp_path, seq):
     out = tmp_path / "out"
     _interrupted(seq, out)
-    shutil.copy(seq / "input" / "in000001.jpg", seq / "input" / f"in{N + 1:06d}.jpg")
+    frame = seq / "input" / "in000003.jpg"           # a frame before the checkpoint
+    frame.rename(tmp_path / frame.name)
     with pytest.raises(ExportMismatchError) as e:
         _export(seq, out)
     msg = str(e.value)
-    assert f"a source with {N} frames, but it now has {N + 1}" in msg
+    assert f"a source with {N} frames, but it now has {N - 1}" in msg
     assert "re-run with the same arguments" not in msg
     assert msg.endswith("; restore the source as it was to resume, or add --overwrite to start over")
-    (seq / "input" / f"in{N + 1:06d}.jpg").unlink()    # restored: the resume works
+    (tmp_path / frame.name).rename(frame)             # restored: the resume works
     assert _export(seq, out).resumed_from == 8
+
+
+def test_frames_added_after_the_checkpoint_are_exported_by_the_resume(tmp_path, seq):
+    """Only the frames up to the checkpoint must be as they were: the others are exported again."""
+    out = tmp_path / "out"
+    _interrupted(seq, out)
+    shutil.copy(seq / "input" / "in000001.jpg", seq / "input" / f"in{N + 1:06d}.jpg")
+    res = _export(seq, out)
+    assert res.complete and res.resumed_from == 8 and res.frames == N + 1
+    fresh = tmp_path / "fresh"
+    assert _export(seq, fresh).complete
+    assert _files(out) == _files(fresh)
 
 
 # -- finding 2: --overwrite is not a setting of the output -----------------------------------------
@@ -231,3 +244,63 @@ def test_a_complete_export_with_scores_of_a_detector_without_them_is_complete(tm
     assert not list(out.glob("scores*.npz"))
     again = export_masks(seq, out, cfg, detector=no_scores(), progress=False, log=lambda m: None)
     assert again.already_complete
+
+
+# -- files kept by a resume are read back first ----------------------------------------------------
+def _truncate(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def _small_png(path: Path) -> None:
+    assert cv2.imwrite(str(path), np.zeros((10, 10), np.uint8))
+
+
+def _link_to_copy(path: Path) -> None:
+    """``path`` replaced by a link to a copy of itself: the same bytes, but not our file."""
+    copy = path.parent.parent / f"elsewhere-{path.name}"
+    shutil.copy(path, copy)
+    path.unlink()
+    path.symlink_to(copy)
+
+
+@pytest.mark.parametrize("name, damage, problem", [
+    ("bin000003.png", _truncate, "is truncated (no PNG end chunk)"),
+    ("bin000003.png", _link_to_copy, "is a symbolic link"),
+    ("bin000003.png", _small_png, "is 10x10, not 320x240"),
+    ("scores000005.npz", _truncate, "cannot be read back ("),
+    ("scores000005.npz", _link_to_copy, "is a symbolic link"),
+], ids=["truncated-mask", "linked-mask", "small-mask", "truncated-scores", "linked-scores"])
+def test_a_damaged_file_before_the_checkpoint_is_redone_by_a_replay(tmp_path, seq, reference, name,
+                                                                   damage, problem):
+    out = tmp_path / "out"
+    _interrupted(seq, out)
+    damage(out / name)
+    res = _export(seq, out)
+    assert res.complete and res.resumed_from == 0 and res.processed == N
+    assert res.notes[0].startswith(f"{out / CHECKPOINT}: cannot be used ({name}, written before "
+                                   f"it, {problem}")
+    assert not (out / name).is_symlink()
+    assert _files(out) == _files(reference)
+
+
+@pytest.mark.parametrize("damage", [_truncate, _link_to_copy, _small_png], ids=["truncated", "link", "small"])
+def test_a_replay_without_checkpoint_rewrites_a_damaged_mask(tmp_path, seq, damage):
+    """A detector without a checkpoint (MOG2, KNN) replays from the first frame, keeping the masks
+    on disk: only those that read back as masks of the frames' size."""
+    def det(after=None):
+        d = FakeDetector(checkpointable=False)
+        return d if after is None else interrupt_after(d, after)
+
+    reference = tmp_path / "ref"
+    assert export_masks(seq, reference, CFG, detector=det(), progress=False, log=lambda m: None).complete
+    out = tmp_path / "out"
+    res = export_masks(seq, out, CFG, detector=det(8), progress=False, log=lambda m: None)
+    assert res.interrupted and not (out / CHECKPOINT).exists()
+    damage(out / "bin000004.png")
+    notes = []
+    res = export_masks(seq, out, CFG, detector=det(), progress=False, log=notes.append)
+    assert res.complete and res.resumed_from == 0
+    assert [n for n in notes if "bin000004.png" in n][0].endswith("; written again")
+    assert not (out / "bin000004.png").is_symlink()
+    assert _files(out) == _files(reference)
