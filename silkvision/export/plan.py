@@ -144,7 +144,7 @@ def plan_resume(out: Path, old: dict | None, new: dict, src: Source, *, scores: 
         return ResumePlan(DONE)
     if not src.seekable:
         raise ExportError(f"{out}: holds an unfinished export of {src.name}, which cannot be "
-                          f"resumed (a live {src.kind}); add --overwrite to start over")
+                          "resumed (a live camera or stream); add --overwrite to start over")
     if (out / CHECKPOINT).is_file():
         try:
             state, index, position, digest = load_checkpoint(out)

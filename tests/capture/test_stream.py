@@ -135,14 +135,13 @@ def test_the_gui_pipeline_opens_a_stream_with_the_configured_reconnect_timeout()
             pipe.close()
 
 
-def test_the_gui_worker_shows_a_drop_and_the_return_as_they_happen():
+def test_the_gui_worker_shows_a_drop_and_the_return_as_they_happen(request):
     pytest.importorskip("PyQt5")
-    from PyQt5.QtCore import QCoreApplication
-
+    pytest.importorskip("pytestqt")
+    request.getfixturevalue("qapp")   # the session's QApplication, as the GUI tests use
     from silkvision.gui.pipeline import Pipeline
     from silkvision.gui.worker import Worker
 
-    app = QCoreApplication.instance() or QCoreApplication([])   # noqa: F841 - signals need one
     notes = []
     with MjpegServer(fps=50) as server:
         worker = Worker(Pipeline({"capture": {"reconnect_timeout": 10.0}}, second="mog2"))
