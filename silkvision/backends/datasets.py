@@ -159,7 +159,7 @@ def resolve(name_or_path: str | os.PathLike, root: str | os.PathLike | None = No
             raise DataError(f"{p}: folder holds no data file")
         return f
     if os.path.lexists(p):  # there, but not readable as a file: a FIFO, a device, a broken link
-        from silkvision.capture.base import not_a_file
+        from silkvision.capture.images import not_a_file
 
         raise DataError(f"{p}: {not_a_file(p)}; expected a data file")
     r = _root(root)

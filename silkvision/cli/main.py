@@ -84,7 +84,7 @@ def _opencv_log():
     a no-op when the user set ``OPENCV_LOG_LEVEL``."""
     if "OPENCV_LOG_LEVEL" in os.environ:
         return contextlib.nullcontext()
-    from silkvision.capture.base import quiet_opencv
+    from silkvision.capture.opencv import quiet_opencv
 
     return quiet_opencv()
 

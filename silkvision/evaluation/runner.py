@@ -640,7 +640,7 @@ def find_result_masks(results_dir, seq_name: str, category: str | None = None) -
 
 
 def _read_mask(folder: Path, index: int) -> tuple[np.ndarray, Path]:
-    from silkvision.capture.base import read_image
+    from silkvision.capture.images import read_image
 
     for ext in (".png", ".bmp", ".jpg", ".tif"):
         p = folder / f"bin{index:06d}{ext}"

@@ -20,7 +20,7 @@ from PyQt5.QtWidgets import (QAbstractButton, QAction, QApplication, QCheckBox, 
                              QPushButton,
                              QSlider, QScrollArea, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
-from silkvision.capture.base import not_a_file
+from silkvision.capture.images import not_a_file
 from silkvision.capture.stream import is_stream_url
 from silkvision.config import SCHEMA, load_config, validate, write_config
 from silkvision.detector.factory import SHARED_KEYS

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from silkvision.capture.base import check_index
+from silkvision.capture.checks import check_index
 from silkvision.config import validate
 from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import ConfigError, DataError, SourceError

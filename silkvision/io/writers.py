@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from silkvision.capture.base import open_capture, opencv_alias, utf8_path
+from silkvision.capture.opencv import open_capture, opencv_alias, utf8_path
 from silkvision.errors import ExportError
 from silkvision.io.atomic import atomic_write_bytes, reported_write_errors
 from silkvision.io.npz import save_npz

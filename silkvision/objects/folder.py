@@ -8,7 +8,7 @@ from pathlib import Path
 
 import cv2
 
-from silkvision.capture.base import read_image
+from silkvision.capture.images import read_image
 from silkvision.errors import DataError, SourceError
 from silkvision.objects.events import EventTracker
 from silkvision.objects.regions import find_regions
