@@ -122,7 +122,7 @@ def install() -> bool:
     try:
         from numba.core import caching
 
-        impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl   # public since numba 0.61
+        impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # type: ignore[attr-defined]  # public since numba 0.61
         classes = impl._locator_classes
 
         def base(name):

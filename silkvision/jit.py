@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from typing import Literal
 
 __all__ = ["CompileWatch", "threading_layer", "busy_machine_advice", "runtime_summary"]
 
@@ -86,7 +87,7 @@ class CompileWatch:
         event.register("numba:compile", self._listener)
         return self
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc) -> Literal[False]:
         from numba.core import event
 
         event.unregister("numba:compile", self._listener)
@@ -114,7 +115,7 @@ def threading_layer() -> tuple[str, str | None]:
         return "unknown", None
     vendor = None
     if layer == "omp":
-        from numba.np.ufunc import omppool
+        from numba.np.ufunc import omppool  # type: ignore[attr-defined]  # compiled, OpenMP builds only
 
         vendor = getattr(omppool, "openmp_vendor", None)
     return layer, vendor

@@ -6,6 +6,7 @@ import math
 import threading
 
 import cv2
+import numpy as np
 
 from silkvision.capture.opencv import open_capture
 from silkvision.capture.source import Source
@@ -47,12 +48,12 @@ class CameraSource(Source):
         self.camera_timeout = float(camera_timeout)
         self.dropped = 0
         self._cond = threading.Condition()
-        self._latest = None       # newest frame not yet delivered
+        self._latest: np.ndarray | None = None   # newest frame not yet delivered
         self._seq = 0             # frames read from the camera
         self._taken = 0           # sequence number of the last delivered frame
         self._delivered = 0
-        self._opened = None       # None: still opening; True/False once known
-        self._error = None        # message once the camera failed
+        self._opened: bool | None = None   # None: still opening; True/False once known
+        self._error: str | None = None     # message once the camera failed
         self._stop = threading.Event()
         self._cap = None
         self._thread = threading.Thread(target=self._run, name=f"silkvision-camera{index}", daemon=True)

@@ -119,13 +119,13 @@ def list_images(folder: Path, strict: bool = True, what: str = "image folder") -
     except OSError as e:
         raise SourceError(f"{folder}: cannot list folder ({e.strerror})") from None
     images = []
-    for e in entries:
-        if e.name.startswith(".") or e.name.lower() in IGNORED_FILES or e.is_dir():
+    for entry in entries:
+        if entry.name.startswith(".") or entry.name.lower() in IGNORED_FILES or entry.is_dir():
             continue
-        if Path(e.name).suffix.lower() in IMAGE_EXTENSIONS:
-            images.append(Path(e.path))
+        if Path(entry.name).suffix.lower() in IMAGE_EXTENSIONS:
+            images.append(Path(entry.path))
         elif strict:
-            raise SourceError(f"{e.path}: not an image file in the {what} {folder}; expected only "
+            raise SourceError(f"{entry.path}: not an image file in the {what} {folder}; expected only "
                               f"images (.jpg, .png, .bmp, .tif, ...); move it elsewhere")
     if not images:
         raise SourceError(f"{folder}: no images in the {what}; expected .jpg, .png, .bmp, .tif, ... files")
@@ -176,7 +176,7 @@ def number_images(images: list[Path], what: str = "image folder") -> list[int]:
             raise SourceError(f"{p}: frame number {n} is also that of {seen[n].name} in the {what} "
                               f"{p.parent}; expected one image per frame number (move one elsewhere)")
         seen[n] = p
-    return numbers
+    return [n for n in numbers if n is not None]   # all of them: none is missing here
 
 
 def _mixed_numbering(images: list[Path], numbers: list, what: str) -> str:

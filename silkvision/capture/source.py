@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import threading
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -63,7 +64,7 @@ class Source:
 
     kind = ""
     seekable = False
-    on_status = None
+    on_status: Callable[[str], None] | None = None
 
     def __init__(self, name: str, *, resize=None, max_frames=None, groundtruth=None):
         self.name = name
@@ -141,6 +142,7 @@ class Source:
             return None
         first = self._gt.first
         labels = self.groundtruth(first)
+        assert labels is not None   # the first frame with a mask file
         self.roi   # a CDnet ROI.bmp of the wrong size is refused now too
         return first, labels
 

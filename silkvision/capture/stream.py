@@ -118,20 +118,20 @@ class StreamSource(Source):
         self.delivered = 0
         self.gaps: list[dict] = []
         self._cond = threading.Condition()
-        self._latest = None        # (frame, connection number, arrival time) not yet delivered
+        self._latest: tuple | None = None   # (frame, connection number, arrival time) not yet delivered
         self._seq = 0              # frames read from the stream
         self._taken = 0            # sequence number of the last delivered frame
         self._delivered = 0        # number of the last delivered frame (gaps included)
         self._conn = 0             # connection number (1 = the first)
         self._conn_delivered = 0   # connection of the last delivered frame
-        self._last_time = None     # arrival time of the last delivered frame
+        self._last_time: float | None = None   # arrival time of the last delivered frame
         self._rate: dict[int, float] = {}   # measured frame rate of each connection
         self._event = time.monotonic()   # last frame read or connection made by the thread
-        self._lost_at = None       # monotonic time of the drop while reconnecting, else None
+        self._lost_at: float | None = None   # monotonic time of the drop while reconnecting, else None
         self._attempts = 0         # connections tried since the drop
         self._told_lost = False
-        self._opened = None        # None: still opening; True/False once known
-        self._error = None         # message once the stream failed for good
+        self._opened: bool | None = None   # None: still opening; True/False once known
+        self._error: str | None = None     # message once the stream failed for good
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"silkvision-stream-{self.name}",
                                         daemon=True)

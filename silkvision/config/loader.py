@@ -86,6 +86,8 @@ MAX_NESTING = 32
 class _NestingError(yaml.composer.ComposerError):
     """Lists or mappings nested more than :data:`MAX_NESTING` levels deep (at ``problem_mark``)."""
 
+    problem_mark: yaml.Mark   # always given (yaml's base class allows None)
+
     def __init__(self, mark):
         super().__init__(None, None, f"nested more than {MAX_NESTING} levels deep", mark)
 

@@ -78,7 +78,7 @@ class FeatureConverter:
         self.channels = _CHANNELS[colour_space]
         self.shape = (int(height), int(width))
         self._out = np.empty((height, width, self.channels), np.uint8)
-        self._bgr = None  # grey -> BGR staging buffer, made on the first grey frame
+        self._bgr: np.ndarray | None = None  # grey -> BGR staging buffer, made on the first grey frame
 
     def __call__(self, frame: np.ndarray) -> np.ndarray:
         """Features of ``frame`` (validated by :func:`check_frame`, size must match).

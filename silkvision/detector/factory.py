@@ -51,7 +51,7 @@ def create_subtractor(name: str | None = None, config: Mapping | None = None,
         name = cfg["detector"]["algorithm"]
     if not isinstance(name, str) or name not in ALGORITHMS:
         raise ConfigError(f"algorithm {name!r} is unknown; expected one of {', '.join(ALGORITHMS)}")
-    section = {"gsoc": {}, "cnt": {}}.get(name, None)
+    section: dict | None = {"gsoc": {}, "cnt": {}}.get(name, None)
     det_cfg = cfg["detector"]
     params = dict(det_cfg.get(name, {}) if section is None else {})
     shared = {k: det_cfg[k] for k in SHARED_KEYS}

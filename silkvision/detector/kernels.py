@@ -123,7 +123,7 @@ def _fma32_python(a, b, c):
 
 
 #: ``a * b + c`` with a single rounding, float32 arguments (module notes)
-fma32 = _fma32_python if numba.config.DISABLE_JIT else _fma32_llvm
+fma32 = _fma32_python if numba.config.DISABLE_JIT else _fma32_llvm  # type: ignore[attr-defined]
 
 
 @njit(inline="always", cache=True)

@@ -91,13 +91,12 @@ class OpenCVSubtractor(BackgroundSubtractor):
         self._params = {k: SCHEMA["detector"][name][k].default for k in _KEYS[name]}
         self._params.update(self._check_params(params))
         self.score_range = None
-        self._raw = None
-        self._bgr = None   # grey -> BGR staging buffer
-        self._model = None
+        self._raw: np.ndarray | None = None
+        self._bgr: np.ndarray | None = None   # grey -> BGR staging buffer
         # the thread whose cv::theRNG() only this subtractor uses (module docstring), made at the
         # first frame of each process: a forked child inherits no running thread (see _worker)
-        self._rng_thread = None
-        self._rng_pid = None
+        self._rng_thread: ThreadPoolExecutor | None = None
+        self._rng_pid: int | None = None
         self.reset()
 
     def _check_params(self, params: dict) -> dict:
@@ -112,7 +111,7 @@ class OpenCVSubtractor(BackgroundSubtractor):
         checked = validate({"detector": {self.name: dict(params)}})["detector"][self.name]
         return {k: checked[k] for k in params}
 
-    def _create(self):
+    def _create(self) -> cv2.BackgroundSubtractor:
         p = self._params
         if self.name == "mog2":
             return cv2.createBackgroundSubtractorMOG2(
@@ -120,13 +119,14 @@ class OpenCVSubtractor(BackgroundSubtractor):
         if self.name == "knn":
             return cv2.createBackgroundSubtractorKNN(
                 history=p["history"], dist2Threshold=p["dist2_threshold"], detectShadows=p["detect_shadows"])
-        return getattr(cv2.bgsegm, _CONTRIB[self.name])()
+        # cv2.bgsegm comes with opencv-contrib, which the stubs of opencv-python-headless lack
+        return getattr(cv2.bgsegm, _CONTRIB[self.name])()  # type: ignore[attr-defined]
 
     def reset(self) -> None:
         """Forget everything learned; the next frame may have another size."""
-        self._model = self._create()
+        self._model: cv2.BackgroundSubtractor = self._create()
         self._raw = None
-        self._shape = None
+        self._shape: tuple[int, int] | None = None
         self.frames_seen = 0
 
     def apply(self, frame: np.ndarray, learningRate: float = -1, fgmask: np.ndarray | None = None) -> np.ndarray:
@@ -191,6 +191,7 @@ class OpenCVSubtractor(BackgroundSubtractor):
         if self._rng_pid != pid:
             self._rng_thread = ThreadPoolExecutor(1, thread_name_prefix=f"silkvision-{self.name}")
             self._rng_pid = pid
+        assert self._rng_thread is not None   # made above for this process
         return self._rng_thread
 
     def _apply_seeded(self, frame: np.ndarray, lr: float) -> np.ndarray:

@@ -54,7 +54,9 @@ def scratch_threads() -> int:
     """Rows of per-thread scratch the kernels need: ``numba.get_thread_id()`` is below the number of
     threads numba launched (``NUMBA_NUM_THREADS`` of this process; ``numba.set_num_threads`` can only
     lower the number in use)."""
-    return max(numba.config.NUMBA_NUM_THREADS, getattr(_nb_parallel, "NUM_THREADS", 1), 1)
+    # numba.config sets its options at import time, from the environment: mypy cannot see them
+    configured = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+    return max(configured, getattr(_nb_parallel, "NUM_THREADS", 1), 1)
 
 
 def check_number(name, value, lo=None, hi=None, lo_open=False, hi_open=False) -> float:
@@ -142,10 +144,20 @@ class KernelPixelSubtractor(BackgroundSubtractor):
     has_scores = True
     RESTART_PARAMS = frozenset({"omega", "colour_space"})
     _PARAM_NAMES: tuple = ()
+    # the state arrays: None until the first frame (``_shape is None``), allocated by _allocate
+    _shape: tuple[int, int] | None
+    _conv: FeatureConverter | None
+    _colours: np.ndarray | None
+    _alphas: np.ndarray | None
+    _scores: np.ndarray | None
+    _raw: np.ndarray | None
+    _scr_f: np.ndarray | None
+    _scr_i: np.ndarray | None
+    _bound: float
 
     def __init__(self, **params: Any):
         self._p: dict = {}
-        self._thr_raw = None   # mask_from_scores's raw-mask buffer
+        self._thr_raw: np.ndarray | None = None   # mask_from_scores's raw-mask buffer
         self._set(params, initial=True)
         self.reset()
 
@@ -192,7 +204,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         return self._p[name]      # by _PARAM_NAMES
 
     @property
-    def threshold(self) -> float:  # type: ignore[override]
+    def threshold(self) -> float:
         return self._p["threshold"]
 
     @threshold.setter
@@ -277,6 +289,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
     def _allocate_scratch(self) -> None:
         """Per-thread scratch of the kernels, one slice per numba thread of THIS process (the kernels
         index it by ``numba.get_thread_id()`` without bounds checks)."""
+        assert self._shape is not None   # called once the first frame has set the size
         T, W = scratch_threads(), self._shape[1]
         self._scr_f = np.zeros((T, _k.SCRATCH_ROWS, W), np.float32)
         self._scr_i = np.zeros((T, W), np.uint32)
@@ -333,6 +346,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
                              f"{W}x{H}; call reset() first")
         if self._scr_i is None or self._scr_i.shape[0] < scratch_threads():
             self._allocate_scratch()
+        assert self._conv is not None and self._raw is not None   # allocated above
         feat = self._conv(frame)
         learn = lr != 0.0
         if not learn and self._fg_pending:
@@ -352,6 +366,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         """Foreground fraction of the last learned frame's raw mask, counted on first use (NORMA and
         SILK without the global-change rule never need it per frame)."""
         if self._fg_pending:
+            assert self._raw is not None   # pending only after a learned frame
             self._fg_fraction = np.count_nonzero(self._raw) / self._raw.size
             self._fg_pending = False
         return self._fg_fraction
@@ -400,6 +415,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         if self._shape is None:
             raise ValueError("no frame seen yet: call apply() first")
         H, W = self._shape
+        assert self._colours is not None and self._alphas is not None   # allocated with _shape
         C = self._colours.shape[2]
         idx = np.argmax(self._alphas, axis=1)                          # (H, W)
         idx4 = np.broadcast_to(idx[:, None, None, :], (H, 1, C, W))
@@ -447,7 +463,8 @@ class KernelPixelSubtractor(BackgroundSubtractor):
                 raise ValueError(f"state: missing key {key!r}")
         if str(state["kind"]) != self.name:
             raise ValueError(f"state: kind {str(state['kind'])!r} does not match detector {self.name!r}")
-        omega = state_number(state, "omega", *SCHEMA["detector"][self.name]["omega"].bounds, integer=True)
+        omega_lo, omega_hi = SCHEMA["detector"][self.name]["omega"].bounds
+        omega = state_number(state, "omega", omega_lo, omega_hi, integer=True)
         if omega != self._p["omega"]:
             raise ValueError(f"state: omega {omega} does not match this detector's "
                              f"omega {self._p['omega']}")

@@ -91,7 +91,8 @@ def median_mask(mask: np.ndarray, size: int, out: np.ndarray | None = None,
         if box.size < 4:   # cv2.compare takes a 1x1..1x3 array for a scalar
             res = np.where(box > thr, 255, 0).astype(np.uint8)
             return res if out is None else _copy(res, out)
-        return cv2.compare(box, thr, cv2.CMP_GT, dst=out)
+        # cv2 takes a scalar for src2; its stubs accept only arrays
+        return cv2.compare(box, thr, cv2.CMP_GT, dst=out)  # type: ignore[call-overload]
     if out is None:
         return cv2.medianBlur(mask, size)
     return cv2.medianBlur(mask, size, dst=out)

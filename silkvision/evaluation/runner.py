@@ -540,6 +540,7 @@ def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, conf
                     mask = det.apply(frame)
                     st["seconds"] += time.perf_counter() - t0
                     if scored:
+                        assert cls is not None   # set above for every scored frame
                         fg = mask_foreground(mask, "strict", name=f"{a} mask of frame {index}")
                         st["counts"][k] = class_counts(cls, fg)  # tp fp fn tn
                         if st["roc"] is not None:

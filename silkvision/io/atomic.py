@@ -10,7 +10,10 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
+
+if TYPE_CHECKING:
+    from silkvision.errors import SilkvisionError
 
 __all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_write_with", "reported_write_errors",
            "output_path", "make_output_folder", "check_writable_folder"]
@@ -67,7 +70,7 @@ def _reason(err: OSError) -> str:
 
 
 @contextmanager
-def reported_write_errors(path, error: type[Exception] | None = None) -> Iterator[None]:
+def reported_write_errors(path, error: type[SilkvisionError] | None = None) -> Iterator[None]:
     """Turn an ``OSError`` raised inside the block (disk full, read-only file system, ...) into the
     one-line user error ``PATH: cannot write (REASON)``.
 
@@ -75,19 +78,21 @@ def reported_write_errors(path, error: type[Exception] | None = None) -> Iterato
     :class:`~silkvision.errors.ExportError`). The atomic writers above leave no temporary file behind.
     """
     if error is None:
-        from silkvision.errors import ExportError as error
+        from silkvision.errors import ExportError
+        error = ExportError
     try:
         yield
     except OSError as e:
         raise error(f"{path}: cannot write ({_reason(e)})") from None
 
 
-def output_path(folder, error: type[Exception] | None = None) -> Path:
+def output_path(folder, error: type[SilkvisionError] | None = None) -> Path:
     """``folder`` as an output folder path (``~`` expanded), checked before anything is opened:
     ``error`` (default :class:`~silkvision.errors.ExportError`) naming it when it is empty (it would
     mean the current folder) or a link that leads nowhere or to itself."""
     if error is None:
-        from silkvision.errors import ExportError as error
+        from silkvision.errors import ExportError
+        error = ExportError
     if str(folder) == "":
         raise error("'': empty output folder name; expected a folder path")
     from silkvision.io.paths import expand_user, link_problem
@@ -99,13 +104,14 @@ def output_path(folder, error: type[Exception] | None = None) -> Path:
     return folder
 
 
-def make_output_folder(folder, error: type[Exception] | None = None) -> Path:
+def make_output_folder(folder, error: type[SilkvisionError] | None = None) -> Path:
     """Create the output ``folder`` (with its parents) if needed; raise ``error`` (a one-line
     :class:`~silkvision.errors.SilkvisionError`, default :class:`~silkvision.errors.ExportError`)
     naming it when it is a file or cannot be created. An empty path is refused (it would mean the
     current folder)."""
     if error is None:
-        from silkvision.errors import ExportError as error
+        from silkvision.errors import ExportError
+        error = ExportError
     folder = output_path(folder, error)
     if folder.exists() and not folder.is_dir():
         raise error(f"{folder}: exists and is not a folder; expected an output folder")
@@ -116,13 +122,14 @@ def make_output_folder(folder, error: type[Exception] | None = None) -> Path:
     return folder
 
 
-def check_writable_folder(folder, error: type[Exception] | None = None) -> Path:
+def check_writable_folder(folder, error: type[SilkvisionError] | None = None) -> Path:
     """Create ``folder`` (with its parents) if needed and check that a file can be written in it,
     by creating and removing a temporary file; raise ``error`` (a one-line
     :class:`~silkvision.errors.SilkvisionError`, default :class:`~silkvision.errors.ExportError`)
     naming the folder otherwise. An empty path is refused (it would mean the current folder)."""
     if error is None:
-        from silkvision.errors import ExportError as error
+        from silkvision.errors import ExportError
+        error = ExportError
     folder = make_output_folder(folder, error)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".silkvision-write-check.", suffix=".tmp", dir=folder)

@@ -118,11 +118,13 @@ def load_checkpoint(out: Path, src: Source | None = None,
             raise BadCheckpoint(f"{key!r} is {v.dtype} {v.shape}, not an integer")
         ints[key] = int(text or v)
     index, frames = ints["_index"], ints["_frames"]
-    digest = z.pop("_frame_digest", None)
-    if digest is not None:
-        if digest.dtype != np.uint8 or digest.shape != (16,):
-            raise BadCheckpoint(f"'_frame_digest' is {digest.dtype} {digest.shape}, not 16 bytes")
-        digest = digest.tobytes()
+    stored_digest = z.pop("_frame_digest", None)
+    digest = None
+    if stored_digest is not None:
+        if stored_digest.dtype != np.uint8 or stored_digest.shape != (16,):
+            raise BadCheckpoint(f"'_frame_digest' is {stored_digest.dtype} {stored_digest.shape}, "
+                                f"not 16 bytes")
+        digest = stored_digest.tobytes()
     state = {k[len("state."):]: v for k, v in z.items() if k.startswith("state.")}
     if not state:
         raise BadCheckpoint("no detector state")

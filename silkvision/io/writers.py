@@ -112,25 +112,26 @@ class MaskVideoWriter:
         self.video_size = (w + w % 2, h + h % 2)
         self.padded = self.video_size != self.size
         self._pad = np.zeros(self.video_size[::-1], np.uint8) if self.padded else None
-        self._writer = None
         self.frames = 0
         # a folder name OpenCV cannot take (not UTF-8) is reached through a link, kept while writing
         self._links = contextlib.ExitStack()
         folder = str(out_dir) if utf8_path(out_dir) else self._links.enter_context(opencv_alias(out_dir))
+        writer: cv2.VideoWriter | None = None
         for fourcc, ext in VIDEO_CODECS:
             partial = Path(out_dir) / f".masks.partial{ext}"
-            w = cv2.VideoWriter(os.path.join(folder, partial.name), cv2.CAP_FFMPEG,
-                                cv2.VideoWriter_fourcc(*fourcc), float(fps), self.video_size, False)
-            if w.isOpened():
-                self._writer, self.partial, self.fourcc = w, partial, fourcc.strip()
+            vw = cv2.VideoWriter(os.path.join(folder, partial.name), cv2.CAP_FFMPEG,
+                                 cv2.VideoWriter.fourcc(*fourcc), float(fps), self.video_size, False)
+            if vw.isOpened():
+                writer, self.partial, self.fourcc = vw, partial, fourcc.strip()
                 self.path = Path(out_dir) / f"masks{ext}"
                 break
-            w.release()
+            vw.release()
             partial.unlink(missing_ok=True)
-        if self._writer is None:
+        if writer is None:
             self._links.close()
             raise ExportError(f"{out_dir}: this OpenCV build cannot write a lossless video "
                               f"(tried FFV1, PNG and HuffYUV); drop --video")
+        self._writer: cv2.VideoWriter = writer
 
     def write(self, mask: np.ndarray) -> None:
         if self._pad is not None:
