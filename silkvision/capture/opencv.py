@@ -143,14 +143,8 @@ _avutil_lib: ctypes.CDLL | None | bool = False   # False: not looked for yet
 
 def _avutil() -> ctypes.CDLL | None:
     """FFmpeg's libavutil as OpenCV loaded it (found in ``/proc/self/maps``, so the library the
-    ``cv2`` module uses, whatever its file name), with FFmpeg's default log callback set; None where
-    it cannot be found (not Linux, or OpenCV without FFmpeg).
-
-    OpenCV installs its own callback, which prints to stdout through a buffered ``printf``, when
-    ``OPENCV_FFMPEG_LOGLEVEL`` is set (as :mod:`silkvision.capture` does); FFmpeg's default one
-    writes each message to stderr at once, where :class:`DecoderErrors` catches it. Messages a user
-    asked for with ``OPENCV_FFMPEG_LOGLEVEL`` then appear on stderr instead of stdout.
-    """
+    ``cv2`` module uses, whatever its file name); None where it cannot be found (not Linux, or
+    OpenCV without FFmpeg)."""
     global _avutil_lib
     if _avutil_lib is False:
         _avutil_lib = None
@@ -162,7 +156,7 @@ def _avutil() -> ctypes.CDLL | None:
                 lib.av_log_get_level.restype = ctypes.c_int
                 lib.av_log_set_level.argtypes = [ctypes.c_int]
                 lib.av_log_set_callback.argtypes = [ctypes.c_void_p]
-                lib.av_log_set_callback(ctypes.cast(lib.av_log_default_callback, ctypes.c_void_p))
+                lib.default_callback = ctypes.cast(lib.av_log_default_callback, ctypes.c_void_p)
                 _avutil_lib = lib
         except (OSError, AttributeError):   # no /proc, or a library without these functions
             pass
@@ -184,6 +178,12 @@ class DecoderErrors:
     """FFmpeg's error messages written while a ``with`` block runs (one ``cap.read()``): the block
     sends stderr (fd 2) to an unlinked temporary file, kept for the next blocks, and lets FFmpeg
     log at ERROR, then restores both; :attr:`message` is then the first line written, or None.
+
+    OpenCV installs its own log callback, which prints to stdout through a buffered ``printf``,
+    when it first uses FFmpeg with ``OPENCV_FFMPEG_LOGLEVEL`` set (as :mod:`silkvision.capture`
+    sets it); the block sets FFmpeg's default one, which writes each message to stderr at once, and
+    leaves it (it has no way to get OpenCV's back): messages a user asked for with
+    ``OPENCV_FFMPEG_LOGLEVEL`` then appear on stderr instead of stdout.
 
     FFmpeg conceals a damaged frame (the read succeeds) and says so only in these messages. Both fd 2
     and FFmpeg's log level are global to the process: blocks run one at a time (a lock), and what
@@ -211,6 +211,7 @@ class DecoderErrors:
             sys.stderr.flush()   # Python's own pending text is not the decoder's
             self._saved_fd = os.dup(2)
             os.dup2(self._file.fileno(), 2)
+            self._lib.av_log_set_callback(self._lib.default_callback)
             self._level = self._lib.av_log_get_level()
             self._lib.av_log_set_level(max(self._level, AV_LOG_ERROR))
         except BaseException:

@@ -5,6 +5,9 @@ and an interrupted export resumes to the same files as an uninterrupted one."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -99,3 +102,16 @@ def test_only_the_export_catches_the_messages(damaged):
     with open_source(damaged) as src:
         for _ in src:
             assert src.decoder_message is None
+
+
+def test_caught_when_ffmpeg_was_first_used_after_the_library_was_found(tmp_path, damaged):
+    """OpenCV installs its own log callback (printing to stdout) when it first uses FFmpeg: a
+    process that looked FFmpeg up before that still catches the messages."""
+    code = ("import sys; from silkvision.capture.opencv import _avutil; _avutil()\n"
+            "from silkvision.capture import open_source\n"
+            "src = open_source(sys.argv[1]); src.report_decoder_errors = True\n"
+            "print([i for i, _ in src if src.decoder_message])\n")
+    run = subprocess.run([sys.executable, "-c", code, str(damaged)], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == str(list(DAMAGED)) and run.stderr == ""
