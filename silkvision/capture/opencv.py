@@ -8,14 +8,18 @@ reported once, by us, as a one-line :class:`silkvision.errors.SourceError`.
 
 from __future__ import annotations
 
+import ctypes
 import os
+import re
+import sys
+import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
 
-__all__ = ["open_capture", "quiet_opencv", "utf8_path", "opencv_alias"]
+__all__ = ["open_capture", "quiet_opencv", "utf8_path", "opencv_alias", "DecoderErrors"]
 
 # OpenCV reads FFmpeg's log level from OPENCV_FFMPEG_LOGLEVEL once per process, when it first
 # uses FFmpeg (the first cv2.VideoCapture or cv2.VideoWriter with the FFmpeg back end), not at
@@ -127,3 +131,120 @@ def quiet_opencv(silent: bool = False):
         with _quiet_lock:
             _quiet_blocks.remove(wanted)
             log.setLogLevel(min(_quiet_saved, *_quiet_blocks) if _quiet_blocks else _quiet_saved)
+
+
+AV_LOG_ERROR = 16   # FFmpeg's level of its concealment messages ("error y=3 x=1", "bad vlc")
+
+# "[mjpeg @ 0x55d1c0a8b2c0] error y=3 x=1": the codec's name is kept, the address dropped
+_PREFIX = re.compile(r"^\[([^\]@]+?)(?: @ 0x[0-9a-fA-F]+)?\]\s*")
+_decoder_lock = threading.Lock()
+_avutil_lib: ctypes.CDLL | None | bool = False   # False: not looked for yet
+
+
+def _avutil() -> ctypes.CDLL | None:
+    """FFmpeg's libavutil as OpenCV loaded it (found in ``/proc/self/maps``, so the library the
+    ``cv2`` module uses, whatever its file name); None where it cannot be found (not Linux, or
+    OpenCV without FFmpeg)."""
+    global _avutil_lib
+    if _avutil_lib is False:
+        _avutil_lib = None
+        try:
+            with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+                paths = [line.split()[-1] for line in f if "libavutil" in line]
+            lib = ctypes.CDLL(paths[0]) if paths else None
+            if lib is not None:
+                lib.av_log_get_level.restype = ctypes.c_int
+                lib.av_log_set_level.argtypes = [ctypes.c_int]
+                lib.av_log_set_callback.argtypes = [ctypes.c_void_p]
+                lib.default_callback = ctypes.cast(lib.av_log_default_callback, ctypes.c_void_p)
+                _avutil_lib = lib
+        except (OSError, AttributeError):   # no /proc, or a library without these functions
+            pass
+    return _avutil_lib or None
+
+
+def decoder_message(text: bytes) -> str | None:
+    """The first line of FFmpeg's messages ``text``, as ``"mjpeg: error y=3 x=1"`` (None when
+    there is none)."""
+    for line in text.decode("utf-8", "replace").splitlines():
+        line = line.strip()
+        if line:
+            m = _PREFIX.match(line)
+            return f"{m.group(1).strip()}: {line[m.end():]}" if m else line
+    return None
+
+
+class DecoderErrors:
+    """FFmpeg's error messages written while a ``with`` block runs (one ``cap.read()``): the block
+    sends stderr (fd 2) to an unlinked temporary file, kept for the next blocks, and lets FFmpeg
+    log at ERROR, then restores both; :attr:`message` is then the first line written, or None.
+
+    OpenCV installs its own log callback, which prints to stdout through a buffered ``printf``,
+    when it first uses FFmpeg with ``OPENCV_FFMPEG_LOGLEVEL`` set (as :mod:`silkvision.capture`
+    sets it); the block sets FFmpeg's default one, which writes each message to stderr at once, and
+    leaves it (it has no way to get OpenCV's back): messages a user asked for with
+    ``OPENCV_FFMPEG_LOGLEVEL`` then appear on stderr instead of stdout.
+
+    FFmpeg conceals a damaged frame (the read succeeds) and says so only in these messages. Both fd 2
+    and FFmpeg's log level are global to the process: blocks run one at a time (a lock), and what
+    another thread writes to stderr meanwhile is taken as the frame's message. Where FFmpeg's
+    library cannot be found (:func:`_avutil`) the block changes nothing and :attr:`message` stays
+    None.
+    """
+
+    def __init__(self):
+        self.message: str | None = None
+        self._file = None
+        self._saved_fd = -1
+        self._level = 0
+        self._lib = None
+
+    def __enter__(self):
+        self.message = None
+        _decoder_lock.acquire()
+        try:
+            self._lib = _avutil()
+            if self._lib is None:
+                return self
+            if self._file is None:
+                self._file = tempfile.TemporaryFile()
+            sys.stderr.flush()   # Python's own pending text is not the decoder's
+            self._saved_fd = os.dup(2)
+            os.dup2(self._file.fileno(), 2)
+            self._lib.av_log_set_callback(self._lib.default_callback)
+            self._level = self._lib.av_log_get_level()
+            self._lib.av_log_set_level(max(self._level, AV_LOG_ERROR))
+        except BaseException:
+            self._restore()
+            _decoder_lock.release()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            if self._lib is not None:
+                self._lib.av_log_set_level(self._level)
+            self._restore()
+            if self._file is not None:
+                fd = self._file.fileno()
+                size = os.lseek(fd, 0, os.SEEK_END)
+                if size:
+                    os.lseek(fd, 0, os.SEEK_SET)
+                    self.message = decoder_message(os.read(fd, min(size, 4096)))
+                    os.ftruncate(fd, 0)
+                    os.lseek(fd, 0, os.SEEK_SET)
+        finally:
+            _decoder_lock.release()
+        return False
+
+    def _restore(self) -> None:
+        if self._saved_fd >= 0:
+            os.dup2(self._saved_fd, 2)
+            os.close(self._saved_fd)
+            self._saved_fd = -1
+
+    def close(self) -> None:
+        """Remove the temporary file."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None

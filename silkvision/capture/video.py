@@ -9,7 +9,7 @@ import cv2
 
 from silkvision.capture.checks import check_index
 from silkvision.capture.images import IMAGE_EXTENSIONS, not_a_file
-from silkvision.capture.opencv import open_capture
+from silkvision.capture.opencv import DecoderErrors, open_capture
 from silkvision.capture.source import Source
 from silkvision.errors import BadFrame, SourceError
 
@@ -41,6 +41,16 @@ class VideoSource(Source):
         The video file.
     resize, max_frames, groundtruth
         See :func:`silkvision.capture.open_source`.
+
+    Attributes
+    ----------
+    report_decoder_errors : bool
+        Catch FFmpeg's error messages while each frame is decoded
+        (:class:`~silkvision.capture.opencv.DecoderErrors`); the export turns it on. Off, they are
+        not printed either.
+    decoder_message : str or None
+        The first such message of the frame read last (None: none, or not caught): FFmpeg
+        concealed damage in that frame.
     """
 
     kind = "video"
@@ -68,6 +78,9 @@ class VideoSource(Source):
         self.seeks_by_reading = _fourcc(self._cap) in SEEK_BY_READING
         self._pos = 1  # number of the next frame
         self._ended = False
+        self.report_decoder_errors = False
+        self.decoder_message: str | None = None
+        self._decoder: DecoderErrors | None = None
 
     @property
     def spec(self) -> str:
@@ -128,7 +141,15 @@ class VideoSource(Source):
     def _next(self):
         if self._ended or (self.max_frames is not None and self._pos > self.max_frames):
             raise StopIteration
-        ok, frame = self._cap.read()
+        self.decoder_message = None
+        if self.report_decoder_errors:
+            if self._decoder is None:
+                self._decoder = DecoderErrors()
+            with self._decoder:
+                ok, frame = self._cap.read()
+            self.decoder_message = self._decoder.message
+        else:
+            ok, frame = self._cap.read()
         if not ok or frame is None:
             self._ended = True
             n = self.reported_frames
@@ -144,4 +165,6 @@ class VideoSource(Source):
         with self._io:   # not while another thread is inside a read (OpenCV would crash)
             if not self._closed:
                 self._cap.release()
+                if self._decoder is not None:
+                    self._decoder.close()
             super().close()

@@ -40,7 +40,9 @@ A frame that does not decode, or has another size than the frames before it
 (:class:`~silkvision.errors.BadFrame`), stops the export with an error that names it
 (``capture.on_bad_frame: stop``, the default); the frames before it are kept for a resume. With
 ``capture.on_bad_frame: skip`` the export goes on past it: no file is written for it, masks keep
-the source's frame numbers, and ``export.json`` lists it (``"skipped"``) with the reason.
+the source's frame numbers, and ``export.json`` lists it (``"skipped"``) with the reason. A video
+frame that FFmpeg decodes with errors (it conceals the damage) is exported and listed
+(``"damaged"``) with FFmpeg's first message.
 """
 
 from silkvision.export.engine import export_masks

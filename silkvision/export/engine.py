@@ -94,11 +94,17 @@ def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: s
     tell = src.on_status is None     # a stream's drop and return are logged as they happen
     if tell:
         src.on_status = log
+    # a video's frames that FFmpeg decodes with errors are listed (only the export asks for it)
+    report = getattr(src, "report_decoder_errors", None) is False
+    if report:
+        src.report_decoder_errors = True  # type: ignore[attr-defined]
     try:
         return _export(src, out, cfg, detector, progress, log, handle_signals)
     finally:
         if tell:
             src.on_status = None
+        if report:
+            src.report_decoder_errors = False  # type: ignore[attr-defined]
         if own_source:
             src.close()
 
@@ -153,6 +159,7 @@ def _export_locked(src: Source, out: Path, cfg: dict, det, res: ExportResult, pr
         res.frames, res.complete, res.already_complete = old["frames"], True, True
         res.first_index, res.last_index = old.get("first_index"), old.get("last_index")
         res.skipped = sorted(s["frame"] for s in old.get("skipped", []))
+        res.damaged = sorted(d["frame"] for d in old.get("damaged", []))
         return res
     if plan.state is not None:
         plan = _restore(det, plan, out, algorithm)
@@ -170,7 +177,7 @@ def _export_locked(src: Source, out: Path, cfg: dict, det, res: ExportResult, pr
                      keep_existing=plan.keep_existing,
                      checkpoint_every=int(cfg["export"]["checkpoint_every"]),
                      resume_index=plan.resume_index, frames_before=plan.frames_before,
-                     skip=skip, skipped=plan.skipped)
+                     skip=skip, skipped=plan.skipped, damaged=plan.damaged)
     pending = None
     if plan.resume_index is None:
         pending = loop.first_frame()

@@ -74,6 +74,7 @@ def finish(loop: FrameLoop, stop: StopFlag, src: Source, out: Path, manifest: di
     res.seconds, res.processed, res.signal = loop.seconds, loop.processed, stop.signum
     res.frames, res.first_index, res.last_index = loop.frames, loop.first_index, loop.last_index
     res.skipped = sorted(loop.skipped_indices)
+    res.damaged = [d["frame"] for d in loop.damaged]
     if stop.set and src.seekable and not loop.exhausted:
         _interrupted(loop, res, log, overwrite=overwrite, algorithm=algorithm)
         return res
@@ -103,6 +104,10 @@ def finish(loop: FrameLoop, stop: StopFlag, src: Source, out: Path, manifest: di
         n = len(loop.skipped)
         res.note(f"skipped {n} bad frame{'s' if n != 1 else ''} (capture.on_bad_frame=skip; no mask "
                  f"written, reasons in {out / 'export.json'}): {frame_list(loop.skipped)}", log)
+    if loop.damaged:
+        n = len(loop.damaged)
+        res.note(f"{n} frame{'s' if n != 1 else ''} decoded with errors (FFmpeg concealed the "
+                 f"damage; export.json lists them): {frame_list(loop.damaged)}", log)
     return res
 
 

@@ -54,6 +54,9 @@ class FrameLoop:
         for it; otherwise such a frame stops the export with an error.
     skipped : list of dict, optional
         The frames skipped up to ``resume_index``: ``{"frame": index, "reason": message}``.
+    damaged : list of dict, optional
+        The frames up to ``resume_index`` that decoded with errors: ``{"frame": index,
+        "message": FFmpeg's first message}``.
 
     Attributes
     ----------
@@ -61,6 +64,9 @@ class FrameLoop:
         Frames of the export so far; frames run through the detector by this run.
     skipped : list of dict
         The frames skipped so far, in order.
+    damaged : list of dict
+        The frames exported so far that decoded with errors (FFmpeg concealed the damage), in
+        order.
     manifest : dict or None
         The running manifest; once set, it is written again with each frame skipped and, for an
         image folder, with each checkpoint (:mod:`~silkvision.export.prefix`).
@@ -77,12 +83,14 @@ class FrameLoop:
 
     def __init__(self, src: Source, det, out: Path, *, scores: bool, video: bool, keep_existing: bool,
                  checkpoint_every: int, resume_index: int | None = None, frames_before: int = 0,
-                 skip: bool = False, skipped=()):
+                 skip: bool = False, skipped=(), damaged=()):
         self.src, self.det, self.out = src, det, out
         self.scores, self.video, self.keep_existing = scores, video, keep_existing
         self.every = checkpoint_every
         self.skip = skip
         self.skipped = [dict(s) for s in skipped]
+        self.damaged = [dict(d) for d in damaged]
+        self._messages: dict[int, str] = {}   # decoder messages of frames read, not yet exported
         self.manifest: dict | None = None
         self.frames = frames_before
         self.processed = 0
@@ -117,8 +125,13 @@ class FrameLoop:
         return self.frames + self._folded
 
     def with_skips(self, manifest: dict) -> dict:
-        """``manifest`` with the frames skipped so far (unchanged when none were)."""
-        return {**manifest, "skipped": list(self.skipped)} if self.skipped else manifest
+        """``manifest`` with the frames skipped and those damaged so far (unchanged when none
+        were)."""
+        if self.skipped:
+            manifest = {**manifest, "skipped": list(self.skipped)}
+        if self.damaged:
+            manifest = {**manifest, "damaged": list(self.damaged)}
+        return manifest
 
     def _write_running_manifest(self) -> None:
         """Write the running manifest: the frames skipped so far and, for an image folder, the
@@ -143,7 +156,11 @@ class FrameLoop:
         (and recorded) with ``skip``, else raised with advice that works when followed."""
         while True:
             try:
-                yield next(frames)
+                item = next(frames)
+                message = getattr(self.src, "decoder_message", None)
+                if message:
+                    self._messages[item[0]] = message
+                yield item
             except StopIteration:
                 return
             except BadFrame as e:
@@ -215,6 +232,8 @@ class FrameLoop:
                     self.prefix.add(self.skipped[self._folded]["frame"])
                     self._folded += 1
                 self.prefix.add(index)
+                if self._messages:
+                    self._note_damage(index)
                 self.frames += 1
                 self.processed += 1
                 self.first_index = index if self.first_index is None else self.first_index
@@ -243,6 +262,14 @@ class FrameLoop:
                 bar.close()
             self._bar = None
         self.seconds = time.perf_counter() - t0
+
+    def _note_damage(self, index: int) -> None:
+        """List frame ``index``, just exported, when it decoded with errors; the running manifest
+        says so before any checkpoint after it, so that a resume lists it too."""
+        message = self._messages.pop(index, None)
+        if message is not None:
+            self.damaged.append({"frame": index, "message": message})
+            self._write_running_manifest()
 
     def _write(self, index: int, mask: np.ndarray) -> None:
         """Write the files of frame ``index`` (in a replay, those not on disk yet or damaged)."""

@@ -49,6 +49,8 @@ class ResumePlan:
     skipped : tuple of dict
         The bad frames skipped up to ``resume_index`` (``capture.on_bad_frame: skip``), as
         ``export.json`` lists them.
+    damaged : tuple of dict
+        The frames up to ``resume_index`` that decoded with errors, as ``export.json`` lists them.
     remove : tuple of str
         Files of frames after ``resume_index`` that the source no longer has, to delete.
     source_changed : bool
@@ -63,6 +65,7 @@ class ResumePlan:
     state: dict | None = field(default=None, repr=False, compare=False)
     note: str | None = None
     skipped: tuple = ()
+    damaged: tuple = ()
     remove: tuple = ()
     source_changed: bool = False
 
@@ -169,7 +172,8 @@ def plan_resume(out: Path, old: dict | None, new: dict, src: Source, *, scores: 
             remove = _gone_after(out, src, index)
         return ResumePlan(CHECKPOINT_RESUME, resume_index=index, frames_before=position - len(before),
                           digest=digest, state=state, skipped=before, note=note, remove=remove,
-                          source_changed=changed is not None)
+                          source_changed=changed is not None,
+                          damaged=tuple(d for d in old.get("damaged") or [] if d["frame"] <= index))
     if changed is not None:
         raise changed
     why = f"{algorithm} cannot be checkpointed" if not checkpointable else "no checkpoint was saved yet"

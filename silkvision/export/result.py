@@ -36,6 +36,9 @@ class ExportResult:
     skipped : list of int
         Numbers of the bad frames skipped (``capture.on_bad_frame: skip``); no mask was written
         for them.
+    damaged : list of int
+        Numbers of the frames exported that FFmpeg decoded with errors (it concealed the damage);
+        ``export.json`` lists its messages.
     notes : list of str
         Messages shown to the user (resume, no checkpoint, ...).
     """
@@ -54,6 +57,7 @@ class ExportResult:
     video: Path | None = None
     algorithm: str = ""
     skipped: list = field(default_factory=list)
+    damaged: list = field(default_factory=list)
     notes: list = field(default_factory=list)
 
     @property

@@ -155,6 +155,9 @@ _MANIFEST_FIELDS = {
     "skipped": (lambda v: isinstance(v, list) and all(
         isinstance(s, dict) and _is_int(s.get("frame")) and isinstance(s.get("reason"), str) for s in v),
         'a list of {"frame": integer, "reason": string}'),
+    "damaged": (lambda v: isinstance(v, list) and all(
+        isinstance(d, dict) and _is_int(d.get("frame")) and isinstance(d.get("message"), str) for d in v),
+        'a list of {"frame": integer, "message": string}'),
     "source_through": (lambda v: isinstance(v, dict) and _is_int(v.get("frame"))
                        and isinstance(v.get("digest"), str), '{"frame": integer, "digest": string}'),
 }
