@@ -26,7 +26,7 @@ __all__ = ["open_capture", "quiet_opencv", "utf8_path", "opencv_alias", "Decoder
 # each open. Setting it here, when silkvision.capture is imported, makes it apply also when a
 # VideoWriter (export --video, user code) opens before the first capture. A value the user set is
 # kept (e.g. to debug a codec).
-os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")   # AV_LOG_QUIET
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET
 
 
 def open_capture(spec, *api) -> cv2.VideoCapture:
@@ -44,7 +44,7 @@ def open_capture(spec, *api) -> cv2.VideoCapture:
     process. When OpenCV used FFmpeg earlier, FFmpeg keeps the level it got then, and its error
     messages (e.g. about a damaged frame) are printed.
     """
-    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")   # (in case it was removed since import)
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # (in case it was removed since import)
     if isinstance(spec, str) and not utf8_path(spec):
         with opencv_alias(spec) as alias, quiet_opencv():
             return cv2.VideoCapture(alias, *api)  # FFmpeg holds the file open: the alias may go
@@ -82,8 +82,8 @@ def opencv_alias(path):
 
 
 _quiet_lock = threading.Lock()
-_quiet_blocks: list[int] = []    # the levels asked for by the quiet_opencv blocks running now
-_quiet_saved = 0                 # the level before the first of them
+_quiet_blocks: list[int] = []  # the levels asked for by the quiet_opencv blocks running now
+_quiet_saved = 0  # the level before the first of them
 
 
 def _renew_lock_after_fork() -> None:
@@ -133,21 +133,23 @@ def quiet_opencv(silent: bool = False):
             log.setLogLevel(min(_quiet_saved, *_quiet_blocks) if _quiet_blocks else _quiet_saved)
 
 
-AV_LOG_ERROR = 16   # FFmpeg's level of its concealment messages ("error y=3 x=1", "bad vlc")
+AV_LOG_ERROR = 16  # FFmpeg's level of its concealment messages ("error y=3 x=1", "bad vlc")
 
 # "[mjpeg @ 0x55d1c0a8b2c0] error y=3 x=1": the codec's name is kept, the address dropped
 _PREFIX = re.compile(r"^\[([^\]@]+?)(?: @ 0x[0-9a-fA-F]+)?\]\s*")
 _decoder_lock = threading.Lock()
-_avutil_lib: ctypes.CDLL | None | bool = False   # False: not looked for yet
+_avutil_lib: ctypes.CDLL | None = None
+_avutil_looked = False  # whether /proc/self/maps was searched already
+_default_callback: ctypes.c_void_p | None = None  # FFmpeg's av_log_default_callback
 
 
 def _avutil() -> ctypes.CDLL | None:
     """FFmpeg's libavutil as OpenCV loaded it (found in ``/proc/self/maps``, so the library the
     ``cv2`` module uses, whatever its file name); None where it cannot be found (not Linux, or
     OpenCV without FFmpeg)."""
-    global _avutil_lib
-    if _avutil_lib is False:
-        _avutil_lib = None
+    global _avutil_lib, _avutil_looked, _default_callback
+    if not _avutil_looked:
+        _avutil_looked = True
         try:
             with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
                 paths = [line.split()[-1] for line in f if "libavutil" in line]
@@ -156,11 +158,11 @@ def _avutil() -> ctypes.CDLL | None:
                 lib.av_log_get_level.restype = ctypes.c_int
                 lib.av_log_set_level.argtypes = [ctypes.c_int]
                 lib.av_log_set_callback.argtypes = [ctypes.c_void_p]
-                lib.default_callback = ctypes.cast(lib.av_log_default_callback, ctypes.c_void_p)
+                _default_callback = ctypes.cast(lib.av_log_default_callback, ctypes.c_void_p)
                 _avutil_lib = lib
-        except (OSError, AttributeError):   # no /proc, or a library without these functions
+        except (OSError, AttributeError):  # no /proc, or a library without these functions
             pass
-    return _avutil_lib or None
+    return _avutil_lib
 
 
 def decoder_message(text: bytes) -> str | None:
@@ -170,7 +172,7 @@ def decoder_message(text: bytes) -> str | None:
         line = line.strip()
         if line:
             m = _PREFIX.match(line)
-            return f"{m.group(1).strip()}: {line[m.end():]}" if m else line
+            return f"{m.group(1).strip()}: {line[m.end() :]}" if m else line
     return None
 
 
@@ -208,10 +210,10 @@ class DecoderErrors:
                 return self
             if self._file is None:
                 self._file = tempfile.TemporaryFile()
-            sys.stderr.flush()   # Python's own pending text is not the decoder's
+            sys.stderr.flush()  # Python's own pending text is not the decoder's
             self._saved_fd = os.dup(2)
             os.dup2(self._file.fileno(), 2)
-            self._lib.av_log_set_callback(self._lib.default_callback)
+            self._lib.av_log_set_callback(_default_callback)
             self._level = self._lib.av_log_get_level()
             self._lib.av_log_set_level(max(self._level, AV_LOG_ERROR))
         except BaseException:
