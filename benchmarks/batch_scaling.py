@@ -77,12 +77,22 @@ def run_once(workers: int, jobs, out: Path, cfg: dict, empty: int) -> dict:
     bad = [r for r in res.records if r["status"] != "done"]
     if bad:
         sys.exit(f"batch_scaling: {bad[0]['name']}: {bad[0]['status']}: {bad[0]['error']}")
-    return {"workers": workers, "tasks": len(tasks), "frames": frames, "startup_s": started,
-            "wall_s": wall, "fps": frames / wall, "cpu_s": cpu, "cores_used": cpu / wall,
-            "frames_per_cpu_s": frames / cpu, "task_s_sum": sum(tasks),
-            "task_s_median": statistics.median(tasks),
-            "overhead_per_task_s": (wall * workers - sum(tasks)) / len(tasks),
-            "empty_tasks": empty, "empty_task_s": empty_wall / empty if empty else None}
+    return {
+        "workers": workers,
+        "tasks": len(tasks),
+        "frames": frames,
+        "startup_s": started,
+        "wall_s": wall,
+        "fps": frames / wall,
+        "cpu_s": cpu,
+        "cores_used": cpu / wall,
+        "frames_per_cpu_s": frames / cpu,
+        "task_s_sum": sum(tasks),
+        "task_s_median": statistics.median(tasks),
+        "overhead_per_task_s": (wall * workers - sum(tasks)) / len(tasks),
+        "empty_tasks": empty,
+        "empty_task_s": empty_wall / empty if empty else None,
+    }
 
 
 def _warm() -> None:
@@ -111,8 +121,11 @@ def checkpoint_cost(cfg: dict, frames: int = 5) -> dict:
             save_checkpoint(Path(tmp), det, index, frames, frame)
             t.append(time.perf_counter() - t0)
         size = (Path(tmp) / CHECKPOINT).stat().st_size
-    return {"checkpoint_bytes": size, "checkpoint_save_s_median": statistics.median(t),
-            "frame_size": [frame.shape[1], frame.shape[0]]}
+    return {
+        "checkpoint_bytes": size,
+        "checkpoint_save_s_median": statistics.median(t),
+        "frame_size": [frame.shape[1], frame.shape[0]],
+    }
 
 
 def mask_costs(out: Path) -> dict:
@@ -136,9 +149,13 @@ def mask_costs(out: Path) -> dict:
             t0 = time.perf_counter()
             write_mask_png(Path(tmp) / f"bin{k:06d}.png", np.ascontiguousarray(mask))
             t.append(time.perf_counter() - t0)
-    return {"png_bytes_mean": sum(p.stat().st_size for p in pngs) / len(pngs), "pngs": len(pngs),
-            "video_bytes_per_frame": per_frame_video, "mask_size": list(mask.shape[::-1]),
-            "png_write_s_median": statistics.median(t)}
+    return {
+        "png_bytes_mean": sum(p.stat().st_size for p in pngs) / len(pngs),
+        "pngs": len(pngs),
+        "video_bytes_per_frame": per_frame_video,
+        "mask_size": list(mask.shape[::-1]),
+        "png_write_s_median": statistics.median(t),
+    }
 
 
 def main(argv=None) -> int:
@@ -150,9 +167,12 @@ def main(argv=None) -> int:
     ap.add_argument("--empty", type=int, default=200, help="no-op tasks for the round trip (default 200)")
     ap.add_argument("--out", type=Path, default=None, help="scratch folder (default: a temporary one)")
     ap.add_argument("--json", type=Path, default=None, help="write the results here")
-    ap.add_argument("--costs-only", action="store_true",
-                    help="only the write costs: one batch with the last --workers count, then the "
-                         "mask and checkpoint figures")
+    ap.add_argument(
+        "--costs-only",
+        action="store_true",
+        help="only the write costs: one batch with the last --workers count, then the "
+        "mask and checkpoint figures",
+    )
     a = ap.parse_args(argv)
     missing = [s for s in SEQUENCES if not (DATA / s).is_dir()]
     if missing:
@@ -160,8 +180,14 @@ def main(argv=None) -> int:
     from silkvision.batch.sources import Job
     from silkvision.config import validate
 
-    cfg = validate({"detector": {"algorithm": a.algorithm}, "capture": {"max_frames": a.max_frames},
-                    "export": {"video": True}}, "config")
+    cfg = validate(
+        {
+            "detector": {"algorithm": a.algorithm},
+            "capture": {"max_frames": a.max_frames},
+            "export": {"video": True},
+        },
+        "config",
+    )
     jobs = [Job(str(DATA / s), f"{s}-{k + 1}") for k in range(a.copies) for s in SEQUENCES]
     scratch = Path(tempfile.mkdtemp(prefix="batch_scaling.", dir=a.out))
     runs = []
@@ -171,29 +197,45 @@ def main(argv=None) -> int:
             out = scratch / f"w{w}"
             r = run_once(w, jobs, out, cfg, a.empty)
             runs.append(r)
-            print(f"{w} worker(s): {r['tasks']} tasks, {r['frames']} frames in {r['wall_s']:.1f} s "
-                  f"({r['fps']:.1f} frames/s; cluster start {r['startup_s']:.1f} s); workers' CPU "
-                  f"{r['cpu_s']:.1f} s = {r['cores_used']:.2f} cores, {r['frames_per_cpu_s']:.1f} "
-                  f"frames per CPU second; task median "
-                  f"{r['task_s_median']:.2f} s; overhead {r['overhead_per_task_s'] * 1000:.0f} ms/task; "
-                  f"empty task {r['empty_task_s'] * 1000:.1f} ms", flush=True)
+            print(
+                f"{w} worker(s): {r['tasks']} tasks, {r['frames']} frames in {r['wall_s']:.1f} s "
+                f"({r['fps']:.1f} frames/s; cluster start {r['startup_s']:.1f} s); workers' CPU "
+                f"{r['cpu_s']:.1f} s = {r['cores_used']:.2f} cores, {r['frames_per_cpu_s']:.1f} "
+                f"frames per CPU second; task median "
+                f"{r['task_s_median']:.2f} s; overhead {r['overhead_per_task_s'] * 1000:.0f} ms/task; "
+                f"empty task {r['empty_task_s'] * 1000:.1f} ms",
+                flush=True,
+            )
         base = runs[0]
         for r in runs:
             r["speedup"] = base["wall_s"] / r["wall_s"]
             print(f"{r['workers']} worker(s): speed-up {r['speedup']:.2f}x over {base['workers']}")
         costs = {**mask_costs(scratch / f"w{runs[-1]['workers']}"), **checkpoint_cost(cfg)}
-        print(f"mask PNG {costs['png_bytes_mean']:.0f} B, mask video {costs['video_bytes_per_frame']:.0f} "
-              f"B/frame at {costs['mask_size'][0]}x{costs['mask_size'][1]}; one atomic PNG write "
-              f"{costs['png_write_s_median'] * 1000:.2f} ms (median); checkpoint "
-              f"{costs['checkpoint_bytes'] / 1e6:.1f} MB, saved in {costs['checkpoint_save_s_median']:.3f} s "
-              f"(median)")
+        print(
+            f"mask PNG {costs['png_bytes_mean']:.0f} B, mask video {costs['video_bytes_per_frame']:.0f} "
+            f"B/frame at {costs['mask_size'][0]}x{costs['mask_size'][1]}; one atomic PNG write "
+            f"{costs['png_write_s_median'] * 1000:.2f} ms (median); checkpoint "
+            f"{costs['checkpoint_bytes'] / 1e6:.1f} MB, saved in {costs['checkpoint_save_s_median']:.3f} s "
+            f"(median)"
+        )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if a.json:
-        a.json.write_text(json.dumps({"runs": runs, "masks": costs, "cpus": os.cpu_count(),
-                                      "numba_threads": os.environ.get("NUMBA_NUM_THREADS"),
-                                      "max_frames": a.max_frames, "copies": a.copies,
-                                      "algorithm": a.algorithm}, indent=2) + "\n")
+        a.json.write_text(
+            json.dumps(
+                {
+                    "runs": runs,
+                    "masks": costs,
+                    "cpus": os.cpu_count(),
+                    "numba_threads": os.environ.get("NUMBA_NUM_THREADS"),
+                    "max_frames": a.max_frames,
+                    "copies": a.copies,
+                    "algorithm": a.algorithm,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
     return 0
 
 

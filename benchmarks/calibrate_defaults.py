@@ -61,15 +61,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detector_accuracy import DEFAULT_ROOT, load_sequence  # noqa: E402
 from video_data import check_sequences  # noqa: E402
 
-TRAIN = ["office", "pedestrians"]   # replaced by --train
-STEP = 1.0 / 400          # histogram bin width of the scores
-NBINS = 2000              # scores >= NBINS * STEP = 5 go to the last bin
+TRAIN = ["office", "pedestrians"]  # replaced by --train
+STEP = 1.0 / 400  # histogram bin width of the scores
+NBINS = 2000  # scores >= NBINS * STEP = 5 go to the last bin
 MEDIANS = (0, 3, 5)
 
-SILK_START = dict(colour_space="rgb", sigma=15.0, tau=0.01, C=0.4, threshold=0.36, kappa=0.1,
-                  warmup=100, hold=0, median=3,     # the starting point of detector-calibration.md
-                  warmup_kappa=1.0,                 # 1 = no cap in the warm-up (the notes' detector)
-                  global_change=0.5)        # by design (no global change in the training data)
+SILK_START = dict(
+    colour_space="rgb",
+    sigma=15.0,
+    tau=0.01,
+    C=0.4,
+    threshold=0.36,
+    kappa=0.1,
+    warmup=100,
+    hold=0,
+    median=3,  # the starting point of detector-calibration.md
+    warmup_kappa=1.0,  # 1 = no cap in the warm-up (the notes' detector)
+    global_change=0.5,
+)  # by design (no global change in the training data)
 # kappa > 0 by design, not by measurement: with kappa = 0 (hard conservative update) a pixel whose
 # background changes for good (light switch, moved object) is foreground forever; the training
 # sequences have no such event, so they cannot rule it out (kappa = 0 and 0.05 differ by < 0.002 F).
@@ -77,7 +86,7 @@ SILK_START = dict(colour_space="rgb", sigma=15.0, tau=0.01, C=0.4, threshold=0.3
 # 0.45 ms per 320x240 frame here, 30% of the whole detector, which would make SILK slower than
 # OpenCV MOG2 (the speed requirement of docs/BENCHMARKS.md section 1); YCrCb costs 0.07 ms.
 SILK_STAGES = [
-    {   # stage 1: coarse, around the starting point (global_change first: the newest searched key, run 6)
+    {  # stage 1: coarse, around the starting point (global_change first: the newest searched key, run 6)
         "global_change": [0.1, 0.2, 0.3, 0.5, 0.75, 1.0],  # 0.5 = fixed a priori in runs 1-5; 1 = never
         "warmup_kappa": [0.1, 0.25, 0.5, 0.75, 1.0],  # 1.0 = no cap during the warm-up (runs 1-4)
         "colour_space": ["rgb", "ycrcb", "gray"],
@@ -85,16 +94,17 @@ SILK_STAGES = [
         "tau": [0.003, 0.005, 0.01, 0.02, 0.04],
         "C": [0.1, 0.2, 0.4, 0.8, 1.6],
         "threshold": [0.2, 0.28, 0.36, 0.45, 0.55, 0.7],
-        "kappa": [0.02, 0.05, 0.1, 0.2, 0.4, 1.0],     # 1.0 = conservative update off
+        "kappa": [0.02, 0.05, 0.1, 0.2, 0.4, 1.0],  # 1.0 = conservative update off
         "warmup": [0, 50, 100, 200],
         "hold": [0, 1, 2, 4, 8],
         "median": list(MEDIANS),
     },
-    None,   # stage 2: finer, a multiplicative neighbourhood of stage 1's optimum (fine_axes)
+    None,  # stage 2: finer, a multiplicative neighbourhood of stage 1's optimum (fine_axes)
 ]
 FACTORS = (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2.0)
 #: keys added after run 3, at the value that reproduces the detector from before they existed
 LEGACY = {"hold": 0, "warmup_kappa": 1.0}
+
 
 def fine_axes(best: dict, coarse: dict) -> dict:
     """Stage-2 grid: every numeric parameter x FACTORS around ``best`` (no human choice)."""
@@ -105,9 +115,9 @@ def fine_axes(best: dict, coarse: dict) -> dict:
             axes[k] = values
         elif k == "warmup":
             axes[k] = sorted({int(round(v * f)) for f in (0.5, 1.0, 2.0)})
-        elif k == "hold":        # a small integer: its neighbours
+        elif k == "hold":  # a small integer: its neighbours
             axes[k] = sorted({max(0, v + d) for d in (-2, -1, 0, 1, 2)})
-        elif k == "threshold":   # on the histogram grid
+        elif k == "threshold":  # on the histogram grid
             axes[k] = sorted({round(round(v * f / STEP) * STEP, 6) for f in FACTORS})
         elif k in ("kappa", "warmup_kappa", "global_change"):
             axes[k] = sorted({min(round(v * f, 6), 1.0) for f in FACTORS})
@@ -116,10 +126,14 @@ def fine_axes(best: dict, coarse: dict) -> dict:
     return axes
 
 
-NORMA_START = dict(eta=0.1, lam=0.1, nu=0.5, sigma=15.0)   # the config defaults before calibration
+NORMA_START = dict(eta=0.1, lam=0.1, nu=0.5, sigma=15.0)  # the config defaults before calibration
 NORMA_STAGES = [
-    {"eta": [0.05, 0.1, 0.2, 0.4], "lam": [0.02, 0.05, 0.1, 0.2, 0.5], "nu": [0.1, 0.3, 0.5, 0.7],
-     "sigma": [8.0, 10.0, 12.0, 15.0, 20.0]},
+    {
+        "eta": [0.05, 0.1, 0.2, 0.4],
+        "lam": [0.02, 0.05, 0.1, 0.2, 0.5],
+        "nu": [0.1, 0.3, 0.5, 0.7],
+        "sigma": [8.0, 10.0, 12.0, 15.0, 20.0],
+    },
     None,
 ]
 
@@ -128,6 +142,7 @@ _DATA: dict = {}
 
 def _load(root: Path) -> None:
     from silkvision.evaluation.cdnet import label_classes
+
     for name in TRAIN:
         if name in _DATA:
             continue
@@ -146,8 +161,10 @@ def _hist_add(h, cls, s):
 def _run(task):
     """Histograms (median variant, class, bin) of one detector configuration on one sequence."""
     import numba
+
     from silkvision.detector.norma import NormaSubtractor
     from silkvision.detector.silk import SilkSubtractor
+
     numba.set_num_threads(1)
     cv2.setNumThreads(1)
     algo, params, name = task
@@ -168,8 +185,9 @@ def _run(task):
     return hists, time.process_time() - t0
 
 
-def recovery_frames(params: dict, limit: int, before: int = 600, seed: int = 0,
-                    local: bool = False) -> int | None:
+def recovery_frames(
+    params: dict, limit: int, before: int = 600, seed: int = 0, local: bool = False
+) -> int | None:
     """Frames SILK needs to absorb a permanent change of the background (None: more than ``limit``).
 
     Synthetic, no data set involved: a 4x4 clip of colour A (+ Gaussian noise, sd 2) for ``before``
@@ -178,6 +196,7 @@ def recovery_frames(params: dict, limit: int, before: int = 600, seed: int = 0,
     pixels are background again (raw mask).
     """
     from silkvision.detector.silk import SilkSubtractor
+
     rng = np.random.default_rng(seed)
     det = SilkSubtractor(**{**NO_POSTPROCESSING, **{k: v for k, v in params.items() if k != "median"}})
     a, b = np.array([70.0, 80.0, 90.0]), np.array([170.0, 160.0, 150.0])
@@ -197,7 +216,7 @@ def recovery_frames(params: dict, limit: int, before: int = 600, seed: int = 0,
 def f_curve(h: np.ndarray) -> np.ndarray:
     """F-measure at every threshold k * STEP (k = 0..NBINS) from (class, bin) histograms."""
     neg, pos = h[0], h[1]
-    tp = np.concatenate([[0], np.cumsum(pos)])[: NBINS + 1]   # scores with bin < k
+    tp = np.concatenate([[0], np.cumsum(pos)])[: NBINS + 1]  # scores with bin < k
     fp = np.concatenate([[0], np.cumsum(neg)])[: NBINS + 1]
     fn = pos.sum() - tp
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -217,6 +236,7 @@ class Search:
         if self.cache_dir is None:
             return None
         import hashlib
+
         h = hashlib.sha1(repr((self.algo, self.key(p), name)).encode()).hexdigest()[:20]
         return self.cache_dir / f"{self.algo}-{name}-{h}.npz"
 
@@ -232,8 +252,9 @@ class Search:
     def key(self, p):
         # a key at its LEGACY value behaves as before the key existed: same cache key, so cached
         # runs are reused
-        return tuple(sorted((k, v) for k, v in p.items()
-                            if k != "median" and not (k in LEGACY and v == LEGACY[k])))
+        return tuple(
+            sorted((k, v) for k, v in p.items() if k != "median" and not (k in LEGACY and v == LEGACY[k]))
+        )
 
     def evaluate(self, configs):
         todo = []
@@ -275,9 +296,13 @@ class Search:
             k = int(np.argmax(mean))
             per = {n: curves[n][m][k] for n in TRAIN}
             thr = k * STEP
-        best = {n: float(curves[n][m].max()) for n in TRAIN}     # oracle per sequence (diagnostic)
-        return float(np.mean(list(per.values()))), {"threshold": thr, "f": per, "oracle_f": best,
-                                                     "cpu_s": {n: res[n][1] for n in TRAIN}}
+        best = {n: float(curves[n][m].max()) for n in TRAIN}  # oracle per sequence (diagnostic)
+        return float(np.mean(list(per.values()))), {
+            "threshold": thr,
+            "f": per,
+            "oracle_f": best,
+            "cpu_s": {n: res[n][1] for n in TRAIN},
+        }
 
     def descend(self, start, axes, rounds):
         cur = dict(start)
@@ -287,8 +312,11 @@ class Search:
                 configs = [dict(cur, **{axis: v}) for v in values]
                 for c in configs:
                     if not self.allowed(c):
-                        print(f"  round {r + 1} {axis}={c[axis]!r:>8}: skipped, does not recover from a "
-                              f"background change within {self.max_recovery} frames", flush=True)
+                        print(
+                            f"  round {r + 1} {axis}={c[axis]!r:>8}: skipped, does not recover from a "
+                            f"background change within {self.max_recovery} frames",
+                            flush=True,
+                        )
                         self.log.append({"round": r + 1, "axis": axis, "value": c[axis], "skipped": True})
                 configs = [c for c in configs if self.allowed(c)]
                 self.evaluate(configs)
@@ -297,11 +325,23 @@ class Search:
                 best_val, best_cfg = max(scored, key=lambda t: t[0])
                 for val, c in scored:
                     d = self.score(c)[1]
-                    self.log.append({"round": r + 1, "axis": axis, "value": c[axis], "objective": val,
-                                     "f": d["f"], "threshold": d["threshold"], "oracle_f": d["oracle_f"]})
-                    print(f"  round {r + 1} {axis}={c[axis]!r:>8}: mean F {val:.4f}  "
-                          + "  ".join(f"{n} {d['f'][n]:.4f}" for n in TRAIN)
-                          + f"  (thr {d['threshold']:.4f})", flush=True)
+                    self.log.append(
+                        {
+                            "round": r + 1,
+                            "axis": axis,
+                            "value": c[axis],
+                            "objective": val,
+                            "f": d["f"],
+                            "threshold": d["threshold"],
+                            "oracle_f": d["oracle_f"],
+                        }
+                    )
+                    print(
+                        f"  round {r + 1} {axis}={c[axis]!r:>8}: mean F {val:.4f}  "
+                        + "  ".join(f"{n} {d['f'][n]:.4f}" for n in TRAIN)
+                        + f"  (thr {d['threshold']:.4f})",
+                        flush=True,
+                    )
                 if best_val > base + 1e-9 and best_cfg[axis] != cur[axis]:
                     cur = best_cfg
                     changed = True
@@ -314,12 +354,21 @@ class Search:
 def current_defaults() -> dict:
     """The built-in SILK defaults (``silkvision/config/schema.py``) in this script's parameter names."""
     from silkvision.config.schema import SCHEMA
+
     d, s = SCHEMA["detector"], SCHEMA["detector"]["silk"]
-    return dict(colour_space=d["colour_space"].default, sigma=s["sigma"].default, tau=s["tau"].default,
-                C=s["C"].default, threshold=s["threshold"].default, kappa=s["kappa"].default,
-                warmup=s["warmup"].default, warmup_kappa=s["warmup_kappa"].default,
-                hold=s["hold"].default, median=d["median"].default,
-                global_change=s["global_change"].default)
+    return dict(
+        colour_space=d["colour_space"].default,
+        sigma=s["sigma"].default,
+        tau=s["tau"].default,
+        C=s["C"].default,
+        threshold=s["threshold"].default,
+        kappa=s["kappa"].default,
+        warmup=s["warmup"].default,
+        warmup_kappa=s["warmup_kappa"].default,
+        hold=s["hold"].default,
+        median=d["median"].default,
+        global_change=s["global_change"].default,
+    )
 
 
 def main(argv=None) -> int:
@@ -328,31 +377,50 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=3, help="coordinate-descent rounds per stage")
     ap.add_argument("--processes", type=int, default=2)
     ap.add_argument("--skip-norma", action="store_true")
-    ap.add_argument("--max-recovery", type=int, default=100,
-                    help="SILK must absorb a permanent background change within this many frames "
-                         "(synthetic test, see recovery_frames); 0 = no constraint")
+    ap.add_argument(
+        "--max-recovery",
+        type=int,
+        default=100,
+        help="SILK must absorb a permanent background change within this many frames "
+        "(synthetic test, see recovery_frames); 0 = no constraint",
+    )
     ap.add_argument("--json", type=Path)
-    ap.add_argument("--train", default=",".join(TRAIN),
-                    help="comma-separated training sequences (default: office,pedestrians)")
-    ap.add_argument("--start", default="notes",
-                    help="starting point: 'notes' (the notes' parameters), 'defaults' (the current built-in "
-                         "defaults) or a JSON object of SILK parameters")
+    ap.add_argument(
+        "--train",
+        default=",".join(TRAIN),
+        help="comma-separated training sequences (default: office,pedestrians)",
+    )
+    ap.add_argument(
+        "--start",
+        default="notes",
+        help="starting point: 'notes' (the notes' parameters), 'defaults' (the current built-in "
+        "defaults) or a JSON object of SILK parameters",
+    )
     ap.add_argument("--cache", type=Path, help="folder caching each (configuration, sequence) run")
-    ap.add_argument("--fixed", default="", help="comma-separated SILK parameters kept at their starting "
-                                                "value (not searched), e.g. warmup")
+    ap.add_argument(
+        "--fixed",
+        default="",
+        help="comma-separated SILK parameters kept at their starting value (not searched), e.g. warmup",
+    )
     args = ap.parse_args(argv)
     TRAIN[:] = [n.strip() for n in args.train.split(",") if n.strip()]
     t0 = time.time()
     check_sequences(args.root, TRAIN)
     _load(args.root)
     import multiprocessing as mp
+
     pool = mp.get_context("fork").Pool(args.processes) if args.processes > 1 else None
     out = {}
     try:
         print("SILK:", flush=True)
         s = Search("silk", pool, args.max_recovery, args.cache)
-        start = (SILK_START if args.start == "notes" else current_defaults() if args.start == "defaults"
-                 else json.loads(args.start))
+        start = (
+            SILK_START
+            if args.start == "notes"
+            else current_defaults()
+            if args.start == "defaults"
+            else json.loads(args.start)
+        )
         print(f"training sequences: {TRAIN}; start: {start}", flush=True)
         assert s.allowed(start), "the starting point must satisfy the recovery constraint"
         best = start
@@ -365,27 +433,41 @@ def main(argv=None) -> int:
         obj, det = s.score(best)
         print(f"SILK best: {best}\n  mean F {obj:.4f}: {det['f']}", flush=True)
         # ablations of the chosen set (training sequences)
-        abl = {"chosen": best, "no median": dict(best, median=0),
-               "no conservative (kappa=1)": dict(best, kappa=1.0, warmup_kappa=1.0),
-               "no warm-up cap (warmup_kappa=1)": dict(best, warmup_kappa=1.0),
-               "hard conservative (kappa=0)": dict(best, kappa=0.0),
-               "no global-change rule": dict(best, global_change=1.0)}
+        abl = {
+            "chosen": best,
+            "no median": dict(best, median=0),
+            "no conservative (kappa=1)": dict(best, kappa=1.0, warmup_kappa=1.0),
+            "no warm-up cap (warmup_kappa=1)": dict(best, warmup_kappa=1.0),
+            "hard conservative (kappa=0)": dict(best, kappa=0.0),
+            "no global-change rule": dict(best, global_change=1.0),
+        }
         for cs in ("rgb", "ycrcb", "lab", "gray"):
             abl[f"colour {cs}"] = dict(best, colour_space=cs)
         s.evaluate(list(abl.values()))
-        out["silk"] = {"best": best, "objective": obj, "details": det, "log": s.log,
-                       "recovery_frames": recovery_frames(best, 5000),
-                       "local_recovery_frames": recovery_frames(best, 5000, local=True),
-                       "ablations": {k: {"params": v, "objective": s.score(v)[0], "f": s.score(v)[1]["f"]}
-                                     for k, v in abl.items()}}
+        out["silk"] = {
+            "best": best,
+            "objective": obj,
+            "details": det,
+            "log": s.log,
+            "recovery_frames": recovery_frames(best, 5000),
+            "local_recovery_frames": recovery_frames(best, 5000, local=True),
+            "ablations": {
+                k: {"params": v, "objective": s.score(v)[0], "f": s.score(v)[1]["f"]} for k, v in abl.items()
+            },
+        }
         for k, v in out["silk"]["ablations"].items():
             v["recovery_frames"] = recovery_frames(v["params"], 3000)
-        print(f"recovery of the chosen set: whole frame {out['silk']['recovery_frames']} frames, one pixel "
-              f"{out['silk']['local_recovery_frames']} frames (None = > 5000)")
+        print(
+            f"recovery of the chosen set: whole frame {out['silk']['recovery_frames']} frames, one pixel "
+            f"{out['silk']['local_recovery_frames']} frames (None = > 5000)"
+        )
         print("ablations (training sequences, mean F; recovery frames, None = > 3000):")
         for k, v in out["silk"]["ablations"].items():
-            print(f"  {k:28s} {v['objective']:.4f}  " + "  ".join(f"{n} {v['f'][n]:.4f}" for n in TRAIN)
-                  + f"  recovery {v['recovery_frames']}")
+            print(
+                f"  {k:28s} {v['objective']:.4f}  "
+                + "  ".join(f"{n} {v['f'][n]:.4f}" for n in TRAIN)
+                + f"  recovery {v['recovery_frames']}"
+            )
         if not args.skip_norma:
             print("NORMA:", flush=True)
             n = Search("norma", pool, cache_dir=args.cache)
@@ -397,8 +479,13 @@ def main(argv=None) -> int:
                 nbest = n.descend(nbest, axes, args.rounds)
             nobj, ndet = n.score(nbest)
             print(f"NORMA best: {nbest} threshold {ndet['threshold']:.4f}\n  mean F {nobj:.4f}: {ndet['f']}")
-            out["norma"] = {"best": nbest, "threshold": ndet["threshold"], "objective": nobj,
-                            "details": ndet, "log": n.log}
+            out["norma"] = {
+                "best": nbest,
+                "threshold": ndet["threshold"],
+                "objective": nobj,
+                "details": ndet,
+                "log": n.log,
+            }
     finally:
         if pool:
             pool.close()

@@ -34,8 +34,7 @@ from numba import njit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from video_data import VIDEO_ROOT, check_sequences  # noqa: E402
 
-from silkvision.detector.kernels import (_load_features, _scores_and_mask, _slot_exponents, exp2_neg,  # noqa: E402
-                                         fma32)
+from silkvision.detector.kernels import _load_features, _scores_and_mask, _slot_exponents, exp2_neg, fma32  # noqa: E402
 from silkvision.detector.postprocess import NO_POSTPROCESSING  # noqa: E402
 from silkvision.detector.silk import SilkSubtractor  # noqa: E402
 
@@ -61,8 +60,26 @@ def _same(a):
 
 def _make_frame(dec, enc):
     @njit
-    def frame(feat, colours, alphas, since, scale, inv_scale_new, decay, rho, cap, cap_fg, threshold,
-              hold, nl, learn, scores, mask, scr_f, scr_i):
+    def frame(
+        feat,
+        colours,
+        alphas,
+        since,
+        scale,
+        inv_scale_new,
+        decay,
+        rho,
+        cap,
+        cap_fg,
+        threshold,
+        hold,
+        nl,
+        learn,
+        scores,
+        mask,
+        scr_f,
+        scr_i,
+    ):
         H, W, C = feat.shape
         omega = alphas.shape[1]
         featf = scr_f[0]
@@ -102,6 +119,7 @@ def _make_frame(dec, enc):
                     arows[j, x] = enc(a)
                     for ch in range(C):
                         crows[j, ch, x] = frow[x, ch]
+
     return frame
 
 
@@ -126,19 +144,22 @@ def main(argv=None) -> int:
         det = SilkSubtractor(**NO_POSTPROCESSING)
         for f in load(files[:200:4]):
             det.apply(f)
-        feats = [det._conv(f).copy() for f in load(files[200:200 + args.frames])]
-        args_k = det.kernel_args(True)   # the same scalars every frame: a speed test, not a run
+        feats = [det._conv(f).copy() for f in load(files[200 : 200 + args.frames])]
+        args_k = det.kernel_args(True)  # the same scalars every frame: a speed test, not a run
         b = det._alphas.view(np.uint32)
         copies = {
             "f32": (frame_f32, det._colours.copy(), det._alphas.copy()),
             "f32 again (A/A)": (frame_f32, det._colours.copy(), det._alphas.copy()),
-            "bf16": (frame_bf16, det._colours.copy(),
-                     ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)),
+            "bf16": (
+                frame_bf16,
+                det._colours.copy(),
+                ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16),
+            ),
         }
         since = {k: det._extra["since"].copy() for k in copies}
         sc, mk = np.zeros_like(det._scores), np.zeros_like(det._raw)
         times = {k: [] for k in copies}
-        for _ in range(args.repeats + 1):   # the first repeat compiles and is dropped
+        for _ in range(args.repeats + 1):  # the first repeat compiles and is dropped
             for k, (fn, col, alp) in copies.items():
                 t = time.process_time()
                 for feat in feats:
@@ -146,9 +167,13 @@ def main(argv=None) -> int:
                 times[k].append((time.process_time() - t) / len(feats) * 1e3)
         med = {k: statistics.median(v[1:]) for k, v in times.items()}
         ratio = lambda k: statistics.median(a / b for a, b in zip(times["f32"][1:], times[k][1:]))  # noqa: E731
-        print(f"{size}: " + ", ".join(f"{k} {v:.2f} ms" for k, v in med.items())
-              + f"; f32 / bf16 time (paired median) {ratio('bf16'):.2f}, f32 / f32 again "
-                f"{ratio('f32 again (A/A)'):.2f}", flush=True)
+        print(
+            f"{size}: "
+            + ", ".join(f"{k} {v:.2f} ms" for k, v in med.items())
+            + f"; f32 / bf16 time (paired median) {ratio('bf16'):.2f}, f32 / f32 again "
+            f"{ratio('f32 again (A/A)'):.2f}",
+            flush=True,
+        )
     return 0
 
 

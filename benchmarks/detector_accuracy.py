@@ -44,8 +44,7 @@ from video_data import VIDEO_ROOT, check_sequences  # noqa: E402
 DEFAULT_ROOT = VIDEO_ROOT
 SEQUENCES = ("highway", "office", "pedestrians", "traffic", "canoe", "pets2001_illumination")
 TUNING = ("office", "pedestrians", "traffic", "canoe", "pets2001_illumination")
-DETECTORS = ("silk", "silk-median", "silk-raw", "silk-plain", "norma", "mog2", "mog2+post", "knn",
-             "knn+post")
+DETECTORS = ("silk", "silk-median", "silk-raw", "silk-plain", "norma", "mog2", "mog2+post", "knn", "knn+post")
 
 
 @dataclass
@@ -53,11 +52,11 @@ class Sequence:
     """A CDnet-layout sequence held in memory."""
 
     name: str
-    frames: list = field(repr=False)          # BGR uint8, frame i+1 at index i
-    first: int                                # temporal ROI, 1-based inclusive
+    frames: list = field(repr=False)  # BGR uint8, frame i+1 at index i
+    first: int  # temporal ROI, 1-based inclusive
     last: int
     roi: np.ndarray | None = field(repr=False, default=None)
-    gt: dict = field(repr=False, default_factory=dict)   # frame number -> uint8 labels
+    gt: dict = field(repr=False, default_factory=dict)  # frame number -> uint8 labels
 
     @property
     def shape(self):
@@ -90,6 +89,7 @@ def load_sequence(path: Path, max_frames: int | None = None, load_gt: bool = Tru
 
 def _f(c) -> float:
     from silkvision.evaluation import metrics
+
     return metrics(c)["f_measure"]
 
 
@@ -103,7 +103,7 @@ def run_sequence(seq: Sequence, detectors=DETECTORS, threads: int = 1) -> dict:
 
     numba.set_num_threads(threads)
     cv2.setNumThreads(threads)
-    post = sv.create_subtractor("silk").mask_filter          # the shipped chain, applied to MOG2/KNN
+    post = sv.create_subtractor("silk").mask_filter  # the shipped chain, applied to MOG2/KNN
     runs = {}
     if any(d.startswith("silk") and d != "silk-plain" for d in detectors):
         runs["silk"] = sv.create_subtractor("silk")
@@ -128,7 +128,7 @@ def run_sequence(seq: Sequence, detectors=DETECTORS, threads: int = 1) -> dict:
             if k == "silk":
                 if "silk" in counts:
                     counts["silk"] = counts["silk"] + confusion_counts(mask, gt, seq.roi)
-                raw = det._raw    # the kernel's mask (score < threshold) before the chain
+                raw = det._raw  # the kernel's mask (score < threshold) before the chain
                 if "silk-raw" in counts:
                     counts["silk-raw"] = counts["silk-raw"] + confusion_counts(raw, gt, seq.roi)
                 if "silk-median" in counts:
@@ -141,10 +141,14 @@ def run_sequence(seq: Sequence, detectors=DETECTORS, threads: int = 1) -> dict:
                     counts[k + "+post"] = counts[k + "+post"] + confusion_counts(post(mask), gt, seq.roi)
             elif k in counts:
                 counts[k] = counts[k] + confusion_counts(mask, gt, seq.roi)
-    return {"sequence": seq.name, "frames": len(seq.frames), "evaluated": [seq.first, seq.last],
-            "f_measure": {d: _f(c) for d, c in counts.items()},
-            "counts": {d: [c.tp, c.fp, c.fn, c.tn] for d, c in counts.items()},
-            "cpu_seconds": seconds}
+    return {
+        "sequence": seq.name,
+        "frames": len(seq.frames),
+        "evaluated": [seq.first, seq.last],
+        "f_measure": {d: _f(c) for d, c in counts.items()},
+        "counts": {d: [c.tp, c.fp, c.fn, c.tn] for d, c in counts.items()},
+        "cpu_seconds": seconds,
+    }
 
 
 def _worker(args):
@@ -165,6 +169,7 @@ def main(argv=None) -> int:
     check_sequences(args.root, args.sequences)
 
     import silkvision as sv
+
     silk = sv.create_subtractor("silk").get_params()
     norma = sv.create_subtractor("norma").get_params()
     print("SILK parameters:", silk)
@@ -173,6 +178,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     if args.processes > 1:
         import multiprocessing as mp
+
         with mp.get_context("fork").Pool(min(args.processes, len(tasks))) as pool:
             results = pool.map(_worker, tasks, chunksize=1)
     else:
@@ -186,10 +192,16 @@ def main(argv=None) -> int:
         print(f"| {r['sequence']} | {tag} | " + " | ".join(f"{r['f_measure'][d]:.3f}" for d in dets) + " |")
     held = [r for r in results if r["sequence"] not in TUNING]
     if held:
-        print("| mean of sequences not used for tuning | | "
-              + " | ".join(f"{np.mean([r['f_measure'][d] for r in held]):.3f}" for d in dets) + " |")
-    print(f"| mean of all {len(results)} | | "
-          + " | ".join(f"{np.mean([r['f_measure'][d] for r in results]):.3f}" for d in dets) + " |")
+        print(
+            "| mean of sequences not used for tuning | | "
+            + " | ".join(f"{np.mean([r['f_measure'][d] for r in held]):.3f}" for d in dets)
+            + " |"
+        )
+    print(
+        f"| mean of all {len(results)} | | "
+        + " | ".join(f"{np.mean([r['f_measure'][d] for r in results]):.3f}" for d in dets)
+        + " |"
+    )
     if args.json:
         args.json.write_text(json.dumps({"silk": silk, "norma": norma, "results": results}, indent=1))
     return 0

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detector_accuracy import DEFAULT_ROOT, load_sequence  # noqa: E402
 from video_data import check_sequences  # noqa: E402
 
-BANDS = (0, 8, 16, 24, 40, np.inf)     # distance bands of the explained misses
+BANDS = (0, 8, 16, 24, 40, np.inf)  # distance bands of the explained misses
 
 
 def main(argv=None) -> int:
@@ -36,9 +36,13 @@ def main(argv=None) -> int:
     ap.add_argument("--sequence", default="highway")
     ap.add_argument("--root", type=Path, default=DEFAULT_ROOT)
     ap.add_argument("--miss-map", type=Path, help="write the per-pixel miss rate here (PNG)")
-    ap.add_argument("--post", choices=("shipped", "median"), default="shipped",
-                    help="mask chain: the shipped one, or the 5x5 median only (the earlier chain, "
-                         "which the highway diagnosis in BENCHMARKS section 2 used)")
+    ap.add_argument(
+        "--post",
+        choices=("shipped", "median"),
+        default="shipped",
+        help="mask chain: the shipped one, or the 5x5 median only (the earlier chain, "
+        "which the highway diagnosis in BENCHMARKS section 2 used)",
+    )
     args = ap.parse_args(argv)
     import silkvision as sv
 
@@ -47,9 +51,10 @@ def main(argv=None) -> int:
     roi = np.ones(seq.shape, bool) if seq.roi is None else seq.roi > 0
     scored = range(seq.first, seq.last + 1)
     ycc = lambda i: cv2.cvtColor(seq.frames[i - 1], cv2.COLOR_BGR2YCrCb).astype(np.float32)  # noqa: E731
-    with np.errstate(invalid="ignore"):   # pixels never labelled background stay NaN
-        bg = np.nanmedian(np.stack([np.where((seq.gt[i] == 0)[..., None], ycc(i), np.nan)
-                                    for i in scored[::5]]), axis=0)
+    with np.errstate(invalid="ignore"):  # pixels never labelled background stay NaN
+        bg = np.nanmedian(
+            np.stack([np.where((seq.gt[i] == 0)[..., None], ycc(i), np.nan) for i in scored[::5]]), axis=0
+        )
     det = sv.create_subtractor("silk", **({"close": 0, "fill_holes": False} if args.post == "median" else {}))
     thr = np.float32(det.threshold)
     fp = {0: 0, 50: 0}
@@ -74,16 +79,22 @@ def main(argv=None) -> int:
     dist = np.concatenate(dist)
     print(f"{args.sequence}: default SILK, frames {seq.first}-{seq.last}")
     print(f"false positives: label 50 (shadow) {fp[50]}, label 0 {fp[0]}")
-    print(f"misses: {explained + lost_to_median} ({explained} with score >= {thr:g}, "
-          f"{lost_to_median} below it but removed by the mask post-processing)")
+    print(
+        f"misses: {explained + lost_to_median} ({explained} with score >= {thr:g}, "
+        f"{lost_to_median} below it but removed by the mask post-processing)"
+    )
     for lo, hi in zip(BANDS[:-1], BANDS[1:]):
-        print(f"  explained misses at YCrCb distance [{lo}, {hi}) from the background colour: "
-              f"{int(((dist >= lo) & (dist < hi)).sum())}")
+        print(
+            f"  explained misses at YCrCb distance [{lo}, {hi}) from the background colour: "
+            f"{int(((dist >= lo) & (dist < hi)).sum())}"
+        )
     print(f"  (no background colour known: {int(np.isnan(dist).sum())})")
     b = np.array(blocks)
     for k in range(0, len(b), 100):
-        part = b[k:k + 100]
-        print(f"  miss rate, frames {part[0, 0]}-{part[-1, 0]}: {part[:, 1].sum() / max(1, part[:, 2].sum()):.3f}")
+        part = b[k : k + 100]
+        print(
+            f"  miss rate, frames {part[0, 0]}-{part[-1, 0]}: {part[:, 1].sum() / max(1, part[:, 2].sum()):.3f}"
+        )
     if args.miss_map:
         rate = n_miss / np.maximum(n_pos, 1)
         cv2.imwrite(str(args.miss_map), (rate * 255).astype(np.uint8))

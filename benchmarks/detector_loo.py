@@ -61,13 +61,38 @@ FOLIAGE_FRAMES = 241
 #: the foliage proxy is also reported over frames FOLIAGE_WARMUP+1..241 only (every detector starts
 #: empty, so its first frames are foreground everywhere)
 FOLIAGE_WARMUP = 100
-VARIANT_KEYS = ("fb_thr", "fb_cap", "v_inc", "v_dec", "v_max", "fb_gate", "level_rate", "level_gamma",
-                "diff_every", "diff_kappa", "consult", "consult_output_only", "consult_lo")
-VARIANT_DEFAULTS = {"fb_thr": 0.0, "fb_cap": 0.0, "v_inc": 1.0, "v_dec": 0.1, "v_max": 10.0,
-                    "fb_gate": 0, "level_rate": 0.01, "level_gamma": 1.0, "diff_every": 0,
-                    "diff_kappa": 0.0, "consult": 0, "consult_output_only": 0, "consult_lo": 0.0}
+VARIANT_KEYS = (
+    "fb_thr",
+    "fb_cap",
+    "v_inc",
+    "v_dec",
+    "v_max",
+    "fb_gate",
+    "level_rate",
+    "level_gamma",
+    "diff_every",
+    "diff_kappa",
+    "consult",
+    "consult_output_only",
+    "consult_lo",
+)
+VARIANT_DEFAULTS = {
+    "fb_thr": 0.0,
+    "fb_cap": 0.0,
+    "v_inc": 1.0,
+    "v_dec": 0.1,
+    "v_max": 10.0,
+    "fb_gate": 0,
+    "level_rate": 0.01,
+    "level_gamma": 1.0,
+    "diff_every": 0,
+    "diff_kappa": 0.0,
+    "consult": 0,
+    "consult_output_only": 0,
+    "consult_lo": 0.0,
+}
 PEERS = ("mog2", "mog2+chain", "knn", "knn+chain")
-ROC_HI = 4.0       # scores above land in the top bin (all far above any threshold used)
+ROC_HI = 4.0  # scores above land in the top bin (all far above any threshold used)
 ROC_BINS = 2048
 
 
@@ -85,15 +110,19 @@ def _grid_base():
 
 def _grid_gated():
     """Feedback gated by the post-processed mask (SuBSENSE counts flicker, not moving objects)."""
-    g = [{"fb_gate": 1, "fb_thr": a, "fb_cap": b} for a, b in
-         ((0.05, 0), (0.2, 0), (0, 0.05), (0, 0.2), (0.05, 0.05), (0.2, 0.2))]
+    g = [
+        {"fb_gate": 1, "fb_thr": a, "fb_cap": b}
+        for a, b in ((0.05, 0), (0.2, 0), (0, 0.05), (0, 0.2), (0.05, 0.05), (0.2, 0.2))
+    ]
     return g
 
 
 def _grid_level():
     """Tolerance from the pixel's running background score level (SuBSENSE's D_min idea)."""
-    return [{"fb_gate": 2, "fb_thr": 1.0, "level_rate": r, "level_gamma": g}
-            for r, g in ((0.01, 0.5), (0.01, 1.0), (0.05, 1.0))]
+    return [
+        {"fb_gate": 2, "fb_thr": 1.0, "level_rate": r, "level_gamma": g}
+        for r, g in ((0.01, 0.5), (0.01, 1.0), (0.05, 1.0))
+    ]
 
 
 def _grid_raised():
@@ -104,8 +133,10 @@ def _grid_raised():
     for t in (0.5, 0.55):
         g += [{"threshold": t}] if t != 0.5 else []
         g += [{"threshold": t, "fb_gate": 1, "fb_thr": a, "fb_cap": 0} for a in (0.05, 0.2)]
-        g += [{"threshold": t, "fb_gate": 2, "fb_thr": 1.0, "level_rate": 0.01, "level_gamma": gm}
-              for gm in (0.5, 1.0)]
+        g += [
+            {"threshold": t, "fb_gate": 2, "fb_thr": 1.0, "level_rate": 0.01, "level_gamma": gm}
+            for gm in (0.5, 1.0)
+        ]
     return g
 
 
@@ -127,9 +158,16 @@ def _grid_consult_unsure():
     return [{"consult": n, "consult_output_only": 1, "consult_lo": 0.5} for n in (1, 8)]
 
 
-GRIDS = {"base": _grid_base, "gated": _grid_gated, "level": _grid_level, "raised": _grid_raised,
-         "consult": _grid_consult, "consult_output": _grid_consult_output,
-         "consult_unsure": _grid_consult_unsure, "default": lambda: [{}]}
+GRIDS = {
+    "base": _grid_base,
+    "gated": _grid_gated,
+    "level": _grid_level,
+    "raised": _grid_raised,
+    "consult": _grid_consult,
+    "consult_output": _grid_consult_output,
+    "consult_unsure": _grid_consult_unsure,
+    "default": lambda: [{}],
+}
 
 
 def config_key(cfg: dict) -> str:
@@ -154,8 +192,11 @@ def _variant_class():
             super().__init__(**params)
 
         def _extra_state_shapes(self, H, W):
-            return {"since": ((H, W), np.uint8, 255), "blink": ((H, W), np.float32, 0.0),
-                    "level": ((H, W), np.float32, 1.0)}
+            return {
+                "since": ((H, W), np.uint8, 255),
+                "blink": ((H, W), np.float32, 0.0),
+                "level": ((H, W), np.float32, 1.0),
+            }
 
         def apply(self, frame, learningRate=-1, fgmask=None):
             if self._var["consult_output_only"]:
@@ -182,8 +223,14 @@ def _variant_class():
             if prev is not None and learningRate != 0:
                 v, var = self._extra["blink"], self._var
                 flick = (self._raw != prev) & (out == 0)
-                np.copyto(v, np.where(flick, np.minimum(v + np.float32(var["v_inc"]), np.float32(var["v_max"])),
-                                      np.maximum(v - np.float32(var["v_dec"]), np.float32(0))))
+                np.copyto(
+                    v,
+                    np.where(
+                        flick,
+                        np.minimum(v + np.float32(var["v_inc"]), np.float32(var["v_max"])),
+                        np.maximum(v - np.float32(var["v_dec"]), np.float32(0)),
+                    ),
+                )
             return out
 
         def _run(self, feat, learn):
@@ -192,13 +239,29 @@ def _variant_class():
             p = self._p
             diff_cap = np.float32(self._decay() * v["diff_kappa"] * p["C"])
             inc, dec = (0.0, 0.0) if v["fb_gate"] else (v["v_inc"], v["v_dec"])
-            vk.variant_frame(feat, self._colours, self._alphas, self._extra["since"],
-                             self._extra["blink"], *args, self._scores, self._raw, self._scr_f,
-                             self._scr_i, np.float32(v["fb_thr"]), np.float32(v["fb_cap"]),
-                             np.float32(inc), np.float32(dec), np.float32(v["v_max"]),
-                             np.int64(v["diff_every"]), diff_cap, np.int64(self._frames),
-                             np.int64(v["consult"]), self._own_buffer(feat),
-                             np.float32(v["consult_lo"] * p["threshold"]))
+            vk.variant_frame(
+                feat,
+                self._colours,
+                self._alphas,
+                self._extra["since"],
+                self._extra["blink"],
+                *args,
+                self._scores,
+                self._raw,
+                self._scr_f,
+                self._scr_i,
+                np.float32(v["fb_thr"]),
+                np.float32(v["fb_cap"]),
+                np.float32(inc),
+                np.float32(dec),
+                np.float32(v["v_max"]),
+                np.int64(v["diff_every"]),
+                diff_cap,
+                np.int64(self._frames),
+                np.int64(v["consult"]),
+                self._own_buffer(feat),
+                np.float32(v["consult_lo"] * p["threshold"]),
+            )
             if learn:
                 self._scale *= self._decay()
 
@@ -220,6 +283,7 @@ def _variant_class():
 def make_detector(cfg: dict):
     """A SILK detector for a configuration: the product's class unless variant keys are set."""
     import silkvision as sv
+
     variant = {k: cfg[k] for k in VARIANT_KEYS if k in cfg}
     params = {k: v for k, v in cfg.items() if k not in VARIANT_KEYS}
     if not any(variant.get(k, 0) for k in ("fb_thr", "fb_cap", "diff_every", "consult")):
@@ -239,8 +303,7 @@ def run_task(root: str, seq_name: str, cfgs: list, peers: bool) -> dict:
     numba.set_num_threads(1)
     cv2.setNumThreads(1)
     foliage = seq_name == FOLIAGE
-    seq = load_sequence(Path(root) / seq_name, FOLIAGE_FRAMES if foliage else None,
-                        load_gt=not foliage)
+    seq = load_sequence(Path(root) / seq_name, FOLIAGE_FRAMES if foliage else None, load_gt=not foliage)
     runs = {config_key(c): make_detector(c) for c in cfgs}
     chain = sv.create_subtractor("silk").mask_filter
     if peers:
@@ -278,17 +341,24 @@ def run_task(root: str, seq_name: str, cfgs: list, peers: bool) -> dict:
     for name, c in counts.items():
         base = name.split("+")[0]
         if foliage:
-            res = {"foliage_fg_share": fg_px[name] / max(n_px, 1),
-                   "foliage_fg_share_late": fg_late[name] / max(n_late, 1)}
+            res = {
+                "foliage_fg_share": fg_px[name] / max(n_px, 1),
+                "foliage_fg_share_late": fg_late[name] / max(n_late, 1),
+            }
         else:
             m = metrics(c)
-            res = {"counts": [c.tp, c.fp, c.fn, c.tn], "f_measure": m["f_measure"],
-                   "recall": m["recall"], "precision": m["precision"],
-                   "auc": rocs[base].auc() if base in rocs else None}
+            res = {
+                "counts": [c.tp, c.fp, c.fn, c.tn],
+                "f_measure": m["f_measure"],
+                "recall": m["recall"],
+                "precision": m["precision"],
+                "auc": rocs[base].auc() if base in rocs else None,
+            }
         res["cpu_seconds"] = seconds[base]
         res["frames"] = len(seq.frames)
-        out[cache_key(seq_name, {"peer": name} if name.split("+")[0] in ("mog2", "knn")
-                      else json.loads(name))] = res
+        out[
+            cache_key(seq_name, {"peer": name} if name.split("+")[0] in ("mog2", "knn") else json.loads(name))
+        ] = res
     return out
 
 
@@ -325,14 +395,18 @@ def leave_one_out(table: dict, cfg_keys: list, seqs: list) -> dict:
     for held in seqs:
         others = [s for s in seqs if s != held]
         best = max(cfg_keys, key=lambda k: (np.mean([table[k][s] for s in others]), -cfg_keys.index(k)))
-        res[held] = {"config": best, "train_mean": float(np.mean([table[best][s] for s in others])),
-                     "held_out_f": table[best][held]}
+        res[held] = {
+            "config": best,
+            "train_mean": float(np.mean([table[best][s] for s in others])),
+            "held_out_f": table[best][held],
+        }
     return res
 
 
 def self_check(root: Path) -> int:
     """The variant kernel with every idea off equals the product's kernel, bit for bit."""
     import silkvision as sv
+
     seq = load_sequence(root / "pedestrians", 120, load_gt=False)
     a = sv.create_subtractor("silk")
     b = _variant_class()({})
@@ -361,12 +435,11 @@ def main(argv=None) -> int:
     if args.self_check:
         check_sequences(args.root, ["pedestrians"])
         return self_check(args.root)
-    cfgs = [{}]       # the shipped default is always a candidate
+    cfgs = [{}]  # the shipped default is always a candidate
     families = {}
     for name in args.grid.split(","):
         if name not in GRIDS:
-            sys.exit(f"--grid: {name!r} is not a grid; expected one of {', '.join(GRIDS)} "
-                     f"(comma-separated)")
+            sys.exit(f"--grid: {name!r} is not a grid; expected one of {', '.join(GRIDS)} (comma-separated)")
         families[name] = GRIDS[name]()
         cfgs += [c for c in families[name] if c not in cfgs]
     if args.configs:
@@ -379,7 +452,7 @@ def main(argv=None) -> int:
         cfgs += [c for c in extra if c not in cfgs]
     for c in cfgs:
         try:
-            make_detector(c)   # bad keys/values fail here, before any work starts
+            make_detector(c)  # bad keys/values fail here, before any work starts
         except (TypeError, ValueError) as exc:
             sys.exit(f"configuration {config_key(c)}: {exc}")
     seqs = list(SEQUENCES) + [FOLIAGE]
@@ -390,24 +463,34 @@ def main(argv=None) -> int:
         todo = [c for c in cfgs if not _cached(cache, s, c)]
         peers = not args.no_peers and not _cached(cache, s, {"peer": "mog2"})
         for i in range(0, max(len(todo), 1), args.chunk):
-            part = todo[i:i + args.chunk]
+            part = todo[i : i + args.chunk]
             if part or peers:
                 tasks.append((str(args.root), s, part, peers))
                 peers = False
     # big sequences first, so the two workers finish together
-    order = {"office": 0, "highway": 1, "traffic": 2, "canoe": 3, "pedestrians": 4,
-             "pets2001_illumination": 5, FOLIAGE: 6}
+    order = {
+        "office": 0,
+        "highway": 1,
+        "traffic": 2,
+        "canoe": 3,
+        "pedestrians": 4,
+        "pets2001_illumination": 5,
+        FOLIAGE: 6,
+    }
     tasks.sort(key=lambda t: order.get(t[1], 9))
     t0 = time.time()
     print(f"{len(cfgs)} configurations, {len(tasks)} tasks to run", flush=True)
     if tasks:
         import multiprocessing as mp
+
         with mp.get_context("spawn").Pool(min(args.processes, len(tasks))) as pool:
             for res in pool.imap_unordered(_task, tasks):
                 cache.update(res)
                 save_json(args.cache, cache)
-                print(f"  {next(iter(res)).split('|')[0]}: {len(res)} results "
-                      f"({time.time() - t0:.0f} s)", flush=True)
+                print(
+                    f"  {next(iter(res)).split('|')[0]}: {len(res)} results ({time.time() - t0:.0f} s)",
+                    flush=True,
+                )
     report(cfgs, cache, args, families)
     return 0
 
@@ -420,15 +503,23 @@ def report(cfgs: list, cache: dict, args, families: dict | None = None) -> None:
     fol = {k: cache[FOLIAGE + "|" + k]["foliage_fg_share"] for k in keys}
     late = {k: cache[FOLIAGE + "|" + k]["foliage_fg_share_late"] for k in keys}
     short = {s: s[:8] for s in seqs}
-    print("\nIn-sample F (chain: 5x5 median, closing, hole filling); AUC of the raw scores; foliage = "
-          "share of pixels foreground on WavingTrees frames 1-241 (and 101-241)\n")
-    print("| configuration | " + " | ".join(short[s] for s in seqs)
-          + " | mean F | mean AUC | foliage 1-241 | foliage 101-241 |")
+    print(
+        "\nIn-sample F (chain: 5x5 median, closing, hole filling); AUC of the raw scores; foliage = "
+        "share of pixels foreground on WavingTrees frames 1-241 (and 101-241)\n"
+    )
+    print(
+        "| configuration | "
+        + " | ".join(short[s] for s in seqs)
+        + " | mean F | mean AUC | foliage 1-241 | foliage 101-241 |"
+    )
     print("|---|" + "---|" * (len(seqs) + 4))
     for k in keys:
-        print(f"| `{k}` | " + " | ".join(f"{table[k][s]:.3f}" for s in seqs)
-              + f" | {np.mean(list(table[k].values())):.4f} | {np.mean(list(auc[k].values())):.4f}"
-              f" | {100 * fol[k]:.2f}% | {100 * late[k]:.2f}% |")
+        print(
+            f"| `{k}` | "
+            + " | ".join(f"{table[k][s]:.3f}" for s in seqs)
+            + f" | {np.mean(list(table[k].values())):.4f} | {np.mean(list(auc[k].values())):.4f}"
+            f" | {100 * fol[k]:.2f}% | {100 * late[k]:.2f}% |"
+        )
     peer_rows = {}
     if all(cache_key(s, {"peer": p}) in cache for s in seqs + [FOLIAGE] for p in PEERS):
         for p in PEERS:
@@ -436,16 +527,21 @@ def report(cfgs: list, cache: dict, args, families: dict | None = None) -> None:
             fl = cache[cache_key(FOLIAGE, {"peer": p})]["foliage_fg_share"]
             fll = cache[cache_key(FOLIAGE, {"peer": p})]["foliage_fg_share_late"]
             peer_rows[p] = {"f": f, "foliage": fl, "foliage_late": fll}
-            print(f"| {p} | " + " | ".join(f"{f[s]:.3f}" for s in seqs)
-                  + f" | {np.mean(list(f.values())):.4f} | - | {100 * fl:.2f}% | {100 * fll:.2f}% |")
+            print(
+                f"| {p} | "
+                + " | ".join(f"{f[s]:.3f}" for s in seqs)
+                + f" | {np.mean(list(f.values())):.4f} | - | {100 * fl:.2f}% | {100 * fll:.2f}% |"
+            )
     loo = leave_one_out(table, keys, seqs)
     print("\nLeave one sequence out (configuration chosen by its mean F on the other five)\n")
     print("| held out | chosen configuration | mean F on the other five | held-out F | held-out AUC |")
     print("|---|---|---|---|---|")
     for s in seqs:
         r = loo[s]
-        print(f"| {s} | `{r['config']}` | {r['train_mean']:.4f} | **{r['held_out_f']:.3f}** | "
-              f"{auc[r['config']][s]:.4f} |")
+        print(
+            f"| {s} | `{r['config']}` | {r['train_mean']:.4f} | **{r['held_out_f']:.3f}** | "
+            f"{auc[r['config']][s]:.4f} |"
+        )
     mean_loo = float(np.mean([loo[s]["held_out_f"] for s in seqs]))
     print(f"| **mean** | | | **{mean_loo:.4f}** | |")
     fam_loo = {}
@@ -458,17 +554,32 @@ def report(cfgs: list, cache: dict, args, families: dict | None = None) -> None:
             fk = list(dict.fromkeys(["{}"] + [config_key(c) for c in fam]))
             r = leave_one_out(table, fk, seqs)
             fam_loo[name] = {s: r[s]["held_out_f"] for s in seqs}
-            print(f"| {name} | " + " | ".join(f"{r[s]['held_out_f']:.3f}" for s in seqs)
-                  + f" | {np.mean(list(fam_loo[name].values())):.4f} |")
+            print(
+                f"| {name} | "
+                + " | ".join(f"{r[s]['held_out_f']:.3f}" for s in seqs)
+                + f" | {np.mean(list(fam_loo[name].values())):.4f} |"
+            )
     best_all = max(keys, key=lambda k: np.mean(list(table[k].values())))
-    print(f"\nBest mean F over all six (the rule for a default): `{best_all}` "
-          f"{np.mean(list(table[best_all].values())):.4f}")
+    print(
+        f"\nBest mean F over all six (the rule for a default): `{best_all}` "
+        f"{np.mean(list(table[best_all].values())):.4f}"
+    )
     if args.json:
-        save_json(args.json, {"configs": keys, "f": table, "auc": auc, "foliage": fol,
-                              "foliage_late": late,
-                              "peers": peer_rows, "loo": loo, "loo_mean": mean_loo,
-                              "loo_per_grid": fam_loo,
-                              "best_all": best_all})
+        save_json(
+            args.json,
+            {
+                "configs": keys,
+                "f": table,
+                "auc": auc,
+                "foliage": fol,
+                "foliage_late": late,
+                "peers": peer_rows,
+                "loo": loo,
+                "loo_mean": mean_loo,
+                "loo_per_grid": fam_loo,
+                "best_all": best_all,
+            },
+        )
 
 
 if __name__ == "__main__":

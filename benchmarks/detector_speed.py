@@ -103,11 +103,11 @@ class _MOG2Post(_MOG2):
 def make_detectors(which: list[str]):
     dets = {}
     for w in which:
-        if w == "silk":          # SILK with its defaults (omega 20), post-processing off: same output as MOG2
+        if w == "silk":  # SILK with its defaults (omega 20), post-processing off: same output as MOG2
             dets["silk"] = SilkSubtractor(**NO_POSTPROCESSING)
         elif w == "silk+median":  # the 5x5 median alone (no closing, no hole filling)
             dets["silk+median"] = SilkSubtractor(close=0, fill_holes=False)
-        elif w == "silk+post":   # SILK exactly as configured by default (median, closing, hole filling)
+        elif w == "silk+post":  # SILK exactly as configured by default (median, closing, hole filling)
             dets["silk+post"] = SilkSubtractor()
         elif w == "norma":
             dets["norma"] = NormaSubtractor(**NO_POSTPROCESSING)
@@ -117,7 +117,7 @@ def make_detectors(which: list[str]):
             dets["mog2+post"] = _MOG2Post()
         elif w == "mog2-shadows":  # OpenCV's own defaults (detectShadows=True); "mog2" has them off
             dets["mog2-shadows"] = _MOG2Shadows()
-        elif w.startswith("silk:omega="):   # the kernel alone with another buffer size: the cost of a slot
+        elif w.startswith("silk:omega="):  # the kernel alone with another buffer size: the cost of a slot
             dets[w] = SilkSubtractor(omega=int(w.split("=", 1)[1]), **NO_POSTPROCESSING)
         else:
             raise SystemExit(f"unknown detector {w!r}")
@@ -143,7 +143,7 @@ def bench(frames, threads: int, repeats: int, which: list[str]) -> dict:
     dets = make_detectors(which)
     h, w = frames[0].shape[:2]
     out = np.empty((h, w), np.uint8)
-    for det in dets.values():            # JIT compile (cached) + fill the models
+    for det in dets.values():  # JIT compile (cached) + fill the models
         for f in frames[:50]:
             det.apply(f) if isinstance(det, _MOG2) else det.apply(f, fgmask=out)
     fps = {k: [] for k in dets}
@@ -153,18 +153,28 @@ def bench(frames, threads: int, repeats: int, which: list[str]) -> dict:
             f_wall, f_cpu = time_run(det, frames, out)
             fps[k].append(f_wall)
             cpu[k].append(f_cpu)
-    res = {"threads": threads, "size": f"{w}x{h}", "frames": len(frames), "repeats": repeats,
-           "median_fps": {k: statistics.median(v) for k, v in fps.items()},
-           "median_cpu_fps": {k: statistics.median(v) for k, v in cpu.items()},
-           "all_fps": fps, "all_cpu_fps": cpu}
+    res = {
+        "threads": threads,
+        "size": f"{w}x{h}",
+        "frames": len(frames),
+        "repeats": repeats,
+        "median_fps": {k: statistics.median(v) for k, v in fps.items()},
+        "median_cpu_fps": {k: statistics.median(v) for k, v in cpu.items()},
+        "all_fps": fps,
+        "all_cpu_fps": cpu,
+    }
     if "mog2" in dets:
         # the same repeat of two detectors ran back to back: their ratio cancels slow drifts of the
         # machine's load, so the median of these paired ratios is the figure to read
         res["paired_ratio_to_mog2"] = {
-            k: {"median": statistics.median(a / b for a, b in zip(v, fps["mog2"])),
+            k: {
+                "median": statistics.median(a / b for a, b in zip(v, fps["mog2"])),
                 "min": min(a / b for a, b in zip(v, fps["mog2"])),
-                "max": max(a / b for a, b in zip(v, fps["mog2"]))}
-            for k, v in fps.items() if k != "mog2"}
+                "max": max(a / b for a, b in zip(v, fps["mog2"])),
+            }
+            for k, v in fps.items()
+            if k != "mog2"
+        }
     if "silk+post" in dets and "mog2+post" in dets:
         r = [a / b for a, b in zip(fps["silk+post"], fps["mog2+post"])]
         res["paired_ratio_post"] = {"median": statistics.median(r), "min": min(r), "max": max(r)}
@@ -183,7 +193,9 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--sizes", nargs="+", default=["native", "640x480"])
-    ap.add_argument("--detectors", nargs="+", default=["silk", "silk+median", "silk+post", "norma", "mog2", "mog2+post"])
+    ap.add_argument(
+        "--detectors", nargs="+", default=["silk", "silk+median", "silk+post", "norma", "mog2", "mog2+post"]
+    )
     ap.add_argument("--json", type=Path, help="also write the results here")
     args = ap.parse_args(argv)
     check_sequences(args.data.parent, [args.data.name])
@@ -196,15 +208,22 @@ def main(argv=None) -> int:
             r = bench(frames, t, args.repeats, args.detectors)
             results.append(r)
             base, cbase = r["median_fps"].get("mog2"), r["median_cpu_fps"].get("mog2")
-            line = ", ".join(f"{k} {v:.0f} wall / {r['median_cpu_fps'][k]:.0f} cpu fps"
-                             + (f" ({v / base:.2f}x / {r['median_cpu_fps'][k] / cbase:.2f}x MOG2)"
-                                if base and k != "mog2" else "")
-                             for k, v in r["median_fps"].items())
+            line = ", ".join(
+                f"{k} {v:.0f} wall / {r['median_cpu_fps'][k]:.0f} cpu fps"
+                + (
+                    f" ({v / base:.2f}x / {r['median_cpu_fps'][k] / cbase:.2f}x MOG2)"
+                    if base and k != "mog2"
+                    else ""
+                )
+                for k, v in r["median_fps"].items()
+            )
             print(f"{r['size']} threads={t}: {line}", flush=True)
     print()
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores visible, load average "
-          f"{os.getloadavg()[0]:.1f} at the end; numba {numba.__version__}, OpenCV {cv2.__version__}; "
-          f"medians of {args.repeats} repeats")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores visible, load average "
+        f"{os.getloadavg()[0]:.1f} at the end; numba {numba.__version__}, OpenCV {cv2.__version__}; "
+        f"medians of {args.repeats} repeats"
+    )
     print()
     names = args.detectors
     print("| frame size | threads | clock | " + " | ".join(f"{n} fps" for n in names) + " | SILK / MOG2 |")
@@ -212,26 +231,40 @@ def main(argv=None) -> int:
     for r in results:
         for clock, key in (("wall", "median_fps"), ("CPU", "median_cpu_fps")):
             if clock == "CPU" and r["threads"] != 1:
-                continue   # CPU time of several threads is not a throughput
+                continue  # CPU time of several threads is not a throughput
             m = r[key]
             ratio = f"{m['silk'] / m['mog2']:.2f}" if "silk" in m and "mog2" in m else "-"
-            print(f"| {r['size']} | {r['threads']} | {clock} | " + " | ".join(f"{m[n]:.0f}" for n in names)
-                  + f" | {ratio} |")
+            print(
+                f"| {r['size']} | {r['threads']} | {clock} | "
+                + " | ".join(f"{m[n]:.0f}" for n in names)
+                + f" | {ratio} |"
+            )
     for r in results:
         if "paired_ratio_to_mog2" in r:
-            print(f"{r['size']} threads={r['threads']}: paired per-repeat ratio to MOG2 (median [min, max]): "
-                  + ", ".join(f"{k} {v['median']:.2f} [{v['min']:.2f}, {v['max']:.2f}]"
-                              for k, v in r["paired_ratio_to_mog2"].items()))
+            print(
+                f"{r['size']} threads={r['threads']}: paired per-repeat ratio to MOG2 (median [min, max]): "
+                + ", ".join(
+                    f"{k} {v['median']:.2f} [{v['min']:.2f}, {v['max']:.2f}]"
+                    for k, v in r["paired_ratio_to_mog2"].items()
+                )
+            )
     for r in results:
         if "paired_ratio_post" in r:
             v = r["paired_ratio_post"]
-            print(f"{r['size']} threads={r['threads']}: like for like, silk+post / mog2+post (paired): "
-                  f"{v['median']:.2f} [{v['min']:.2f}, {v['max']:.2f}]")
+            print(
+                f"{r['size']} threads={r['threads']}: like for like, silk+post / mog2+post (paired): "
+                f"{v['median']:.2f} [{v['min']:.2f}, {v['max']:.2f}]"
+            )
     for r in results[:1]:
         if "silk_state_bytes_per_pixel" in r:
-            print(f"\nSILK state: {r['silk_state_bytes_per_pixel']:.0f} bytes/pixel"
-                  + (f"; NORMA: {r['norma_state_bytes_per_pixel']:.0f} bytes/pixel"
-                     if "norma_state_bytes_per_pixel" in r else ""))
+            print(
+                f"\nSILK state: {r['silk_state_bytes_per_pixel']:.0f} bytes/pixel"
+                + (
+                    f"; NORMA: {r['norma_state_bytes_per_pixel']:.0f} bytes/pixel"
+                    if "norma_state_bytes_per_pixel" in r
+                    else ""
+                )
+            )
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0

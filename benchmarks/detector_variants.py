@@ -67,31 +67,31 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detector_accuracy import DEFAULT_ROOT, TUNING, _f, load_sequence  # noqa: E402
 from video_data import check_sequences  # noqa: E402
 
-SHADOW_LO = (0.3, 0.5, 0.7, 0.8)          # --lo
-SHADOW_SIGMA_C = (1.5, 4.0, 8.0)           # --sigma-c
-FILTERED_GRID = [("raw", 1), ("filtered", 1), ("filtered", 2), ("raw", 2)]          # (mode, hold)
-LEARN_THRESHOLDS = (0.45, 0.6, 0.8)        # --learn-threshold (0.45 = the shipped threshold)
-GAINS = (0.1, 0.25, 0.5, 1.0)              # --gain of the forgetting variant
+SHADOW_LO = (0.3, 0.5, 0.7, 0.8)  # --lo
+SHADOW_SIGMA_C = (1.5, 4.0, 8.0)  # --sigma-c
+FILTERED_GRID = [("raw", 1), ("filtered", 1), ("filtered", 2), ("raw", 2)]  # (mode, hold)
+LEARN_THRESHOLDS = (0.45, 0.6, 0.8)  # --learn-threshold (0.45 = the shipped threshold)
+GAINS = (0.1, 0.25, 0.5, 1.0)  # --gain of the forgetting variant
 MEDIAN_SIZES = (0, 3, 5, 7, 9, 11)
-CLOSE_SIZES = (0, 3, 5, 7)                 # --close of the morphology variant
-HOLE_AREAS = (0, 64, 256, 1024, 4096, 16384, -1)        # --holes of the morphology variant
+CLOSE_SIZES = (0, 3, 5, 7)  # --close of the morphology variant
+HOLE_AREAS = (0, 64, 256, 1024, 4096, 16384, -1)  # --holes of the morphology variant
 #: the earlier mask chain (5x5 median only), which the variants other than ``morphology`` were
 #: measured with; keeping it reproduces their tables in BENCHMARKS section 2
 MEDIAN_ONLY = {"close": 0, "fill_holes": False}
-_OFF = np.array([0, 128, 128], np.float32)[None, None, :, None]   # YCrCb offsets, (1, 1, 3, 1)
+_OFF = np.array([0, 128, 128], np.float32)[None, None, :, None]  # YCrCb offsets, (1, 1, 3, 1)
 
 
 def _shadow_scores(det, frame, grid) -> dict:
     """Shadow score of every pixel under the detector's CURRENT model, for each (lo, sigma_c)."""
-    b = det._colours.astype(np.float32) - _OFF                       # (H, omega, 3, W)
-    a = det._alphas * np.float32(det._scale)                          # true coefficients
+    b = det._colours.astype(np.float32) - _OFF  # (H, omega, 3, W)
+    a = det._alphas * np.float32(det._scale)  # true coefficients
     x = cv2.cvtColor(frame, cv2.COLOR_BGR2YCrCb).astype(np.float32).transpose(0, 2, 1)[:, None] - _OFF
     bb, xb, xx = (b * b).sum(2), (x * b).sum(2), (x * x).sum(2)
     r = np.where(bb > 0, xb / np.maximum(bb, 1e-6), 0)
-    cd2 = np.maximum(xx - r * xb, 0)                                  # |x - r b|^2
+    cd2 = np.maximum(xx - r * xb, 0)  # |x - r b|^2
     out = {}
     for lo, sc in grid:
-        w = a * np.exp(cd2 * np.float32(-0.5 / sc ** 2)) * ((r >= lo) & (r <= 1.0))
+        w = a * np.exp(cd2 * np.float32(-0.5 / sc**2)) * ((r >= lo) & (r <= 1.0))
         out[(lo, sc)] = w.sum(1).astype(np.float32)
     return out
 
@@ -103,13 +103,16 @@ def _morphology(mask, close, holes):
     -1 fills every hole (:func:`scipy.ndimage.binary_fill_holes`).
     """
     if close:
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE,
-                                cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close, close)))
+        mask = cv2.morphologyEx(
+            mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close, close))
+        )
     if holes:
         from scipy.ndimage import binary_fill_holes
+
         filled = binary_fill_holes(mask > 0)
         if holes > 0:
             from skimage.morphology import remove_small_objects
+
             filled &= ~remove_small_objects(filled & (mask == 0), max_size=holes)
         mask = filled.view(np.uint8) * np.uint8(255)
     return mask
@@ -136,8 +139,9 @@ def _variant_detector(learn_threshold=None, gain=0.0, scope="warmup"):
         def _run(self, feat, learn):
             super()._run(feat, learn)
             if learn_threshold is not None:
-                np.copyto(self._raw, (self._scores < np.float32(self.threshold)).view(np.uint8)
-                          * np.uint8(255))
+                np.copyto(
+                    self._raw, (self._scores < np.float32(self.threshold)).view(np.uint8) * np.uint8(255)
+                )
 
     return Variant(**MEDIAN_ONLY)
 
@@ -149,6 +153,7 @@ def run(task):
     from silkvision.detector.postprocess import NO_POSTPROCESSING, median_mask
     from silkvision.detector.silk import SilkSubtractor
     from silkvision.evaluation import Counts, confusion_counts
+
     numba.set_num_threads(1)
     cv2.setNumThreads(1)
     variant, root, name, grid = task
@@ -198,8 +203,11 @@ def run(task):
                 if i in seq.gt:
                     for k, a, t, m in grid:
                         if t == thr:
-                            key = (("close", k, "holes", a) + (() if t is None else ("threshold", t))
-                                   + (() if m == 5 else ("median", m)))
+                            key = (
+                                ("close", k, "holes", a)
+                                + (() if t is None else ("threshold", t))
+                                + (() if m == 5 else ("median", m))
+                            )
                             add(key, _morphology(median_mask(raw, m), k, a), seq.gt[i])
     else:
         for mode, hold in FILTERED_GRID:
@@ -207,7 +215,7 @@ def run(task):
             for i, frame in enumerate(seq.frames, start=1):
                 mask = det.apply(frame)
                 if mode == "filtered":
-                    det._extra["since"][mask == 255] = 0   # the kernel's "frames since foreground"
+                    det._extra["since"][mask == 255] = 0  # the kernel's "frames since foreground"
                 gt = seq.gt.get(i)
                 if gt is not None:
                     add((mode, hold), mask, gt)
@@ -216,37 +224,58 @@ def run(task):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--variant", choices=("shadow", "filtered", "learn_threshold", "forgetting", "median",
-                                            "morphology"),
-                    required=True)
+    ap.add_argument(
+        "--variant",
+        choices=("shadow", "filtered", "learn_threshold", "forgetting", "median", "morphology"),
+        required=True,
+    )
     ap.add_argument("--root", type=Path, default=DEFAULT_ROOT)
     ap.add_argument("--processes", type=int, default=2)
     ap.add_argument("--json", type=Path)
     ap.add_argument("--lo", default=",".join(map(str, SHADOW_LO)), help="shadow: lowest brightness ratios")
-    ap.add_argument("--sigma-c", default=",".join(map(str, SHADOW_SIGMA_C)),
-                    help="shadow: kernel widths of the chromaticity distortion (8-bit units)")
-    ap.add_argument("--learn-threshold", default=",".join(map(str, LEARN_THRESHOLDS)),
-                    help="learn_threshold: thresholds of the conservative cap")
+    ap.add_argument(
+        "--sigma-c",
+        default=",".join(map(str, SHADOW_SIGMA_C)),
+        help="shadow: kernel widths of the chromaticity distortion (8-bit units)",
+    )
+    ap.add_argument(
+        "--learn-threshold",
+        default=",".join(map(str, LEARN_THRESHOLDS)),
+        help="learn_threshold: thresholds of the conservative cap",
+    )
     ap.add_argument("--gain", default=",".join(map(str, GAINS)), help="forgetting: gains g")
     ap.add_argument("--scope", default="warmup,always", help="forgetting: 'warmup' and/or 'always'")
     ap.add_argument("--close", default=",".join(map(str, CLOSE_SIZES)), help="morphology: closing sizes")
-    ap.add_argument("--holes", default=",".join(map(str, HOLE_AREAS)), help="morphology: largest holes filled")
+    ap.add_argument(
+        "--holes", default=",".join(map(str, HOLE_AREAS)), help="morphology: largest holes filled"
+    )
     ap.add_argument("--median", default="5", help="morphology: median sizes before the closing")
-    ap.add_argument("--threshold", default="default",
-                    help="morphology: detector thresholds ('default' = the shipped one; each is a run)")
-    ap.add_argument("--sequences", default=",".join(TUNING),
-                    help="comma-separated sequences (default: the five training sequences)")
+    ap.add_argument(
+        "--threshold",
+        default="default",
+        help="morphology: detector thresholds ('default' = the shipped one; each is a run)",
+    )
+    ap.add_argument(
+        "--sequences",
+        default=",".join(TUNING),
+        help="comma-separated sequences (default: the five training sequences)",
+    )
     args = ap.parse_args(argv)
     names = [n.strip() for n in args.sequences.split(",") if n.strip()]
     check_sequences(args.root, names)
-    grid = {"shadow": [(float(lo), float(sc)) for lo in args.lo.split(",") for sc in args.sigma_c.split(",")],
-            "learn_threshold": [float(v) for v in args.learn_threshold.split(",")],
-            "forgetting": [(float(g), sc) for sc in args.scope.split(",") for g in args.gain.split(",")],
-            "median": list(MEDIAN_SIZES),
-            "morphology": [(int(k), int(a), None if t == "default" else float(t), int(m))
-                           for k in args.close.split(",") for a in args.holes.split(",")
-                           for t in args.threshold.split(",") for m in args.median.split(",")],
-            }.get(args.variant)
+    grid = {
+        "shadow": [(float(lo), float(sc)) for lo in args.lo.split(",") for sc in args.sigma_c.split(",")],
+        "learn_threshold": [float(v) for v in args.learn_threshold.split(",")],
+        "forgetting": [(float(g), sc) for sc in args.scope.split(",") for g in args.gain.split(",")],
+        "median": list(MEDIAN_SIZES),
+        "morphology": [
+            (int(k), int(a), None if t == "default" else float(t), int(m))
+            for k in args.close.split(",")
+            for a in args.holes.split(",")
+            for t in args.threshold.split(",")
+            for m in args.median.split(",")
+        ],
+    }.get(args.variant)
     t0 = time.time()
     tasks = [(args.variant, str(args.root), n, grid) for n in names]
     with mp.get_context("fork").Pool(args.processes) as pool:
@@ -255,11 +284,14 @@ def main(argv=None) -> int:
     for name, counts in res.items():
         for key, c in counts.items():
             table.setdefault(str(key), {})[name] = _f(c)
-    print(f"| configuration | mean F | " + " | ".join(names) + " |")
+    print("| configuration | mean F | " + " | ".join(names) + " |")
     print("|---|---|" + "---|" * len(names))
     for key, per in table.items():
-        print(f"| {key} | {np.mean([per[n] for n in names]):.4f} | "
-              + " | ".join(f"{per[n]:.4f}" for n in names) + " |")
+        print(
+            f"| {key} | {np.mean([per[n] for n in names]):.4f} | "
+            + " | ".join(f"{per[n]:.4f}" for n in names)
+            + " |"
+        )
     print(f"({time.time() - t0:.0f} s wall)")
     if args.json:
         args.json.write_text(json.dumps(table, indent=1))

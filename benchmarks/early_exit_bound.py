@@ -42,10 +42,10 @@ BLOCKS = (4, 8, 16, 32, 64)
 def slots_needed(det: SilkSubtractor, feat: np.ndarray) -> dict[str, float]:
     """Mean number of slots summed per pixel (and per block) before nothing can change."""
     scale, inv_new, decay, rho, cap, _cap_fg, thr, _hold, nl, _learn = det.kernel_args(True)
-    alphas, colours = det._alphas, det._colours                       # (H, om, W), (H, om, C, W)
+    alphas, colours = det._alphas, det._colours  # (H, om, W), (H, om, C, W)
     H, om, W = alphas.shape
-    f = feat.astype(np.float32).transpose(0, 2, 1)[:, None]            # (H, 1, C, W)
-    d2 = ((colours.astype(np.float32) - f) ** 2).sum(axis=2)           # (H, om, W)
+    f = feat.astype(np.float32).transpose(0, 2, 1)[:, None]  # (H, 1, C, W)
+    d2 = ((colours.astype(np.float32) - f) ** 2).sum(axis=2)  # (H, om, W)
     terms = alphas * exp2_neg_reference((d2 * nl).astype(np.float32))
     amin = alphas.min(axis=1)
 
@@ -53,15 +53,18 @@ def slots_needed(det: SilkSubtractor, feat: np.ndarray) -> dict[str, float]:
         s = np.cumsum(np.take_along_axis(terms, order, axis=1), axis=1) * scale
         a = np.minimum(np.maximum(rho - decay * s, 0), cap) * inv_new
         done = (s >= thr) & (a <= amin[:, None])
-        return np.where(done.any(axis=1), done.argmax(axis=1) + 1, om)     # (H, W)
+        return np.where(done.any(axis=1), done.argmax(axis=1) + 1, om)  # (H, W)
 
     s_all = terms.sum(axis=1) * scale
     a_all = np.minimum(np.maximum(rho - decay * s_all, 0), cap) * inv_new
     by_alpha = needed(np.argsort(-alphas, axis=1, kind="stable"))
-    out = {"foreground": float((s_all < thr).mean()), "a = 0": float((a_all == 0).mean()),
-           "insertion": float((a_all > amin).mean()),
-           "alpha order": float(by_alpha.mean()),
-           "oracle order": float(needed(np.argsort(-terms, axis=1)).mean())}
+    out = {
+        "foreground": float((s_all < thr).mean()),
+        "a = 0": float((a_all == 0).mean()),
+        "insertion": float((a_all > amin).mean()),
+        "alpha order": float(by_alpha.mean()),
+        "oracle order": float(needed(np.argsort(-terms, axis=1)).mean()),
+    }
     for B in BLOCKS:
         Wb = W // B * B
         out[f"blocks of {B}"] = float(by_alpha[:, :Wb].reshape(H, Wb // B, B).max(axis=2).mean())
@@ -76,7 +79,7 @@ def main(argv=None) -> int:
     ap.add_argument("--frames", type=int, default=10, help="frames counted (learned as well)")
     args = ap.parse_args(argv)
     check_sequences(args.data.parent, [args.data.name])
-    files = sorted((args.data / "input").glob("*.jpg"))[:args.warmup + args.frames]
+    files = sorted((args.data / "input").glob("*.jpg"))[: args.warmup + args.frames]
     size = None if args.size == "native" else tuple(int(v) for v in args.size.split("x"))
     det = SilkSubtractor()
     rows = []
@@ -88,11 +91,13 @@ def main(argv=None) -> int:
             rows.append(slots_needed(det, det._conv(frame)))
         det.apply(frame)
     omega = det.get_params()["omega"]
-    print(f"{args.data.name} {args.size}, after {args.warmup} frames, mean over {len(rows)} frames; "
-          f"omega = {omega}")
+    print(
+        f"{args.data.name} {args.size}, after {args.warmup} frames, mean over {len(rows)} frames; "
+        f"omega = {omega}"
+    )
     for key in rows[0]:
         v = float(np.mean([r[key] for r in rows]))
-        if key in ("foreground", "a = 0", "insertion"):   # fractions of the pixels
+        if key in ("foreground", "a = 0", "insertion"):  # fractions of the pixels
             print(f"  {key:>13}: {v:.1%} of the pixels (with the larger cap)")
         else:
             print(f"  {key:>13}: {v:5.2f} slots ({v / omega:.0%} of the state read)")

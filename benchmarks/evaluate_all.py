@@ -32,15 +32,24 @@ REPO = Path(__file__).resolve().parents[1]
 # CDnet2014 categories of the shared sequences (their README.txt); pets2001_illumination is not a
 # CDnet sequence and stands in its own category. The overall mean is CDnet's: mean over categories
 # of the mean over each category's sequences.
-CATEGORIES = {"highway": "baseline", "office": "baseline", "pedestrians": "baseline",
-              "traffic": "cameraJitter", "canoe": "dynamicBackground",
-              "pets2001_illumination": "illumination (PETS2001)"}
+CATEGORIES = {
+    "highway": "baseline",
+    "office": "baseline",
+    "pedestrians": "baseline",
+    "traffic": "cameraJitter",
+    "canoe": "dynamicBackground",
+    "pets2001_illumination": "illumination (PETS2001)",
+}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=str(VIDEO_ROOT), help="the video/ folder of the shared data "
-                    "(default: $SILKVISION_VIDEO_DATA, else ../shared/data/video)")
+    ap.add_argument(
+        "--data",
+        default=str(VIDEO_ROOT),
+        help="the video/ folder of the shared data "
+        "(default: $SILKVISION_VIDEO_DATA, else ../shared/data/video)",
+    )
     ap.add_argument("--sequences", default=None, help="comma list (default: every folder)")
     ap.add_argument("--algorithms", default="silk,norma,mog2,knn")
     ap.add_argument("--threads", type=int, default=1, help="numba threads")
@@ -86,23 +95,31 @@ def main(argv=None) -> int:
     docs = Path(args.docs) if args.docs else None
     if docs is not None:
         docs.mkdir(parents=True, exist_ok=True)
-    print(f"# algorithms: {', '.join(algos)}; GSOC/CNT available: {bool(extra)}; numba threads "
-          f"{args.threads}", file=sys.stderr)
+    print(
+        f"# algorithms: {', '.join(algos)}; GSOC/CNT available: {bool(extra)}; numba threads {args.threads}",
+        file=sys.stderr,
+    )
 
     results, timing = [], {}
     for seq in seqs:
         t0 = time.perf_counter()
         r = evaluate_sequence(seq, algos, cfg, progress=True)
         r.category = CATEGORIES.get(r.name, r.name)
-        timing[r.name] = {"wall_s": time.perf_counter() - t0, "frames": r.frames,
-                          **{a: ar.seconds for a, ar in r.algorithms.items()}}
+        timing[r.name] = {
+            "wall_s": time.perf_counter() - t0,
+            "frames": r.frames,
+            **{a: ar.seconds for a, ar in r.algorithms.items()},
+        }
         results.append(r)
         save_figure(plot_roc(r, log_fpr=True), out / f"roc_{r.name}.png")
         save_figure(plot_roc(r, log_fpr=False), out / f"roc_{r.name}_linear.png")
         save_figure(plot_pr(r), out / f"pr_{r.name}.png")
         save_figure(plot_per_frame_f(r, smooth=5), out / f"f_per_frame_{r.name}.png")
-        print(f"# {r.name}: {r.frames} frames in {timing[r.name]['wall_s']:.0f} s "
-              + ", ".join(f"{a} {ar.seconds:.0f} s" for a, ar in r.algorithms.items()), file=sys.stderr)
+        print(
+            f"# {r.name}: {r.frames} frames in {timing[r.name]['wall_s']:.0f} s "
+            + ", ".join(f"{a} {ar.seconds:.0f} s" for a, ar in r.algorithms.items()),
+            file=sys.stderr,
+        )
         if docs is not None and r.name == "highway":
             save_figure(plot_roc(r, log_fpr=True), docs / "roc_highway.png")
             save_figure(plot_pr(r), docs / "pr_highway.png")
@@ -124,20 +141,32 @@ def main(argv=None) -> int:
         sw = LightSwitch.parse(args.switch)
         r = evaluate_sequence(hw, algos, cfg, light_switches=[sw], progress=True)
         events = switch_events([sw], r.last)
-        light = {a: recovery_report(ar.frame_indices, ar.frame_counts, [sw],
-                                    window=ev["light_switch_window"], tolerance=ev["recovery_tolerance"],
-                                    smoothing=ev["recovery_smoothing"], last_frame=r.last)
-                 for a, ar in r.algorithms.items()}
+        light = {
+            a: recovery_report(
+                ar.frame_indices,
+                ar.frame_counts,
+                [sw],
+                window=ev["light_switch_window"],
+                tolerance=ev["recovery_tolerance"],
+                smoothing=ev["recovery_smoothing"],
+                last_frame=r.last,
+            )
+            for a, ar in r.algorithms.items()
+        }
         (out / "light_switch_highway.json").write_text(json.dumps(light, indent=2))
-        fig = plot_per_frame_f(r, events=events, smooth=5,
-                               title=f"highway, light switch {sw} (frames x {sw.gain:g})")
+        fig = plot_per_frame_f(
+            r, events=events, smooth=5, title=f"highway, light switch {sw} (frames x {sw.gain:g})"
+        )
         save_figure(fig, out / "light_switch_highway.png")
         if docs is not None:
-            fig = plot_per_frame_f(r, events=events, smooth=5,
-                                   title=f"highway, light switch {sw} (frames x {sw.gain:g})")
+            fig = plot_per_frame_f(
+                r, events=events, smooth=5, title=f"highway, light switch {sw} (frames x {sw.gain:g})"
+            )
             save_figure(fig, docs / "light_switch_highway.png")
-        print(f"\n## Light switch {sw} on highway (window {ev['light_switch_window']}, tolerance "
-              f"{ev['recovery_tolerance']}, smoothing {ev['recovery_smoothing']})\n")
+        print(
+            f"\n## Light switch {sw} on highway (window {ev['light_switch_window']}, tolerance "
+            f"{ev['recovery_tolerance']}, smoothing {ev['recovery_smoothing']})\n"
+        )
         print("| algorithm | event (frame) | F before | F after | recovery (frames) | F whole run |")
         print("|---|---|---|---|---|---|")
         for a, evs in light.items():
@@ -168,12 +197,17 @@ def main(argv=None) -> int:
                 sel = (ar.frame_indices >= lo) & (ar.frame_indices <= hi)
                 fs.append(metrics(Counts.from_array(ar.frame_counts[sel].sum(axis=0)))["f_measure"])
             print(f"| {a} | " + " | ".join(f"{f:.4f}" for f in fs) + " |")
-        print("| mean grey level | " + " | ".join(
-            f"{np.mean(r.brightness[(bidx >= lo) & (bidx <= hi)]):.1f}" for lo, hi in halves) + " |")
+        print(
+            "| mean grey level | "
+            + " | ".join(f"{np.mean(r.brightness[(bidx >= lo) & (bidx <= hi)]):.1f}" for lo, hi in halves)
+            + " |"
+        )
     print(f"\n## Timing (s, 2 shared cores, numba threads {args.threads})\n")
     for name, t in timing.items():
-        print(f"- {name}: {t['frames']} frames, wall {t['wall_s']:.0f} s; "
-              + ", ".join(f"{a} {t[a]:.0f} s" for a in algos if a in t))
+        print(
+            f"- {name}: {t['frames']} frames, wall {t['wall_s']:.0f} s; "
+            + ", ".join(f"{a} {t[a]:.0f} s" for a in algos if a in t)
+        )
     return 0
 
 

@@ -62,6 +62,7 @@ def timed(fn) -> tuple[float, float]:
 
 def run_export(video: Path, out: Path, algorithm: str) -> None:
     from silkvision.cli.main import main as cli_main
+
     rc = cli_main(["export", str(video), "--out", str(out), "--algorithm", algorithm, "--overwrite"])
     if rc not in (0, None):
         sys.exit(f"export_stages: silkvision export exited with {rc}")
@@ -114,12 +115,20 @@ def main(argv=None) -> int:
                 buf = np.empty(frames[0].shape[:2], np.uint8)
                 rows[f"detect {name}"].append(timed(lambda: [det.apply(f, fgmask=buf) for f in frames]))
                 ms = masks[name]
-                rows[f"write {name}"].append(timed(
-                    lambda: [write_mask_png(tmp / "w" / mask_name(i), ms[i % len(ms)]) for i in range(n)]
-                    if (tmp / "w").mkdir(exist_ok=True) is None else None))
+                rows[f"write {name}"].append(
+                    timed(
+                        lambda: (
+                            [write_mask_png(tmp / "w" / mask_name(i), ms[i % len(ms)]) for i in range(n)]
+                            if (tmp / "w").mkdir(exist_ok=True) is None
+                            else None
+                        )
+                    )
+                )
                 rows[f"export {name}"].append(timed(lambda: run_export(video, tmp / f"out-{name}", name)))
-        print(f"{video.name}: {n} frames of {frames[0].shape[1]}x{frames[0].shape[0]}, "
-              f"{args.threads} thread(s), medians of {args.repeats}")
+        print(
+            f"{video.name}: {n} frames of {frames[0].shape[1]}x{frames[0].shape[0]}, "
+            f"{args.threads} thread(s), medians of {args.repeats}"
+        )
         print("| stage | CPU ms/frame | wall ms/frame | wall fps |")
         print("|---|---|---|---|")
         for k, v in rows.items():

@@ -16,14 +16,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-CODE = ("import time; t = time.perf_counter(); import silkvision, sys; "
-        "print(time.perf_counter() - t, 'numba' in sys.modules, silkvision.__file__)")
+CODE = (
+    "import time; t = time.perf_counter(); import silkvision, sys; "
+    "print(time.perf_counter() - t, 'numba' in sys.modules, silkvision.__file__)"
+)
 
 
 def one(checkout: Path) -> tuple[float, bool, str]:
     env = {**os.environ, "PYTHONPATH": str(checkout)}
-    out = subprocess.run([sys.executable, "-c", CODE], env=env, capture_output=True, text=True, check=True,
-                         cwd="/").stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", CODE], env=env, capture_output=True, text=True, check=True, cwd="/"
+    ).stdout.split()
     return float(out[0]), out[1] == "True", out[2]
 
 
@@ -45,8 +48,10 @@ def main() -> None:
             times[label].append(t)
             info[label] = numba
     for label, v in times.items():
-        print(f"{label}: import silkvision median {statistics.median(v) * 1e3:.0f} ms "
-              f"(min {min(v) * 1e3:.0f}, max {max(v) * 1e3:.0f}; {len(v)} runs), numba loaded: {info[label]}")
+        print(
+            f"{label}: import silkvision median {statistics.median(v) * 1e3:.0f} ms "
+            f"(min {min(v) * 1e3:.0f}, max {max(v) * 1e3:.0f}; {len(v)} runs), numba loaded: {info[label]}"
+        )
 
 
 if __name__ == "__main__":

@@ -50,8 +50,11 @@ DEFAULT_DATA = VIDEO_ROOT / "highway"
 def load_old_kernels(rev: str, tag: str):
     """Import ``silkvision/detector/kernels.py`` of ``rev`` as a module of its own (a file in a
     per-revision temporary folder, so numba caches its compiled code there)."""
-    src = subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:silkvision/detector/kernels.py"],
-                         capture_output=True, text=True)
+    src = subprocess.run(
+        ["git", "-C", str(REPO), "show", f"{rev}:silkvision/detector/kernels.py"],
+        capture_output=True,
+        text=True,
+    )
     if src.returncode != 0:
         sys.exit(f"kernel_ab: cannot read kernels.py at {rev!r}: {src.stderr.strip()}")
     folder = Path(tempfile.gettempdir()) / "silkvision-kernel-ab" / rev
@@ -61,9 +64,9 @@ def load_old_kernels(rev: str, tag: str):
         path.write_text(src.stdout)
     spec = importlib.util.spec_from_file_location(f"kernels_{tag}", path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module     # numba's cache refers to the module by name
+    sys.modules[spec.name] = module  # numba's cache refers to the module by name
     spec.loader.exec_module(module)
-    for name in ("silk_frame", "norma_frame", "renormalise"):   # revisions before the serial twins
+    for name in ("silk_frame", "norma_frame", "renormalise"):  # revisions before the serial twins
         if not hasattr(module, name + "_serial"):
             setattr(module, name + "_serial", getattr(module, name))
     return module
@@ -98,7 +101,7 @@ def main(argv=None) -> int:
     sides = {"old": old, "new": new}
     # the kernels alone: no mask post-processing (it is not in kernels.py)
     det = sv.create_subtractor(args.detector, median=0, close=0, fill_holes=False)
-    for module in sides.values():                       # compile / load, and warm up
+    for module in sides.values():  # compile / load, and warm up
         _use(module)
         for f in frames[:20]:
             det.apply(f)
@@ -106,11 +109,11 @@ def main(argv=None) -> int:
     start = 20
     try:
         for rep in range(args.repeats):
-            for side in (("old", "new") if rep % 2 == 0 else ("new", "old")):
+            for side in ("old", "new") if rep % 2 == 0 else ("new", "old"):
                 _use(sides[side])
                 if start + args.block > len(frames):
                     start = 20
-                block = frames[start:start + args.block]
+                block = frames[start : start + args.block]
                 start += args.block
                 t = time.perf_counter()
                 for f in block:
@@ -127,12 +130,17 @@ def main(argv=None) -> int:
     finally:
         _use(current)
     same = np.array_equal(out["old"][0], out["new"][0]) and all(
-        np.array_equal(np.asarray(out["old"][1][k]), np.asarray(out["new"][1][k])) for k in out["old"][1])
+        np.array_equal(np.asarray(out["old"][1][k]), np.asarray(out["new"][1][k])) for k in out["old"][1]
+    )
     ratio = np.array(fps["new"]) / np.array(fps["old"])
     label = f"{args.rev} vs itself" if args.aa else f"{args.rev} -> working tree"
-    print(f"{args.detector}, {args.threads} thread(s), {args.repeats} repeats of {args.block} frames, {label}")
-    print(f"  old {np.median(fps['old']):.0f} fps, new {np.median(fps['new']):.0f} fps; paired new/old "
-          f"median {np.median(ratio):.3f} [{ratio.min():.3f}, {ratio.max():.3f}]; same results: {same}")
+    print(
+        f"{args.detector}, {args.threads} thread(s), {args.repeats} repeats of {args.block} frames, {label}"
+    )
+    print(
+        f"  old {np.median(fps['old']):.0f} fps, new {np.median(fps['new']):.0f} fps; paired new/old "
+        f"median {np.median(ratio):.3f} [{ratio.min():.3f}, {ratio.max():.3f}]; same results: {same}"
+    )
     return 0 if same else 1
 
 

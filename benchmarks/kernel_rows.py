@@ -67,8 +67,14 @@ def main(argv=None) -> int:
                 XT, sqn = cols_from_rows(SV, n, n)
                 idx, val, work = np.empty(d, np.int64), np.empty(d), np.empty(n)
                 t_dense = _time(lambda: _dense(SV, coef, n, Xq), a.repeats) / a.queries * 1e6
-                t_cols = _time(lambda: _columns(XT, sqn, coef, n, Xq, idx, val, work, SV), a.repeats) / a.queries * 1e6
-                print(f"| {d} | {density:.2f} | {n} | {t_dense:.1f} | {t_cols:.1f} | {t_dense / t_cols:.2f} |")
+                t_cols = (
+                    _time(lambda: _columns(XT, sqn, coef, n, Xq, idx, val, work, SV), a.repeats)
+                    / a.queries
+                    * 1e6
+                )
+                print(
+                    f"| {d} | {density:.2f} | {n} | {t_dense:.1f} | {t_cols:.1f} | {t_dense / t_cols:.2f} |"
+                )
     return 0
 
 

@@ -31,7 +31,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5, help="timed runs of each (default 5)")
     a = ap.parse_args()
     seq = sv.samples.highway()
-    frames = [cv2.imread(str(p)) for p in sorted((seq / "input").glob("*.jpg"))[:a.frames]]
+    frames = [cv2.imread(str(p)) for p in sorted((seq / "input").glob("*.jpg"))[: a.frames]]
     times = {"own thread": [], "calling thread": []}
     for _ in range(a.repeats):
         for name in times:
@@ -43,14 +43,23 @@ def main() -> None:
                 det.apply(f)
             times[name].append((time.perf_counter() - t) / len(frames) * 1e3)
     med = {k: statistics.median(v) for k, v in times.items()}
-    print(f"KNN ms/frame over {len(frames)} frames, median of {a.repeats}: own thread "
-          f"{med['own thread']:.3f}, calling thread {med['calling thread']:.3f}, ratio "
-          f"{med['own thread'] / med['calling thread']:.3f}")
+    print(
+        f"KNN ms/frame over {len(frames)} frames, median of {a.repeats}: own thread "
+        f"{med['own thread']:.3f}, calling thread {med['calling thread']:.3f}, ratio "
+        f"{med['own thread'] / med['calling thread']:.3f}"
+    )
     alone = evaluate_sequence(seq, detectors={"knn": sv.create_subtractor("knn")})
-    both = evaluate_sequence(seq, detectors={"knn": sv.create_subtractor("knn"),
-                                             "knn_300": sv.create_subtractor("knn", dist2_threshold=300.0)})
-    print(f"KNN F on the sample: alone {alone.algorithms['knn'].metrics['f_measure']:.5f}, beside a "
-          f"second KNN {both.algorithms['knn'].metrics['f_measure']:.5f}")
+    both = evaluate_sequence(
+        seq,
+        detectors={
+            "knn": sv.create_subtractor("knn"),
+            "knn_300": sv.create_subtractor("knn", dist2_threshold=300.0),
+        },
+    )
+    print(
+        f"KNN F on the sample: alone {alone.algorithms['knn'].metrics['f_measure']:.5f}, beside a "
+        f"second KNN {both.algorithms['knn'].metrics['f_measure']:.5f}"
+    )
 
 
 if __name__ == "__main__":

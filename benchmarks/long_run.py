@@ -97,16 +97,25 @@ class Sampler(threading.Thread):
         frames = self.src.position - 1
         prev = self.samples[-1] if self.samples else {"seconds": 0.0, "frames": 0}
         dt = t - prev["seconds"]
-        s = {"seconds": round(t, 2), "frames": frames, "rss_mib": round(_rss_mib(), 1),
-             "fds": _open_fds(), "fps": round((frames - prev["frames"]) / dt, 1) if dt > 0 else None}
+        s = {
+            "seconds": round(t, 2),
+            "frames": frames,
+            "rss_mib": round(_rss_mib(), 1),
+            "fds": _open_fds(),
+            "fps": round((frames - prev["frames"]) / dt, 1) if dt > 0 else None,
+        }
         self.samples.append(s)
         return s
 
     def run(self) -> None:
         while not self._halt.wait(self.every):
             s = self.sample()
-            print(f"{s['seconds']:9.0f} s {s['frames']:9d} frames  RSS {s['rss_mib']:7.1f} MiB  "
-                  f"fds {s['fds']:3d}  {s['fps']} fps", file=sys.stderr, flush=True)
+            print(
+                f"{s['seconds']:9.0f} s {s['frames']:9d} frames  RSS {s['rss_mib']:7.1f} MiB  "
+                f"fds {s['fds']:3d}  {s['fps']} fps",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def stop(self) -> None:
         self._halt.set()
@@ -117,15 +126,29 @@ class Sampler(threading.Thread):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--frames", type=int, default=1_000_000, help="frames to export (default 1e6)")
-    ap.add_argument("--out", type=Path, default=None,
-                    help="output folder (default: a temporary folder, removed at the end)")
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="output folder (default: a temporary folder, removed at the end)",
+    )
     ap.add_argument("--every", type=float, default=10.0, help="seconds between samples")
-    ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                    help="configuration override, as for silkvision export")
+    ap.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="configuration override, as for silkvision export",
+    )
     ap.add_argument("--json", type=Path, default=None, help="write the samples and summary here")
-    ap.add_argument("--max-seconds", type=float, default=None,
-                    help="end the looped stream after this long (a shorter run than --frames when "
-                         "time forbids; the summary says how many frames were done)")
+    ap.add_argument(
+        "--max-seconds",
+        type=float,
+        default=None,
+        help="end the looped stream after this long (a shorter run than --frames when "
+        "time forbids; the summary says how many frames were done)",
+    )
     args = ap.parse_args(argv)
     if args.frames < 1:
         ap.error(f"--frames: {args.frames} is not allowed; expected an integer >= 1")
@@ -136,7 +159,7 @@ def main(argv=None) -> int:
     src = LoopSource(frames, args.frames, "highway", deadline)
     out = args.out or Path(tempfile.mkdtemp(prefix="silkvision-long-run-"))
     sampler = Sampler(src, args.every)
-    sampler.sample()   # the baseline: clip in memory, nothing exported yet
+    sampler.sample()  # the baseline: clip in memory, nothing exported yet
     sampler.start()
     try:
         res = export_masks(src, out, cfg, overwrite=True, progress=False)
@@ -145,20 +168,32 @@ def main(argv=None) -> int:
         if args.out is None:
             shutil.rmtree(out, ignore_errors=True)
     s = sampler.samples
-    steady = s[len(s) // 10:] if len(s) >= 10 else s   # after the first tenth: JIT and warm-up done
+    steady = s[len(s) // 10 :] if len(s) >= 10 else s  # after the first tenth: JIT and warm-up done
     rates = [x["fps"] for x in steady if x["fps"] is not None]
-    summary = {"frames": res.frames, "seconds": round(res.seconds, 1), "fps": round(res.fps, 1),
-               "clip_frames": len(frames), "frame_size": list(frames[0].shape[1::-1]),
-               "algorithm": res.algorithm, "numba_threads": os.environ.get("NUMBA_NUM_THREADS"),
-               "rss_mib_first": s[0]["rss_mib"], "rss_mib_steady_first": steady[0]["rss_mib"],
-               "rss_mib_last": s[-1]["rss_mib"], "rss_mib_max": max(x["rss_mib"] for x in s),
-               "maxrss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-               "fds_min": min(x["fds"] for x in s), "fds_max": max(x["fds"] for x in s),
-               "fps_median": float(np.median(rates)) if rates else None,
-               "fps_first_steady": rates[0] if rates else None, "fps_last": rates[-1] if rates else None,
-               "overrides": args.overrides, "complete": res.complete,
-               "interrupted": res.interrupted, "ended_early": src.ended_early,
-               "frames_asked": args.frames}
+    summary = {
+        "frames": res.frames,
+        "seconds": round(res.seconds, 1),
+        "fps": round(res.fps, 1),
+        "clip_frames": len(frames),
+        "frame_size": list(frames[0].shape[1::-1]),
+        "algorithm": res.algorithm,
+        "numba_threads": os.environ.get("NUMBA_NUM_THREADS"),
+        "rss_mib_first": s[0]["rss_mib"],
+        "rss_mib_steady_first": steady[0]["rss_mib"],
+        "rss_mib_last": s[-1]["rss_mib"],
+        "rss_mib_max": max(x["rss_mib"] for x in s),
+        "maxrss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "fds_min": min(x["fds"] for x in s),
+        "fds_max": max(x["fds"] for x in s),
+        "fps_median": float(np.median(rates)) if rates else None,
+        "fps_first_steady": rates[0] if rates else None,
+        "fps_last": rates[-1] if rates else None,
+        "overrides": args.overrides,
+        "complete": res.complete,
+        "interrupted": res.interrupted,
+        "ended_early": src.ended_early,
+        "frames_asked": args.frames,
+    }
     print(json.dumps(summary, indent=2))
     if args.json is not None:
         args.json.write_text(json.dumps({"summary": summary, "samples": s}, indent=1) + "\n")

@@ -51,8 +51,14 @@ def main() -> None:
     print(f"{W}x{H}, {args.frames} frames; bytes per pixel")
     print(f"{'algorithm':10s} {'RSS growth':>11s} {'nbytes_for':>11s} {'state':>7s}")
     for name in args.algorithms.split(","):
-        res = json.loads(subprocess.run([sys.executable, "-c", CHILD, name, str(W), str(H), str(args.frames)],
-                                        capture_output=True, text=True, check=True).stdout)
+        res = json.loads(
+            subprocess.run(
+                [sys.executable, "-c", CHILD, name, str(W), str(H), str(args.frames)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
         nb, st = (res.get(k) for k in ("nbytes_for_per_px", "state_per_px"))
         nb, st = ("-" if v is None else f"{v:.1f}" for v in (nb, st))
         print(f"{name:10s} {res['rss_growth_per_px']:11.1f} {nb:>11s} {st:>7s}")

@@ -65,9 +65,23 @@ def run_side(tree: Path, cache: str, name: str, algos: str, root: str, k: int, p
     env.setdefault("NUMBA_NUM_THREADS", "1")
     # run from the cache folder: ``python -c`` puts the working directory first on sys.path, and
     # from a checkout's top folder that would import the checkout instead of ``tree``
-    out = subprocess.run([sys.executable, "-c", CHILD + f"\nassert silkvision_file.startswith({str(tree)!r})",
-                          name, algos, root, str(k), path], env=env, check=True, capture_output=True, text=True,
-                         cwd=cache).stdout
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            CHILD + f"\nassert silkvision_file.startswith({str(tree)!r})",
+            name,
+            algos,
+            root,
+            str(k),
+            path,
+        ],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=cache,
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -77,12 +91,18 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--orderings", type=int, default=3, help="timed passes per learner and process")
     ap.add_argument("--data-root", default=str(HERE.parent / "shared" / "data" / "online"))
-    ap.add_argument("--sets", default="spambase:pa1,duol,perceptron;w7a:pa1,duol",
-                    help="DATASET:ALGO,ALGO;... (default: %(default)s); DATASET is a name under the data "
-                         "root, or 'year' / 'offset' (synthetic sets with large norms, where the RBF "
-                         "cancellation check recomputes many kernel values)")
-    ap.add_argument("--this-row-major", action="store_true",
-                    help="run this tree's learners on the row-major path (all inputs)")
+    ap.add_argument(
+        "--sets",
+        default="spambase:pa1,duol,perceptron;w7a:pa1,duol",
+        help="DATASET:ALGO,ALGO;... (default: %(default)s); DATASET is a name under the data "
+        "root, or 'year' / 'offset' (synthetic sets with large norms, where the RBF "
+        "cancellation check recomputes many kernel values)",
+    )
+    ap.add_argument(
+        "--this-row-major",
+        action="store_true",
+        help="run this tree's learners on the row-major path (all inputs)",
+    )
     args = ap.parse_args(argv)
     plan = [tuple(s.split(":")) for s in args.sets.split(";")]
     times = {}
@@ -91,7 +111,9 @@ def main(argv=None) -> int:
             for side, tree, cache in (("other", Path(args.other), c_other), ("this", HERE, c_this)):
                 for name, algos in plan:
                     path = "row" if side == "this" and args.this_row_major else "auto"
-                    for a, t in run_side(tree, cache, name, algos, args.data_root, args.orderings, path).items():
+                    for a, t in run_side(
+                        tree, cache, name, algos, args.data_root, args.orderings, path
+                    ).items():
                         times.setdefault((name, a), {}).setdefault(side, []).append(t)
             print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
     print("| data set | learner | other (s/run) | this tree (s/run) | ratio |\n|---|---|---|---|---|")

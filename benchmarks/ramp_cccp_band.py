@@ -27,7 +27,9 @@ import numpy as np
 from silkvision.backends.datasets import default_root
 from silkvision.backends.ramp_svm import OnlineSVMR
 
-_spec = importlib.util.spec_from_file_location("ramp_svm_table1", Path(__file__).with_name("ramp_svm_table1.py"))
+_spec = importlib.util.spec_from_file_location(
+    "ramp_svm_table1", Path(__file__).with_name("ramp_svm_table1.py")
+)
 T1 = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(T1)
 
@@ -46,8 +48,13 @@ CONFIGS = [
 
 def run(rule, C, d2, Xtr, ytr, Xte, yte):
     r = T1.fit_eval("svm_r", C, d2, Xtr, ytr, Xte, yte, cccp_tol=rule)
-    return {"smo_steps": r["smo_steps"], "limit_hits": r["limit_hits"], "nsv": r["nsv"],
-            "acc": r["acc"] * 100, "seconds": r["time"]}
+    return {
+        "smo_steps": r["smo_steps"],
+        "limit_hits": r["limit_hits"],
+        "nsv": r["nsv"],
+        "acc": r["acc"] * 100,
+        "seconds": r["time"],
+    }
 
 
 def main(argv=None) -> int:
@@ -61,7 +68,7 @@ def main(argv=None) -> int:
         return 2
     names = sorted({c[0] for c in CONFIGS})
     tasks = {t.name: t for t in T1.build_tasks(root, 2000, 1000, False, names)}
-    OnlineSVMR(C=1.0).partial_fit(np.zeros((2, 2)), np.array([1.0, -1.0]))   # compile outside the timings
+    OnlineSVMR(C=1.0).partial_fit(np.zeros((2, 2)), np.array([1.0, -1.0]))  # compile outside the timings
     print("| data set | C | delta^2 | n | rule | SMO steps | limit hits | #SV | test acc % | train s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     out = []
@@ -75,8 +82,11 @@ def main(argv=None) -> int:
         for label, rule in (("literal (0)", 0.0), ("band (default)", None)):
             r = run(rule, C, d2, Xtr, ytr, Xte, yte)
             out.append({"dataset": name, "C": C, "d2_factor": fac, "n": len(Xtr), "rule": label, **r})
-            print(f"| {name} | {C:g} | M*{fac:g} | {len(Xtr)} | {label} | {r['smo_steps']} | {r['limit_hits']} | "
-                  f"{r['nsv']} | {r['acc']:.2f} | {r['seconds']:.2f} |", flush=True)
+            print(
+                f"| {name} | {C:g} | M*{fac:g} | {len(Xtr)} | {label} | {r['smo_steps']} | {r['limit_hits']} | "
+                f"{r['nsv']} | {r['acc']:.2f} | {r['seconds']:.2f} |",
+                flush=True,
+            )
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
     return 0

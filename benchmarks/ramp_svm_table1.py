@@ -51,13 +51,29 @@ from silkvision.backends.ramp_svm import OnlineASVMR, OnlineSVMR
 
 # Table 1 of the paper: (acc mean, acc std, #SV mean, #SV std) for OnlineSVM^R, OnlineASVM^R, LibSVM
 PAPER = {
-    "Adult": {"svm_r": (84.5, 0.2, 2631, 68), "asvm_r": (84.5, 0.2, 2497, 54), "libsvm": (84.0, 0.3, 4275, 57)},
+    "Adult": {
+        "svm_r": (84.5, 0.2, 2631, 68),
+        "asvm_r": (84.5, 0.2, 2497, 54),
+        "libsvm": (84.0, 0.3, 4275, 57),
+    },
     "Banana": {"svm_r": (90.8, 1.0, 713, 16), "asvm_r": (89.9, 0.4, 303, 11), "libsvm": (90.0, 1.0, 926, 17)},
-    "Checkerboard": {"svm_r": (99.5, 0.0, 492, 2), "asvm_r": (99.0, 0.2, 438, 11), "libsvm": (99.2, 0.1, 455, 13)},
-    "NCheckerboard": {"svm_r": (98.6, 0.2, 554, 19), "asvm_r": (98.0, 0.2, 987, 31), "libsvm": (96.5, 0.3, 4679, 27)},
+    "Checkerboard": {
+        "svm_r": (99.5, 0.0, 492, 2),
+        "asvm_r": (99.0, 0.2, 438, 11),
+        "libsvm": (99.2, 0.1, 455, 13),
+    },
+    "NCheckerboard": {
+        "svm_r": (98.6, 0.2, 554, 19),
+        "asvm_r": (98.0, 0.2, 987, 31),
+        "libsvm": (96.5, 0.3, 4679, 27),
+    },
     "DNA": {"svm_r": (95.1, 0.1, 796, 4), "asvm_r": (95.2, 0.0, 1097, 4), "libsvm": (95.0, 0.0, 1080, 1)},
     "Gauss": {"svm_r": (81.8, 0.2, 465, 93), "asvm_r": (81.8, 0.2, 304, 27), "libsvm": (81.9, 0.3, 4183, 74)},
-    "Waveform": {"svm_r": (89.4, 0.3, 1796, 51), "asvm_r": (89.5, 0.4, 1711, 41), "libsvm": (88.5, 0.2, 2629, 45)},
+    "Waveform": {
+        "svm_r": (89.4, 0.3, 1796, 51),
+        "asvm_r": (89.5, 0.4, 1711, 41),
+        "libsvm": (88.5, 0.2, 2629, 45),
+    },
 }
 ALGOS = {"svm_r": OnlineSVMR, "asvm_r": OnlineASVMR}
 C_GRID = (0.1, 1, 5, 10, 50, 100, 500)
@@ -88,8 +104,14 @@ class Task:
     """One data set: ``pool(rep)`` -> training pool, ``test()`` -> fixed test set, ``selection()``."""
 
     def __init__(self, name, n_train, make_train, test, sel, note, cv_pool=None):
-        self.name, self.n_train, self.make_train, self._test, self.sel, self.note = \
-            name, n_train, make_train, test, sel, note
+        self.name, self.n_train, self.make_train, self._test, self.sel, self.note = (
+            name,
+            n_train,
+            make_train,
+            test,
+            sel,
+            note,
+        )
         #: the full training set that ``--select cv`` splits into folds (None: rep 0's training set)
         self.cv_pool = cv_pool
 
@@ -120,84 +142,136 @@ def split_permutation(name: str, n: int) -> np.ndarray:
 def build_tasks(root: Path, n_sel: int, n_val: int, quick: bool, only):
     tasks = []
     scale = 5 if quick else 1
-    want = (lambda n: only is None or n in only)
+    want = lambda n: only is None or n in only
 
     if want("Adult"):
         tr = load("adult/a9a", root=root)
         te = load("adult/a9a.t", root=root, n_features=tr.n_features)
         n = 10000 // scale
         perm = split_permutation("Adult", tr.n_samples)
-        sel_idx, val_idx = perm[:n_sel], perm[n_sel:n_sel + n_val]
+        sel_idx, val_idx = perm[:n_sel], perm[n_sel : n_sel + n_val]
 
         def mk(rep, tr=tr, n=n):
             idx = np.random.default_rng(1000 + rep).permutation(tr.n_samples)[:n]
             return tr.X[idx], tr.y[idx]
-        tasks.append(Task("Adult", n, mk, (te.X[:16281 // scale], te.y[:16281 // scale]),
-                          ((tr.X[sel_idx], tr.y[sel_idx]), (tr.X[val_idx], tr.y[val_idx])),
-                          f"a9a: {n} of 32561 train rows per repeat, test = a9a.t"
-                          + (" (first 1/5)" if quick else " (16281)")))
+
+        tasks.append(
+            Task(
+                "Adult",
+                n,
+                mk,
+                (te.X[: 16281 // scale], te.y[: 16281 // scale]),
+                ((tr.X[sel_idx], tr.y[sel_idx]), (tr.X[val_idx], tr.y[val_idx])),
+                f"a9a: {n} of 32561 train rows per repeat, test = a9a.t"
+                + (" (first 1/5)" if quick else " (16281)"),
+            )
+        )
     if want("Banana"):
         d = load("banana/banana.csv", root=root)
         perm = split_permutation("Banana", d.n_samples)
         te_idx, pool = perm[:1000], perm[1000:]
         if quick:
-            pool = pool[:4300 // scale]
+            pool = pool[: 4300 // scale]
         sp = np.random.default_rng(7).permutation(pool)
-        sel = ((d.X[sp[:n_sel]], d.y[sp[:n_sel]]), (d.X[sp[n_sel:n_sel + n_val]], d.y[sp[n_sel:n_sel + n_val]]))
+        sel = (
+            (d.X[sp[:n_sel]], d.y[sp[:n_sel]]),
+            (d.X[sp[n_sel : n_sel + n_val]], d.y[sp[n_sel : n_sel + n_val]]),
+        )
 
         def mk(rep, d=d, pool=pool):
             o = np.random.default_rng(2000 + rep).permutation(pool)
             return d.X[o], d.y[o]
-        tasks.append(Task("Banana", len(pool), mk, (d.X[te_idx], d.y[te_idx]), sel,
-                          "banana.csv 5300 rows: fixed 1000 test, 4300 train, new order per repeat"))
+
+        tasks.append(
+            Task(
+                "Banana",
+                len(pool),
+                mk,
+                (d.X[te_idx], d.y[te_idx]),
+                sel,
+                "banana.csv 5300 rows: fixed 1000 test, 4300 train, new order per repeat",
+            )
+        )
     n_syn = 10000 // scale
     for name, gen, test_gen in (
-            ("Checkerboard", lambda n, s: syn.checkerboard(n, seed=s), lambda n, s: syn.checkerboard(n, seed=s)),
-            ("NCheckerboard", lambda n, s: syn.noisy_checkerboard(n, seed=s), lambda n, s: syn.checkerboard(n, seed=s)),
-            ("Gauss", lambda n, s: syn.gauss(n, seed=s), lambda n, s: syn.gauss(n, seed=s))):
+        ("Checkerboard", lambda n, s: syn.checkerboard(n, seed=s), lambda n, s: syn.checkerboard(n, seed=s)),
+        (
+            "NCheckerboard",
+            lambda n, s: syn.noisy_checkerboard(n, seed=s),
+            lambda n, s: syn.checkerboard(n, seed=s),
+        ),
+        ("Gauss", lambda n, s: syn.gauss(n, seed=s), lambda n, s: syn.gauss(n, seed=s)),
+    ):
         if not want(name):
             continue
         sel = (gen(n_sel, 31), gen(n_val, 32))  # training distribution (noisy for NCheckerboard)
 
         def mk(rep, gen=gen, n=n_syn):
             return gen(n, 3000 + rep)
-        tasks.append(Task(name, n_syn, mk, test_gen(n_syn, 99), sel,
-                          f"generated: {n_syn} train per repeat, {n_syn} test"
-                          + (" (clean Checkerboard)" if name == "NCheckerboard" else ""),
-                          cv_pool=gen(n_syn, 31)))   # a training set of its own for --select cv
+
+        tasks.append(
+            Task(
+                name,
+                n_syn,
+                mk,
+                test_gen(n_syn, 99),
+                sel,
+                f"generated: {n_syn} train per repeat, {n_syn} test"
+                + (" (clean Checkerboard)" if name == "NCheckerboard" else ""),
+                cv_pool=gen(n_syn, 31),
+            )
+        )  # a training set of its own for --select cv
     if want("DNA"):
         tr = load("dna/dna.scale", root=root)
         te = load("dna/dna.scale.t", root=root, n_features=tr.n_features)
         pos = tr.classes.index(3)
         ytr = np.where(tr.y == pos, 1.0, -1.0)
         yte = np.where(te.y == te.classes.index(3), 1.0, -1.0)
-        Xtr = tr.X[:2000 // scale]
-        ytr = ytr[:2000 // scale]
+        Xtr = tr.X[: 2000 // scale]
+        ytr = ytr[: 2000 // scale]
         sp = np.random.default_rng(7).permutation(len(Xtr))
         ns = min(n_sel, len(Xtr) * 3 // 4)
-        sel = ((Xtr[sp[:ns]], ytr[sp[:ns]]), (Xtr[sp[ns:ns + n_val]], ytr[sp[ns:ns + n_val]]))
+        sel = ((Xtr[sp[:ns]], ytr[sp[:ns]]), (Xtr[sp[ns : ns + n_val]], ytr[sp[ns : ns + n_val]]))
 
         def mk(rep, X=Xtr, y=ytr):
             o = np.random.default_rng(4000 + rep).permutation(len(X))
             return X[o], y[o]
-        tasks.append(Task("DNA", len(Xtr), mk, (te.X, yte), sel,
-                          f"dna.scale {len(Xtr)} train / dna.scale.t 1186 test, class 3 vs 1+2"))
+
+        tasks.append(
+            Task(
+                "DNA",
+                len(Xtr),
+                mk,
+                (te.X, yte),
+                sel,
+                f"dna.scale {len(Xtr)} train / dna.scale.t 1186 test, class 3 vs 1+2",
+            )
+        )
     if want("Waveform"):
         p = root / "waveform" / "waveform.data"
         X, y, bad = _load_waveform(p)
         perm = split_permutation("Waveform", len(X))
         te_idx, pool = perm[:1000], perm[1000:]
         if quick:
-            pool = pool[:4000 // scale]
+            pool = pool[: 4000 // scale]
         sp = np.random.default_rng(7).permutation(pool)
-        sel = ((X[sp[:n_sel]], y[sp[:n_sel]]), (X[sp[n_sel:n_sel + n_val]], y[sp[n_sel:n_sel + n_val]]))
+        sel = ((X[sp[:n_sel]], y[sp[:n_sel]]), (X[sp[n_sel : n_sel + n_val]], y[sp[n_sel : n_sel + n_val]]))
 
         def mk(rep, X=X, y=y, pool=pool):
             o = np.random.default_rng(5000 + rep).permutation(pool)
             return X[o], y[o]
-        tasks.append(Task("Waveform", len(pool), mk, (X[te_idx], y[te_idx]), sel,
-                          f"waveform.data {len(X)} rows ({bad} malformed row dropped): fixed 1000 test, "
-                          f"{len(pool)} train, new order per repeat; class 1 vs 0+2"))
+
+        tasks.append(
+            Task(
+                "Waveform",
+                len(pool),
+                mk,
+                (X[te_idx], y[te_idx]),
+                sel,
+                f"waveform.data {len(X)} rows ({bad} malformed row dropped): fixed 1000 test, "
+                f"{len(pool)} train, new order per repeat; class 1 vs 0+2",
+            )
+        )
     return tasks
 
 
@@ -215,9 +289,15 @@ def fit_eval(algo, C, d2, Xtr, ytr, Xte, yte, cccp_tol=None):
     est.partial_fit(Xtr, ytr)
     t_train = time.perf_counter() - t
     acc = float((est.predict(Xte) == yte).mean())
-    return {"acc": acc, "nsv": est.n_support_, "time": t_train, "shrinking": est.shrinking,
-            "queried": getattr(est, "n_queried_", len(ytr)), "limit_hits": est.n_limit_hits_,
-            "smo_steps": est.n_smo_steps_}
+    return {
+        "acc": acc,
+        "nsv": est.n_support_,
+        "time": t_train,
+        "shrinking": est.shrinking,
+        "queried": getattr(est, "n_queried_", len(ytr)),
+        "limit_hits": est.n_limit_hits_,
+        "smo_steps": est.n_smo_steps_,
+    }
 
 
 def _cv_fold(item):
@@ -254,34 +334,61 @@ def select_cv(task, algo, log, k=5, processes=2, cache=None, cccp_tol=None):
         for line in Path(cache).read_text().splitlines():
             try:
                 r = json.loads(line)
-            except json.JSONDecodeError:          # a line cut by a kill: that fold runs again
+            except json.JSONDecodeError:  # a line cut by a kill: that fold runs again
                 continue
-            if (r["dataset"], r["algo"], r["folds"], r["n"], r.get("cccp_tol", 0.0)) != \
-                    (task.name, algo, k, len(X), cccp_tol):
+            if (r["dataset"], r["algo"], r["folds"], r["n"], r.get("cccp_tol", 0.0)) != (
+                task.name,
+                algo,
+                k,
+                len(X),
+                cccp_tol,
+            ):
                 continue
             g = (r["C"], r["d2_factor"])
             if "fold" in r:
                 parts.setdefault(g, {})[r["fold"]] = ((r["acc"], r["nsv"], r["limit_hits"]), r["seconds"])
             else:
                 done[g] = (r["cv_acc"], r["nsv"], r.get("limit_hits"))
-                secs[g] = r.get("seconds")   # lines of older caches have none
+                secs[g] = r.get("seconds")  # lines of older caches have none
 
     def write(rec):
         if cache is not None:
             with open(cache, "a") as fh:
-                fh.write(json.dumps({"dataset": task.name, "algo": algo, "folds": k, "n": len(X), **rec,
-                                     "cccp_tol": cccp_tol}) + "\n")
+                fh.write(
+                    json.dumps(
+                        {
+                            "dataset": task.name,
+                            "algo": algo,
+                            "folds": k,
+                            "n": len(X),
+                            **rec,
+                            "cccp_tol": cccp_tol,
+                        }
+                    )
+                    + "\n"
+                )
 
     def complete(g):
         """The point's line from its k folds, averaged in fold order (as one worker would)."""
         res = [parts[g][f][0] for f in range(k)]
-        done[g] = (float(np.mean([r[0] for r in res])), float(np.mean([r[1] for r in res])),
-                   int(sum(r[2] for r in res)))
+        done[g] = (
+            float(np.mean([r[0] for r in res])),
+            float(np.mean([r[1] for r in res])),
+            int(sum(r[2] for r in res)),
+        )
         secs[g] = round(sum(parts[g][f][1] for f in range(k)), 1)
-        write({"C": g[0], "d2_factor": g[1], "cv_acc": done[g][0], "nsv": done[g][1],
-               "limit_hits": done[g][2], "seconds": secs[g]})
+        write(
+            {
+                "C": g[0],
+                "d2_factor": g[1],
+                "cv_acc": done[g][0],
+                "nsv": done[g][1],
+                "limit_hits": done[g][2],
+                "seconds": secs[g],
+            }
+        )
 
-    for g in grid:                                # every fold cached but not the point (a kill between)
+    for g in grid:  # every fold cached but not the point (a kill between)
         if g not in done and len(parts.get(g, {})) == k:
             complete(g)
     # largest C first: those points take longest (single-coordinate SMO crawls at large C), so
@@ -290,8 +397,10 @@ def select_cv(task, algo, log, k=5, processes=2, cache=None, cccp_tol=None):
     todo = sorted((g for g in grid if g not in done), key=lambda g: -g[0])
     n_parts = sum(len(parts.get(g, {})) for g in todo)
     if done or n_parts:
-        log(f"  {task.name:14s} {algo:6s} {len(grid) - len(todo)} of {len(grid)} grid points "
-            f"(and {n_parts} folds of others) from {cache}")
+        log(
+            f"  {task.name:14s} {algo:6s} {len(grid) - len(todo)} of {len(grid)} grid points "
+            f"(and {n_parts} folds of others) from {cache}"
+        )
     jobs = [(g, f) for g in todo for f in range(k) if f not in parts.get(g, {})]
     items = [(i, (algo, g[0], M * g[1], X, y, folds, f, cccp_tol)) for i, (g, f) in enumerate(jobs)]
     t0 = time.perf_counter()
@@ -300,31 +409,53 @@ def select_cv(task, algo, log, k=5, processes=2, cache=None, cccp_tol=None):
         g, f = jobs[i]
         seconds = round(seconds, 1)
         parts.setdefault(g, {})[f] = (res, seconds)
-        write({"C": g[0], "d2_factor": g[1], "fold": f, "acc": res[0], "nsv": res[1],
-               "limit_hits": res[2], "seconds": seconds})
+        write(
+            {
+                "C": g[0],
+                "d2_factor": g[1],
+                "fold": f,
+                "acc": res[0],
+                "nsv": res[1],
+                "limit_hits": res[2],
+                "seconds": seconds,
+            }
+        )
         if len(parts[g]) == k:
             complete(g)
 
     if processes > 1 and items:
         import multiprocessing as mp
+
         with mp.get_context("fork").Pool(processes) as pool:
             for i, res, seconds in pool.imap_unordered(_cv_fold, items, chunksize=1):
-                keep(i, res, seconds)   # as each fold finishes, so a kill loses only running folds
+                keep(i, res, seconds)  # as each fold finishes, so a kill loses only running folds
     else:
         for item in items:
             keep(*_cv_fold(item))
     out = [done[g] for g in grid]
     (acc, nsv, _hits), (C, fac) = max(zip(out, grid), key=lambda t: (t[0][0], -t[0][1]))
-    log(f"  {task.name:14s} {algo:6s} {k}-fold CV on {len(X)} training examples selected C={C} "
-        f"delta^2=M*{fac:g}={M * fac:.4g} (cv acc {acc:.4f}, #SV {nsv:.0f}) in {time.perf_counter() - t0:.0f}s")
+    log(
+        f"  {task.name:14s} {algo:6s} {k}-fold CV on {len(X)} training examples selected C={C} "
+        f"delta^2=M*{fac:g}={M * fac:.4g} (cv acc {acc:.4f}, #SV {nsv:.0f}) in {time.perf_counter() - t0:.0f}s"
+    )
     # the wall above covers only this run's folds; a resumed selection also has the time of each
     # cached point (one worker per fold), where its cache line recorded it
     timed = [secs[g] for g in grid if secs.get(g) is not None]
-    log(f"  {task.name:14s} {algo:6s} grid points' own time summed: {sum(timed):.0f}s "
-        f"({len(timed)} of {len(grid)} points timed)")
-    return {"C": C, "d2": M * fac, "d2_factor": fac, "val_acc": acc, "selection": f"{k}-fold cv",
-            "grid": [{"C": C, "d2_factor": f, "cv_acc": a, "nsv": n, "limit_hits": h, "seconds": secs.get((C, f))}
-                     for (C, f), (a, n, h) in zip(grid, out)]}
+    log(
+        f"  {task.name:14s} {algo:6s} grid points' own time summed: {sum(timed):.0f}s "
+        f"({len(timed)} of {len(grid)} points timed)"
+    )
+    return {
+        "C": C,
+        "d2": M * fac,
+        "d2_factor": fac,
+        "val_acc": acc,
+        "selection": f"{k}-fold cv",
+        "grid": [
+            {"C": C, "d2_factor": f, "cv_acc": a, "nsv": n, "limit_hits": h, "seconds": secs.get((C, f))}
+            for (C, f), (a, n, h) in zip(grid, out)
+        ],
+    }
 
 
 def select(task, algo, log, cccp_tol=None):
@@ -338,35 +469,60 @@ def select(task, algo, log, cccp_tol=None):
             key = (r["acc"], -r["nsv"])
             if best is None or key > best[0]:
                 best = (key, C, M * fac, fac, r)
-    log(f"  {task.name:14s} {algo:6s} selected C={best[1]} delta^2=M*{best[3]:g}={best[2]:.4g} "
-        f"(val acc {best[4]['acc']:.4f}, #SV {best[4]['nsv']}) in {time.perf_counter() - t0:.0f}s")
+    log(
+        f"  {task.name:14s} {algo:6s} selected C={best[1]} delta^2=M*{best[3]:g}={best[2]:.4g} "
+        f"(val acc {best[4]['acc']:.4f}, #SV {best[4]['nsv']}) in {time.perf_counter() - t0:.0f}s"
+    )
     return {"C": best[1], "d2": best[2], "d2_factor": best[3], "val_acc": best[4]["acc"]}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--root", type=Path, default=None, help="online-data root (default: ../shared/data/online)")
+    ap.add_argument(
+        "--root", type=Path, default=None, help="online-data root (default: ../shared/data/online)"
+    )
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--sel-train", type=int, default=2000, help="training examples streamed per grid point")
-    ap.add_argument("--sel-val", type=int, default=1000, help="held-out training examples scoring a grid point")
-    ap.add_argument("--select", choices=("holdout", "cv"), default="holdout",
-                    help="hyper-parameter selection: one hold-out split of --sel-train/--sel-val training "
-                         "examples, or the paper's k-fold cross-validation on the whole training set")
+    ap.add_argument(
+        "--sel-val", type=int, default=1000, help="held-out training examples scoring a grid point"
+    )
+    ap.add_argument(
+        "--select",
+        choices=("holdout", "cv"),
+        default="holdout",
+        help="hyper-parameter selection: one hold-out split of --sel-train/--sel-val training "
+        "examples, or the paper's k-fold cross-validation on the whole training set",
+    )
     ap.add_argument("--folds", type=int, default=5, help="folds of --select cv")
     ap.add_argument("--processes", type=int, default=2, help="worker processes of --select cv")
-    ap.add_argument("--cv-cache", type=Path, default=None,
-                    help="JSON-lines file keeping every finished fold and grid point of --select cv, so an "
-                         "interrupted selection resumes (default: --json's path + '.cvcache.jsonl')")
+    ap.add_argument(
+        "--cv-cache",
+        type=Path,
+        default=None,
+        help="JSON-lines file keeping every finished fold and grid point of --select cv, so an "
+        "interrupted selection resumes (default: --json's path + '.cvcache.jsonl')",
+    )
     ap.add_argument("--datasets", nargs="*", default=None, help="subset of: " + " ".join(PAPER))
-    ap.add_argument("--params", type=Path, default=None,
-                    help="JSON with previously selected parameters (skips the grid search)")
-    ap.add_argument("--cccp-tol", type=float, default=None,
-                    help="dead band of the CCCP re-assignment of V (OnlineSVMR's cccp_tol; default: the "
-                         "SMO accuracy per example; 0: the literal test, as before the dead band existed)")
+    ap.add_argument(
+        "--params",
+        type=Path,
+        default=None,
+        help="JSON with previously selected parameters (skips the grid search)",
+    )
+    ap.add_argument(
+        "--cccp-tol",
+        type=float,
+        default=None,
+        help="dead band of the CCCP re-assignment of V (OnlineSVMR's cccp_tol; default: the "
+        "SMO accuracy per example; 0: the literal test, as before the dead band existed)",
+    )
     ap.add_argument("--quick", action="store_true", help="smoke run: 1/5 sizes, 2 repeats, small grid sample")
     ap.add_argument("--json", type=Path, default=None, help="write all results here (after every step)")
-    ap.add_argument("--resume", action="store_true",
-                    help="continue the run saved in --json: keep its selected parameters and finished runs")
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run saved in --json: keep its selected parameters and finished runs",
+    )
     args = ap.parse_args(argv)
     root = args.root or default_root()
     if not root.is_dir():
@@ -375,17 +531,26 @@ def main(argv=None) -> int:
     if args.quick:
         args.repeats = min(args.repeats, 2)
         args.sel_train, args.sel_val = 400, 200
-    if args.json:   # the JSON is written after every row: its folder must exist before hours of work
+    if args.json:  # the JSON is written after every row: its folder must exist before hours of work
         args.json.parent.mkdir(parents=True, exist_ok=True)
     log = lambda s: print(s, flush=True)  # noqa: E731
-    cv_cache = args.cv_cache or (args.json.with_name(args.json.name + ".cvcache.jsonl") if args.json else None)
+    cv_cache = args.cv_cache or (
+        args.json.with_name(args.json.name + ".cvcache.jsonl") if args.json else None
+    )
     tasks = build_tasks(root, args.sel_train, args.sel_val, args.quick, args.datasets)
-    if args.datasets:   # in the order given (cheap sets first when a long selection may be stopped)
-        tasks.sort(key=lambda t: args.datasets.index(t.name) if t.name in args.datasets else len(args.datasets))
-    how = (f"{args.folds}-fold cross-validation on the whole training set" if args.select == "cv" else
-           f"{args.sel_train} train / {args.sel_val} validation training examples")
-    log(f"# ramp_svm_table1: {len(tasks)} data sets, repeats={args.repeats}, selection on {how}; "
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores")
+    if args.datasets:  # in the order given (cheap sets first when a long selection may be stopped)
+        tasks.sort(
+            key=lambda t: args.datasets.index(t.name) if t.name in args.datasets else len(args.datasets)
+        )
+    how = (
+        f"{args.folds}-fold cross-validation on the whole training set"
+        if args.select == "cv"
+        else f"{args.sel_train} train / {args.sel_val} validation training examples"
+    )
+    log(
+        f"# ramp_svm_table1: {len(tasks)} data sets, repeats={args.repeats}, selection on {how}; "
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+    )
     chosen = json.loads(args.params.read_text())["params"] if args.params else {}
     results = {"params": chosen, "runs": {}, "notes": {}, "args": {k: str(v) for k, v in vars(args).items()}}
     if args.resume and args.json and args.json.exists():
@@ -399,8 +564,11 @@ def main(argv=None) -> int:
         for algo in ALGOS:
             key = f"{task.name}/{algo}"
             if key not in chosen:
-                chosen[key] = (select_cv(task, algo, log, args.folds, args.processes, cv_cache, args.cccp_tol)
-                               if args.select == "cv" else select(task, algo, log, args.cccp_tol))
+                chosen[key] = (
+                    select_cv(task, algo, log, args.folds, args.processes, cv_cache, args.cccp_tol)
+                    if args.select == "cv"
+                    else select(task, algo, log, args.cccp_tol)
+                )
                 if args.json:
                     args.json.write_text(json.dumps(results, indent=1))
             p = chosen[key]
@@ -416,9 +584,11 @@ def main(argv=None) -> int:
             nsv = np.array([r["nsv"] for r in runs])
             q = np.array([r["queried"] for r in runs])
             tt = np.array([r["time"] for r in runs])
-            log(f"{task.name:14s} {algo:6s} acc {acc.mean():.1f}+-{acc.std():.1f}  #SV {nsv.mean():.0f}+-{nsv.std():.0f}"
+            log(
+                f"{task.name:14s} {algo:6s} acc {acc.mean():.1f}+-{acc.std():.1f}  #SV {nsv.mean():.0f}+-{nsv.std():.0f}"
                 f"  queried {q.mean():.0f}/{task.n_train}  train {np.median(tt):.1f}s (median)  "
-                f"paper acc {PAPER[task.name][algo][0]} #SV {PAPER[task.name][algo][2]}")
+                f"paper acc {PAPER[task.name][algo][0]} #SV {PAPER[task.name][algo][2]}"
+            )
             if args.json:
                 args.json.write_text(json.dumps(results, indent=1))
     log("")
@@ -429,9 +599,11 @@ def main(argv=None) -> int:
 
 
 def markdown(results, tasks) -> str:
-    lines = ["| data set (n train x d) | algorithm | C | delta^2 | acc % (ours) | acc % (paper) | #SV (ours) | "
-             "#SV (paper) | labels used | train s (median) |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| data set (n train x d) | algorithm | C | delta^2 | acc % (ours) | acc % (paper) | #SV (ours) | "
+        "#SV (paper) | labels used | train s (median) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for task in tasks:
         d = task.test()[0].shape[1]
         for algo in ALGOS:
@@ -446,9 +618,11 @@ def markdown(results, tasks) -> str:
             tt = np.array([r["time"] for r in runs])
             pa = PAPER[task.name][algo]
             label = "OnlineSVM^R" if algo == "svm_r" else "OnlineASVM^R"
-            lines.append(f"| {task.name} ({task.n_train}x{d}) | {label} | {p['C']:g} | M*{p['d2_factor']:g} | "
-                         f"{acc.mean():.1f} ± {acc.std():.1f} | {pa[0]} ± {pa[1]} | {nsv.mean():.0f} ± {nsv.std():.0f} | "
-                         f"{pa[2]} ± {pa[3]} | {q.mean():.0f} | {np.median(tt):.1f} |")
+            lines.append(
+                f"| {task.name} ({task.n_train}x{d}) | {label} | {p['C']:g} | M*{p['d2_factor']:g} | "
+                f"{acc.mean():.1f} ± {acc.std():.1f} | {pa[0]} ± {pa[1]} | {nsv.mean():.0f} ± {nsv.std():.0f} | "
+                f"{pa[2]} ± {pa[3]} | {q.mean():.0f} | {np.median(tt):.1f} |"
+            )
     return "\n".join(lines)
 
 

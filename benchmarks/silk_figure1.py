@@ -32,7 +32,7 @@ def drifting_stream(n: int = 2000, seed: int = 0, radius: float = 2.0, std: floa
     """Two classes, each a mixture of two Gaussians whose centres rotate on a circle."""
     rng = np.random.default_rng(seed)
     theta = 2 * np.pi * turns * np.arange(n) / n
-    comp = rng.integers(0, 4, n)                     # components: +1 at 0, pi; -1 at pi/2, 3pi/2
+    comp = rng.integers(0, 4, n)  # components: +1 at 0, pi; -1 at pi/2, 3pi/2
     ang = theta + comp * np.pi / 2
     X = radius * np.c_[np.cos(ang), np.sin(ang)] + std * rng.normal(size=(n, 2))
     y = np.where(comp % 2 == 0, 1.0, -1.0)
@@ -78,18 +78,24 @@ def main(argv=None) -> int:
             scored.append((mistakes(name, p, tune_seeds, a.sigma).mean(), p))
         best[label] = min(scored, key=lambda s: s[0])[1]
         res[label] = mistakes(name, best[label], seeds, a.sigma)
-    print(f"Drifting 2-D stream, n = 2000, {a.trials} trials, RBF sigma = {a.sigma}, "
-          f"parameters tuned on 10 separate streams ({time.perf_counter() - t0:.0f} s)\n")
+    print(
+        f"Drifting 2-D stream, n = 2000, {a.trials} trials, RBF sigma = {a.sigma}, "
+        f"parameters tuned on 10 separate streams ({time.perf_counter() - t0:.0f} s)\n"
+    )
     print("| algorithm | mistakes per stream (mean ± std) | tuned parameters |")
     print("|---|---|---|")
     for label in GRIDS:
         print(f"| {label} | {res[label].mean():.1f} ± {res[label].std(ddof=1):.1f} | {best[label]} |")
     d = res["NORMA"] - res["ILK"]
-    print(f"\nILK fewer mistakes than NORMA on {np.mean(d > 0) * 100:.0f} % of the streams "
-          f"(ties {np.mean(d == 0) * 100:.0f} %); mean difference {d.mean():.1f} mistakes")
+    print(
+        f"\nILK fewer mistakes than NORMA on {np.mean(d > 0) * 100:.0f} % of the streams "
+        f"(ties {np.mean(d == 0) * 100:.0f} %); mean difference {d.mean():.1f} mistakes"
+    )
     d = res["Trunc. NORMA"] - res["SILK"]
-    print(f"SILK fewer mistakes than truncated NORMA on {np.mean(d > 0) * 100:.0f} % of the streams "
-          f"(ties {np.mean(d == 0) * 100:.0f} %); mean difference {d.mean():.1f} mistakes")
+    print(
+        f"SILK fewer mistakes than truncated NORMA on {np.mean(d > 0) * 100:.0f} % of the streams "
+        f"(ties {np.mean(d == 0) * 100:.0f} %); mean difference {d.mean():.1f} mistakes"
+    )
     return 0
 
 

@@ -49,8 +49,11 @@ _INF = np.float32(np.inf)
 @njit(inline="always", cache=True)
 def pixel_hash(x, y, t):
     """A 32-bit mix of position and frame index (murmur3's finaliser): deterministic randomness."""
-    h = (np.uint32(x) * np.uint32(0x9E3779B1)) ^ (np.uint32(y) * np.uint32(0x85EBCA77)) \
+    h = (
+        (np.uint32(x) * np.uint32(0x9E3779B1))
+        ^ (np.uint32(y) * np.uint32(0x85EBCA77))
         ^ (np.uint32(t) * np.uint32(0xC2B2AE3D))
+    )
     h ^= h >> np.uint32(16)
     h *= np.uint32(0x85EBCA6B)
     h ^= h >> np.uint32(13)
@@ -64,8 +67,9 @@ _DX = np.array([-1, 0, 1, -1, 1, -1, 0, 1], np.int64)
 
 
 @njit(inline="always", cache=True)
-def _score_row(y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, scores, mask, featf,
-               mini, write):
+def _score_row(
+    y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, scores, mask, featf, mini, write
+):
     """Scores and raw decisions of row y (written out if ``write``); leaves the unwidened scores
     (``featf[0]``) and the row's lowest coefficients (``featf[4]``, ``mini``) in scratch."""
     W, C = feat.shape[1], feat.shape[2]
@@ -95,8 +99,29 @@ def _score_row(y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, sc
 
 
 @njit(inline="always", cache=True)
-def _learn_row(y, feat, colours, alphas, since, blink, inv_scale_new, decay, rho, cap, cap_fg, hold,
-               fb_thr, fb_cap, v_inc, v_dec, v_max, scores, mask, featf, mini):
+def _learn_row(
+    y,
+    feat,
+    colours,
+    alphas,
+    since,
+    blink,
+    inv_scale_new,
+    decay,
+    rho,
+    cap,
+    cap_fg,
+    hold,
+    fb_thr,
+    fb_cap,
+    v_inc,
+    v_dec,
+    v_max,
+    scores,
+    mask,
+    featf,
+    mini,
+):
     """SILK's update of row y from its decisions (``mask``) and scores (scratch from _score_row)."""
     W, C = feat.shape[1], feat.shape[2]
     acc = featf[3]
@@ -137,8 +162,7 @@ def _learn_row(y, feat, colours, alphas, since, blink, inv_scale_new, decay, rho
 
 
 @njit(inline="always", cache=True)
-def _consult(feat, colours, alphas, scale, threshold, nl, mask, consult_n, frame_index, scores,
-             consult_lo):
+def _consult(feat, colours, alphas, scale, threshold, nl, mask, consult_n, frame_index, scores, consult_lo):
     """A raw foreground pixel whose colour a neighbour's model explains (score >= threshold) is
     background (ViBe's and PBAS's neighbourhood, used at decision time); all 8 neighbours, or one
     chosen by the position/frame hash. Pixels whose own score is below ``consult_lo`` (their own
@@ -173,10 +197,38 @@ def _consult(feat, colours, alphas, scale, threshold, nl, mask, consult_n, frame
 
 
 @njit(cache=True)
-def variant_frame(feat, colours, alphas, since, blink, scale, inv_scale_new, decay, rho, cap, cap_fg,
-                  threshold, hold, nl, learn, scores, mask, scr_f, scr_i,
-                  fb_thr, fb_cap, v_inc, v_dec, v_max, diff_every, diff_cap, frame_index,
-                  consult_n, consulted, consult_lo):
+def variant_frame(
+    feat,
+    colours,
+    alphas,
+    since,
+    blink,
+    scale,
+    inv_scale_new,
+    decay,
+    rho,
+    cap,
+    cap_fg,
+    threshold,
+    hold,
+    nl,
+    learn,
+    scores,
+    mask,
+    scr_f,
+    scr_i,
+    fb_thr,
+    fb_cap,
+    v_inc,
+    v_dec,
+    v_max,
+    diff_every,
+    diff_cap,
+    frame_index,
+    consult_n,
+    consulted,
+    consult_lo,
+):
     """One frame of SILK with the optional feedback, neighbour consultation and diffusion (module
     notes); serial."""
     H = feat.shape[0]
@@ -184,38 +236,105 @@ def variant_frame(feat, colours, alphas, since, blink, scale, inv_scale_new, dec
     mini = scr_i[0]
     if consult_n == 0:
         for y in range(H):
-            _score_row(y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, scores, mask,
-                       featf, mini, True)
+            _score_row(
+                y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, scores, mask, featf, mini, True
+            )
             if learn:
-                _learn_row(y, feat, colours, alphas, since, blink, inv_scale_new, decay, rho, cap,
-                           cap_fg, hold, fb_thr, fb_cap, v_inc, v_dec, v_max, scores, mask, featf,
-                           mini)
+                _learn_row(
+                    y,
+                    feat,
+                    colours,
+                    alphas,
+                    since,
+                    blink,
+                    inv_scale_new,
+                    decay,
+                    rho,
+                    cap,
+                    cap_fg,
+                    hold,
+                    fb_thr,
+                    fb_cap,
+                    v_inc,
+                    v_dec,
+                    v_max,
+                    scores,
+                    mask,
+                    featf,
+                    mini,
+                )
     else:
         # every decision before any update (the neighbours' models are this frame's, unchanged)
         for y in range(H):
-            _score_row(y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, scores, mask,
-                       featf, mini, True)
+            _score_row(
+                y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, scores, mask, featf, mini, True
+            )
         if consulted.shape[0] == H:
             # output only: ``mask`` keeps the pixel's own decisions (learning, the global-change
             # rule), ``consulted`` receives the consulted ones
             consulted[...] = mask
-            _consult(feat, colours, alphas, scale, threshold, nl, consulted, consult_n, frame_index,
-                     scores, consult_lo)
+            _consult(
+                feat,
+                colours,
+                alphas,
+                scale,
+                threshold,
+                nl,
+                consulted,
+                consult_n,
+                frame_index,
+                scores,
+                consult_lo,
+            )
         else:
-            _consult(feat, colours, alphas, scale, threshold, nl, mask, consult_n, frame_index,
-                     scores, consult_lo)
+            _consult(
+                feat, colours, alphas, scale, threshold, nl, mask, consult_n, frame_index, scores, consult_lo
+            )
         if learn:
             for y in range(H):
                 # the same sums again for the row's scratch (scores, lowest coefficients); the
                 # decisions are the consulted ones already in ``mask``
-                _score_row(y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, scores,
-                           mask, featf, mini, False)
-                _learn_row(y, feat, colours, alphas, since, blink, inv_scale_new, decay, rho, cap,
-                           cap_fg, hold, fb_thr, fb_cap, v_inc, v_dec, v_max, scores, mask,
-                           featf, mini)
+                _score_row(
+                    y,
+                    feat,
+                    colours,
+                    alphas,
+                    blink,
+                    scale,
+                    threshold,
+                    nl,
+                    fb_thr,
+                    scores,
+                    mask,
+                    featf,
+                    mini,
+                    False,
+                )
+                _learn_row(
+                    y,
+                    feat,
+                    colours,
+                    alphas,
+                    since,
+                    blink,
+                    inv_scale_new,
+                    decay,
+                    rho,
+                    cap,
+                    cap_fg,
+                    hold,
+                    fb_thr,
+                    fb_cap,
+                    v_inc,
+                    v_dec,
+                    v_max,
+                    scores,
+                    mask,
+                    featf,
+                    mini,
+                )
     if learn and diff_every > 0:
-        _diffuse(feat, colours, alphas, mask, inv_scale_new, rho, nl, diff_every, diff_cap,
-                 frame_index)
+        _diffuse(feat, colours, alphas, mask, inv_scale_new, rho, nl, diff_every, diff_cap, frame_index)
 
 
 @njit(inline="always", cache=True)

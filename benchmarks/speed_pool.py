@@ -47,12 +47,16 @@ def main(argv=None) -> int:
             print(f"{path.stem}: no {a.detector}/{a.baseline} cell at {a.size}, {a.threads} thread(s)")
             continue
         pooled += r
-        print(f"{path.stem}: {len(r)} repeats, median {statistics.median(r):.3f}, "
-              f"at least as fast in {sum(x >= 1 for x in r) / len(r):.0%}")
+        print(
+            f"{path.stem}: {len(r)} repeats, median {statistics.median(r):.3f}, "
+            f"at least as fast in {sum(x >= 1 for x in r) / len(r):.0%}"
+        )
     if pooled:
-        print(f"pooled: {len(pooled)} repeats, median {statistics.median(pooled):.3f}, "
-              f"quartiles {statistics.quantiles(pooled, n=4)[0]:.3f}-{statistics.quantiles(pooled, n=4)[2]:.3f}, "
-              f"at least as fast in {sum(x >= 1 for x in pooled) / len(pooled):.0%}")
+        print(
+            f"pooled: {len(pooled)} repeats, median {statistics.median(pooled):.3f}, "
+            f"quartiles {statistics.quantiles(pooled, n=4)[0]:.3f}-{statistics.quantiles(pooled, n=4)[2]:.3f}, "
+            f"at least as fast in {sum(x >= 1 for x in pooled) / len(pooled):.0%}"
+        )
     return 0
 
 

@@ -71,16 +71,28 @@ def child(frames: int, repeats: int, threads: int) -> dict:
         fps["mog2"].append(frames / (time.perf_counter() - t))
     from silkvision.jit import threading_layer
 
-    layer, vendor = threading_layer()     # GOMP_SPINCOUNT acts on the omp layer with GNU OpenMP only
-    return {**{k: statistics.median(v) for k, v in fps.items()}, "layer": f"{layer} ({vendor})" if vendor else layer}
+    layer, vendor = threading_layer()  # GOMP_SPINCOUNT acts on the omp layer with GNU OpenMP only
+    return {
+        **{k: statistics.median(v) for k, v in fps.items()},
+        "layer": f"{layer} ({vendor})" if vendor else layer,
+    }
 
 
 def run_cell(setting: str, frames: int, repeats: int) -> dict:
     extra, threads = SETTINGS[setting]
     env = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
     env.update(extra)
-    cmd = [sys.executable, __file__, "--child", "--frames", str(frames), "--repeats", str(repeats),
-           "--threads", str(threads)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--child",
+        "--frames",
+        str(frames),
+        "--repeats",
+        str(repeats),
+        "--threads",
+        str(threads),
+    ]
     res = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if res.returncode != 0:
         sys.exit(f"thread_contention: {setting} failed: {res.stderr.strip().splitlines()[-1:]}")
@@ -103,21 +115,28 @@ def main(argv=None) -> int:
     cells = {(load, s): [] for load in ("idle", "busy") for s in SETTINGS}
     for r in range(a.rounds):
         for load in ("idle", "busy"):
-            hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-                    for _ in range(a.busy if load == "busy" else 0)]
+            hogs = [
+                subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                for _ in range(a.busy if load == "busy" else 0)
+            ]
             try:
                 time.sleep(1.0 if hogs else 0.0)
                 for s in SETTINGS:
                     cells[(load, s)].append(run_cell(s, a.frames, a.repeats))
-                    print(f"round {r + 1} {load:4s} {s:15s} silk {cells[(load, s)][-1]['silk']:6.0f} fps, "
-                          f"mog2 {cells[(load, s)][-1]['mog2']:6.0f} fps", flush=True)
+                    print(
+                        f"round {r + 1} {load:4s} {s:15s} silk {cells[(load, s)][-1]['silk']:6.0f} fps, "
+                        f"mog2 {cells[(load, s)][-1]['mog2']:6.0f} fps",
+                        flush=True,
+                    )
             finally:
                 for h in hogs:
                     h.kill()
                     h.wait()
     layers = sorted({c["layer"] for v in cells.values() for c in v})
-    print(f"\nmachine: {os.cpu_count()} cores visible; numba threading layer {', '.join(layers)}; medians "
-          f"over {a.rounds} rounds ({a.busy} busy processes in 'busy')\n")
+    print(
+        f"\nmachine: {os.cpu_count()} cores visible; numba threading layer {', '.join(layers)}; medians "
+        f"over {a.rounds} rounds ({a.busy} busy processes in 'busy')\n"
+    )
     print("| load | setting | silk fps | mog2 fps | silk / mog2 |")
     print("|---|---|---|---|---|")
     table = []

@@ -11,7 +11,9 @@ import sys
 from pathlib import Path
 
 VIDEO_ENV = "SILKVISION_VIDEO_DATA"
-VIDEO_ROOT = Path(os.environ.get(VIDEO_ENV) or Path(__file__).resolve().parents[1].parent / "shared" / "data" / "video")
+VIDEO_ROOT = Path(
+    os.environ.get(VIDEO_ENV) or Path(__file__).resolve().parents[1].parent / "shared" / "data" / "video"
+)
 
 
 def check_sequences(root: Path, names) -> None:
@@ -20,5 +22,7 @@ def check_sequences(root: Path, names) -> None:
     for name in names:
         folder = Path(root) / name
         if not (folder / "input").is_dir():
-            sys.exit(f"{folder}: no CDnet sequence there (no input/ folder); pass --root/--data DIR or "
-                     f"set {VIDEO_ENV} to the video/ folder of the shared data")
+            sys.exit(
+                f"{folder}: no CDnet sequence there (no input/ folder); pass --root/--data DIR or "
+                f"set {VIDEO_ENV} to the video/ folder of the shared data"
+            )

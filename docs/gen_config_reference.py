@@ -54,13 +54,14 @@ def render() -> str:
     for section, node in SCHEMA.items():
         parts.append(f"\n## `{section}`\n\n| key | default | allowed | what it does |\n|---|---|---|---|\n")
         for key, spec in _rows(node, f"{section}."):
-            parts.append(f"| `{key}` | {_value(spec.default)} | {_cell(spec.allowed)} | "
-                         f"{_cell(spec.help) or '-'} |\n")
+            parts.append(
+                f"| `{key}` | {_value(spec.default)} | {_cell(spec.allowed)} | {_cell(spec.help) or '-'} |\n"
+            )
     return "".join(parts)
 
 
 def main() -> int:
-    sys.path.insert(0, str(PAGE.parents[2]))   # this checkout's silkvision
+    sys.path.insert(0, str(PAGE.parents[2]))  # this checkout's silkvision
     PAGE.parent.mkdir(parents=True, exist_ok=True)
     PAGE.write_text(render(), encoding="utf-8")
     print(f"wrote {PAGE}")

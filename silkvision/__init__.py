@@ -26,5 +26,11 @@ def __getattr__(name):  # lazy sub-packages: heavy imports only when used
     raise AttributeError(f"module 'silkvision' has no attribute {name!r}")
 
 
-__all__ = ["create_subtractor", "available_subtractors", "load_config", "samples", "SilkvisionError",
-           "__version__"]
+__all__ = [
+    "create_subtractor",
+    "available_subtractors",
+    "load_config",
+    "samples",
+    "SilkvisionError",
+    "__version__",
+]

@@ -27,7 +27,7 @@ import hashlib
 import os
 import re
 import tempfile
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 __all__ = ["install", "package_digest"]
@@ -41,7 +41,7 @@ _COMPILED = re.compile(rb"^[ \t]*@(?:njit|intrinsic|numba\.)", re.MULTILINE)
 _COMMENT_LINE = re.compile(rb"^[ \t]*(?:#[^\n]*)?\n", re.MULTILINE)
 
 
-@lru_cache(maxsize=None)
+@cache
 def package_digest() -> str:
     """SHA-256 of every ``.py`` file of the package that defines compiled code (an ``@njit``,
     ``@intrinsic`` or ``@numba.*`` decorator), less its blank lines and whole-line comments; read once
@@ -84,7 +84,7 @@ def _private_dir() -> str | None:
     cache index is a pickle: a folder others can write to would let them run code); else None."""
     try:
         uid = os.getuid()
-    except AttributeError:   # Windows: the temp folder is per user already
+    except AttributeError:  # Windows: the temp folder is per user already
         uid = None
     path = os.path.join(tempfile.gettempdir(), f"silkvision-numba-{uid if uid is not None else 'user'}")
     try:
@@ -92,8 +92,9 @@ def _private_dir() -> str | None:
         st = os.lstat(path)
     except OSError:
         return None
-    if uid is not None and (st.st_uid != uid or st.st_mode & 0o022 or not os.path.isdir(path)
-                            or os.path.islink(path)):
+    if uid is not None and (
+        st.st_uid != uid or st.st_mode & 0o022 or not os.path.isdir(path) or os.path.islink(path)
+    ):
         return None
     return path
 
@@ -134,9 +135,9 @@ def install() -> bool:
     if any(getattr(c, "__name__", "").startswith("Silkvision") for c in classes):
         return True
     ours = [_package_locator(b) for b in bases]
-    ours.append(_package_locator(_temp_locator(bases[1])))   # after every other folder
+    ours.append(_package_locator(_temp_locator(bases[1])))  # after every other folder
     classes[:0] = ours
     return True
 
 
-install()   # on import: a module that compiles imports this module before its first @njit(cache=True)
+install()  # on import: a module that compiles imports this module before its first @njit(cache=True)

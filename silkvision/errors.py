@@ -77,7 +77,7 @@ def may_catch_sigterm() -> bool:
     """Whether silkvision may turn SIGTERM into a clean stop in this process: not in a
     ``multiprocessing`` child, whose parent's ``Pool.terminate()`` / ``Process.terminate()`` must
     stop it (a worker that caught it and returned normally hung the pool's ``terminate()``)."""
-    mp = sys.modules.get("multiprocessing")   # a multiprocessing child has always imported it
+    mp = sys.modules.get("multiprocessing")  # a multiprocessing child has always imported it
     return mp is None or mp.parent_process() is None
 
 
@@ -114,15 +114,23 @@ def misspelt(name: str, names) -> str | None:
     key = name.lower()
     if key in low:
         return low[key] if low[key] != name else None
-    found = [m for m in difflib.get_close_matches(key, list(low), n=3, cutoff=0.8)
-             if m not in key and key not in m.split("_")]
+    found = [
+        m
+        for m in difflib.get_close_matches(key, list(low), n=3, cutoff=0.8)
+        if m not in key and key not in m.split("_")
+    ]
     return low[found[0]] if found else None
 
 
 def parameter_typo(obj, name: str, params) -> str | None:
     """The parameter of ``params`` that setting ``obj.name`` most likely meant, or None: only for a
     new public attribute (not private, not a fitted ``name_``, not one that exists already)."""
-    if (name.startswith("_") or name.endswith("_") or name in params or name in obj.__dict__
-            or hasattr(type(obj), name)):
+    if (
+        name.startswith("_")
+        or name.endswith("_")
+        or name in params
+        or name in obj.__dict__
+        or hasattr(type(obj), name)
+    ):
         return None
     return misspelt(name, params)

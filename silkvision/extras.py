@@ -35,7 +35,7 @@ def missing(extra: str) -> list[str]:
     for name in EXTRAS[extra]:
         try:
             found = importlib.util.find_spec(name) is not None
-        except (ImportError, ValueError):   # a module set to None in sys.modules, a broken package
+        except (ImportError, ValueError):  # a module set to None in sys.modules, a broken package
             found = False
         if not found:
             out.append(name)
@@ -57,5 +57,7 @@ def require(extra: str, what: str, alternative: str = "") -> None:
     lacking = missing(extra)
     if lacking:
         tail = f", {alternative}" if alternative else ""
-        raise MissingExtraError(f"{what} needs {' and '.join(lacking)}, not installed here; install "
-                                f"with: pip install \"silkvision[{extra}]\"{tail}")
+        raise MissingExtraError(
+            f"{what} needs {' and '.join(lacking)}, not installed here; install "
+            f'with: pip install "silkvision[{extra}]"{tail}'
+        )

@@ -144,11 +144,15 @@ def busy_machine_advice(layer: str, vendor: str | None, environ=os.environ) -> s
             how = "GNU OpenMP's default spinning (GOMP_SPINCOUNT not set)"
         return f"busy machines: idle threads wait per {how}; {one}"
     if layer == "omp":
-        return (f"busy machines: {vendor} OpenMP ignores GOMP_SPINCOUNT; OMP_WAIT_POLICY=passive makes "
-                f"idle threads sleep; {one}")
+        return (
+            f"busy machines: {vendor} OpenMP ignores GOMP_SPINCOUNT; OMP_WAIT_POLICY=passive makes "
+            f"idle threads sleep; {one}"
+        )
     if layer == "tbb":
-        return ("busy machines: TBB ignores GOMP_SPINCOUNT; NUMBA_THREADING_LAYER=omp uses GNU "
-                f"OpenMP, whose spinning silkvision caps; {one}")
+        return (
+            "busy machines: TBB ignores GOMP_SPINCOUNT; NUMBA_THREADING_LAYER=omp uses GNU "
+            f"OpenMP, whose spinning silkvision caps; {one}"
+        )
     if layer == "workqueue":
         return f"busy machines: the workqueue layer ignores GOMP_SPINCOUNT; {one}"
     return f"busy machines: {one}"

@@ -6,7 +6,6 @@ import yaml
 
 from silkvision.config import defaults, load_config, parse_set, render_commented, validate
 from silkvision.errors import ConfigError
-
 from tests.conftest import REPO
 
 
@@ -15,22 +14,25 @@ def test_top_level_config_yaml_matches_builtin_defaults():
     assert (REPO / "config.yaml").read_text() == render_commented()
 
 
-@pytest.mark.parametrize("item, fragment", [
-    ("detector.silk.tau=2", "detector.silk.tau: 2.0"),
-    ("detector.nope=1", "detector.nope: unknown key"),
-    ("detector.silk.omega=abc", "wrong type"),
-    ("detector.algorithm=xyz", "one of 'silk'"),
-    ("detector.median=4", "odd integer"),
-    ("detector.close=4", "detector.close: 4"),
-    ("detector.fill_holes=maybe", "detector.fill_holes"),
-    ("capture.resize=[0, 10]", "capture.resize"),
-    ("capture.resize=[100000, 100000]", "integers in 1..16384"),
-    ("capture.camera_timeout=1e300", "(0, 86400]"),
-    ("gui.display_fps=1e-300", "[0.1, 1000]"),
-    ("gui.second_algorithm=silk", "one of 'norma'"),
-    ("detector", "expected key=value"),
-    ("detector.silk=1", "is a section"),
-])
+@pytest.mark.parametrize(
+    "item, fragment",
+    [
+        ("detector.silk.tau=2", "detector.silk.tau: 2.0"),
+        ("detector.nope=1", "detector.nope: unknown key"),
+        ("detector.silk.omega=abc", "wrong type"),
+        ("detector.algorithm=xyz", "one of 'silk'"),
+        ("detector.median=4", "odd integer"),
+        ("detector.close=4", "detector.close: 4"),
+        ("detector.fill_holes=maybe", "detector.fill_holes"),
+        ("capture.resize=[0, 10]", "capture.resize"),
+        ("capture.resize=[100000, 100000]", "integers in 1..16384"),
+        ("capture.camera_timeout=1e300", "(0, 86400]"),
+        ("gui.display_fps=1e-300", "[0.1, 1000]"),
+        ("gui.second_algorithm=silk", "one of 'norma'"),
+        ("detector", "expected key=value"),
+        ("detector.silk=1", "is a section"),
+    ],
+)
 def test_bad_overrides_give_one_line_errors(item, fragment):
     with pytest.raises(ConfigError) as e:
         load_config(overrides=[item], use_cwd=False)
@@ -44,11 +46,11 @@ def test_precedence_defaults_cwd_file_set(tmp_path, monkeypatch):
     other = tmp_path / "other.yaml"
     other.write_text("detector:\n  silk:\n    tau: 0.03\n")
     cfg = load_config(other, ["detector.silk.C=0.7"])
-    assert cfg["detector"]["silk"]["tau"] == 0.03      # --config beats ./config.yaml
-    assert cfg["detector"]["silk"]["C"] == 0.7         # --set beats everything
-    assert cfg["detector"]["silk"]["omega"] == 20      # default kept
+    assert cfg["detector"]["silk"]["tau"] == 0.03  # --config beats ./config.yaml
+    assert cfg["detector"]["silk"]["C"] == 0.7  # --set beats everything
+    assert cfg["detector"]["silk"]["omega"] == 20  # default kept
     cfg2 = load_config(None)
-    assert cfg2["detector"]["silk"]["C"] == 0.5        # ./config.yaml beats defaults
+    assert cfg2["detector"]["silk"]["C"] == 0.5  # ./config.yaml beats defaults
 
 
 def test_bad_yaml_file_names_the_file(tmp_path):
@@ -76,10 +78,19 @@ def test_parse_set_reads_yaml_values():
 
 # --- non-finite numbers, scientific notation, unreadable files, duplicate keys, empty --set key ---
 
-FLOAT_KEYS = ["detector.silk.sigma", "detector.silk.C", "detector.silk.rho", "detector.silk.threshold",
-              "detector.norma.sigma", "detector.norma.eta", "detector.norma.threshold",
-              "detector.mog2.var_threshold", "detector.knn.dist2_threshold",
-              "capture.camera_timeout", "gui.display_fps"]
+FLOAT_KEYS = [
+    "detector.silk.sigma",
+    "detector.silk.C",
+    "detector.silk.rho",
+    "detector.silk.threshold",
+    "detector.norma.sigma",
+    "detector.norma.eta",
+    "detector.norma.threshold",
+    "detector.mog2.var_threshold",
+    "detector.knn.dist2_threshold",
+    "capture.camera_timeout",
+    "gui.display_fps",
+]
 
 
 @pytest.mark.parametrize("key", FLOAT_KEYS)
@@ -124,8 +135,9 @@ def test_inf_in_a_config_file_names_file_and_says_finite(tmp_path):
     p.write_text("detector:\n  silk:\n    sigma: .inf\n")
     with pytest.raises(ConfigError) as e:
         load_config(p, use_cwd=False)
-    assert str(e.value) == (f"detector.silk.sigma: inf in {p} is out of range; "
-                            "expected a finite number >= 1e-06")
+    assert str(e.value) == (
+        f"detector.silk.sigma: inf in {p} is out of range; expected a finite number >= 1e-06"
+    )
     p.write_text("detector:\n  mog2:\n    var_threshold: .inf\n")
     with pytest.raises(ConfigError, match=r"var_threshold: inf in .* expected a finite number > 0$"):
         load_config(p, use_cwd=False)
@@ -134,33 +146,52 @@ def test_inf_in_a_config_file_names_file_and_says_finite(tmp_path):
 def test_huge_integer_for_a_float_key_is_out_of_range_not_a_traceback(tmp_path):
     p = tmp_path / "big.yaml"
     p.write_text("detector:\n  norma:\n    lambda: 1" + "0" * 400 + "\n")
-    with pytest.raises(ConfigError, match=r"detector.norma.lambda: .* is out of range; expected a finite number > 0"):
+    with pytest.raises(
+        ConfigError, match=r"detector.norma.lambda: .* is out of range; expected a finite number > 0"
+    ):
         load_config(p, use_cwd=False)
     p.write_text("detector:\n  silk:\n    C: 1" + "0" * 400 + "\n")
-    with pytest.raises(ConfigError, match=r"detector.silk.C: .* is out of range; expected a finite number in \[1e-06, 1e\+06\]"):
+    with pytest.raises(
+        ConfigError,
+        match=r"detector.silk.C: .* is out of range; expected a finite number in \[1e-06, 1e\+06\]",
+    ):
         load_config(p, use_cwd=False)
     with pytest.raises(ConfigError, match="detector.mog2.var_threshold: .* out of range"):
-        validate({"detector": {"mog2": {"var_threshold": 10 ** 400}}})
+        validate({"detector": {"mog2": {"var_threshold": 10**400}}})
 
 
-@pytest.mark.parametrize("text, value", [
-    ("5e-4", 5e-4), ("5E-4", 5e-4), ("1e-3", 1e-3), ("-2.5e+3", None), ("2.5e-1", 0.25),
-    ("5.0e-4", 5e-4), ("+5e-4", 5e-4), ("1_0e-2", 0.1), ("1.5e-3", 1.5e-3), (".5e-1", 0.05),
-])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("5e-4", 5e-4),
+        ("5E-4", 5e-4),
+        ("1e-3", 1e-3),
+        ("-2.5e+3", None),
+        ("2.5e-1", 0.25),
+        ("5.0e-4", 5e-4),
+        ("+5e-4", 5e-4),
+        ("1_0e-2", 0.1),
+        ("1.5e-3", 1.5e-3),
+        (".5e-1", 0.05),
+    ],
+)
 def test_scientific_notation_is_a_number_in_set(text, value):
     key, v = parse_set(f"detector.silk.tau={text}")
     assert key == "detector.silk.tau"
     assert isinstance(v, float)
     assert v == float(text.replace("_", ""))
     if value is not None:
-        assert load_config(overrides=[f"detector.silk.tau={text}"],
-                           use_cwd=False)["detector"]["silk"]["tau"] == pytest.approx(value)
+        assert load_config(overrides=[f"detector.silk.tau={text}"], use_cwd=False)["detector"]["silk"][
+            "tau"
+        ] == pytest.approx(value)
 
 
 def test_scientific_notation_in_a_config_file(tmp_path):
     p = tmp_path / "sci.yaml"
-    p.write_text("detector:\n  silk:\n    tau: 5e-4\n    C: 1E3\n    sigma: 2e1\n"
-                 "    rho: 2.5e1\n  mog2:\n    var_threshold: 1.6e+1\n")
+    p.write_text(
+        "detector:\n  silk:\n    tau: 5e-4\n    C: 1E3\n    sigma: 2e1\n"
+        "    rho: 2.5e1\n  mog2:\n    var_threshold: 1.6e+1\n"
+    )
     cfg = load_config(p, use_cwd=False)
     assert cfg["detector"]["silk"]["tau"] == 5e-4
     assert cfg["detector"]["silk"]["C"] == 1000.0
@@ -169,7 +200,9 @@ def test_scientific_notation_in_a_config_file(tmp_path):
     assert cfg["detector"]["mog2"]["var_threshold"] == 16.0
     # integers stay integers; a float in scientific notation is still not an integer
     p.write_text("detector:\n  silk:\n    omega: 1e1\n")
-    with pytest.raises(ConfigError, match=r"detector.silk.omega: 10.0 in .* has the wrong type; expected an integer"):
+    with pytest.raises(
+        ConfigError, match=r"detector.silk.omega: 10.0 in .* has the wrong type; expected an integer"
+    ):
         load_config(p, use_cwd=False)
     # out-of-range scientific values are reported as numbers
     p.write_text("detector:\n  silk:\n    tau: 5e3\n")
@@ -194,8 +227,10 @@ def test_written_config_round_trips_small_floats(tmp_path):
     assert load_config(out, use_cwd=False) == cfg
 
 
-@pytest.mark.parametrize("data", [b"\xff\xfe\x00bad", "detector: {}\n".encode("utf-16"),
-                                  b"detector:\n  silk:\n    tau: 0.02 \xe9\n"])
+@pytest.mark.parametrize(
+    "data",
+    [b"\xff\xfe\x00bad", "detector: {}\n".encode("utf-16"), b"detector:\n  silk:\n    tau: 0.02 \xe9\n"],
+)
 def test_non_utf8_config_file_is_a_one_line_error(tmp_path, data):
     p = tmp_path / "c_bin.yaml"
     p.write_bytes(data)
@@ -217,7 +252,7 @@ def test_an_endless_or_huge_config_file_is_refused_and_a_pipe_is_read(tmp_path):
     for spec in specs:
         with pytest.raises(ConfigError, match=f"^{spec}: is larger than 4 MiB; expected a YAML config file"):
             load_config(spec, use_cwd=False)
-    fifo = tmp_path / "pipe.yaml"                      # as --config <(...) passes it
+    fifo = tmp_path / "pipe.yaml"  # as --config <(...) passes it
     os.mkfifo(fifo)
     writer = threading.Thread(target=lambda: fifo.write_text("detector:\n  silk:\n    tau: 0.02\n"))
     writer.start()
@@ -255,17 +290,23 @@ def test_cli_reports_non_utf8_config_with_exit_2(tmp_path, monkeypatch, capsys):
     (tmp_path / "c_bin.yaml").write_bytes(b"\xff\xfe\x00bad")
     rc = main(["export", "missing_source", "--out", str(tmp_path / "out"), "--config", "c_bin.yaml"])
     assert rc == 2
-    assert capsys.readouterr().err == "silkvision: error: c_bin.yaml: cannot read config file (not UTF-8 text)\n"
+    assert (
+        capsys.readouterr().err == "silkvision: error: c_bin.yaml: cannot read config file (not UTF-8 text)\n"
+    )
 
 
 def test_cli_reports_inf_and_accepts_scientific_notation(tmp_path, monkeypatch, capsys):
     from silkvision.cli.main import main
 
     monkeypatch.chdir(tmp_path)
-    rc = main(["export", "missing_source", "--out", str(tmp_path / "out"), "--set", "detector.silk.sigma=.inf"])
+    rc = main(
+        ["export", "missing_source", "--out", str(tmp_path / "out"), "--set", "detector.silk.sigma=.inf"]
+    )
     assert rc == 2
-    assert capsys.readouterr().err == ("silkvision: error: detector.silk.sigma: inf in --set is out of range; "
-                                       "expected a finite number >= 1e-06\n")
+    assert capsys.readouterr().err == (
+        "silkvision: error: detector.silk.sigma: inf in --set is out of range; "
+        "expected a finite number >= 1e-06\n"
+    )
     # 5e-4 passes the config stage; the run then stops at the missing source, not at the config
     rc = main(["export", "missing_source", "--out", str(tmp_path / "out"), "--set", "detector.silk.tau=5e-4"])
     err = capsys.readouterr().err
@@ -281,8 +322,10 @@ def test_duplicate_keys_in_a_config_file_are_an_error(tmp_path):
     assert msg.startswith(f"{p}: ") and "line 5" in msg and "duplicate key 'tau'" in msg and "line 3" in msg
     assert "\n" not in msg
     p.write_text("detector:\n  silk:\n    tau: 0.02\ndetector:\n  median: 3\n")
-    with pytest.raises(ConfigError,
-                       match=r"dup.yaml: duplicate key 'detector' at line 4, column 1 \(first given at line 1\)$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"dup.yaml: duplicate key 'detector' at line 4, column 1 \(first given at line 1\)$",
+    ):
         load_config(p, use_cwd=False)
     # flow mappings too
     p.write_text("capture: {max_frames: 3, max_frames: 4}\n")
@@ -299,7 +342,9 @@ def test_same_key_in_different_sections_is_not_a_duplicate(tmp_path):
 
 def test_yaml_merge_keys_still_work(tmp_path):
     p = tmp_path / "merge.yaml"
-    p.write_text("detector:\n  silk: &s {sigma: 9.0, rho: 2.0}\n  norma:\n    <<: {sigma: 3.0}\n    sigma: 14.0\n")
+    p.write_text(
+        "detector:\n  silk: &s {sigma: 9.0, rho: 2.0}\n  norma:\n    <<: {sigma: 3.0}\n    sigma: 14.0\n"
+    )
     cfg = load_config(p, use_cwd=False)
     assert cfg["detector"]["norma"]["sigma"] == 14.0
 
@@ -312,15 +357,26 @@ def test_set_with_an_empty_key(item):
     assert "empty key" in msg and "expected key=value" in msg and "\n" not in msg
 
 
-@pytest.mark.parametrize("key", ["detector.mog2.history", "detector.knn.history", "detector.silk.warmup",
-                                 "capture.max_frames", "export.checkpoint_every", "gui.roc_every"])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "detector.mog2.history",
+        "detector.knn.history",
+        "detector.silk.warmup",
+        "capture.max_frames",
+        "export.checkpoint_every",
+        "gui.roc_every",
+    ],
+)
 def test_integers_must_fit_a_c_int(key):
     assert load_config(overrides=[f"{key}=2147483647"], use_cwd=False)
     with pytest.raises(ConfigError) as e:
         load_config(overrides=[f"{key}=2147483648"], use_cwd=False)
     assert str(e.value).startswith(f"{key}: 2147483648 in --set is out of range; expected ")
     assert str(e.value).endswith("(at most 2147483647)")
-    with pytest.raises(ConfigError, match=f"{key}: an integer with 5001 digits in --set is out of range; expected "):
+    with pytest.raises(
+        ConfigError, match=f"{key}: an integer with 5001 digits in --set is out of range; expected "
+    ):
         load_config(overrides=[f"{key}=1" + "0" * 5000], use_cwd=False)
 
 
@@ -333,6 +389,7 @@ def test_too_long_integer_in_a_file_is_a_one_line_error(tmp_path):
 
 
 # -- NumPy scalars and tuples (values computed by a script) -------------------------------------
+
 
 def _types(node):
     """Set of the types of every leaf value of a nested config."""
@@ -350,10 +407,20 @@ def _types(node):
 def test_numpy_scalars_and_tuples_are_accepted_as_plain_python_values():
     import numpy as np
 
-    cfg = validate({"detector": {"fill_holes": np.bool_(False),
-                                 "silk": {"tau": np.float64(1e-3), "omega": np.int64(5),
-                                          "C": np.int32(2), "sigma": np.float32(4.5)}},
-                    "capture": {"resize": (np.int64(320), 240)}})
+    cfg = validate(
+        {
+            "detector": {
+                "fill_holes": np.bool_(False),
+                "silk": {
+                    "tau": np.float64(1e-3),
+                    "omega": np.int64(5),
+                    "C": np.int32(2),
+                    "sigma": np.float32(4.5),
+                },
+            },
+            "capture": {"resize": (np.int64(320), 240)},
+        }
+    )
     silk = cfg["detector"]["silk"]
     assert silk["tau"] == 1e-3 and silk["omega"] == 5 and silk["C"] == 2.0 and silk["sigma"] == 4.5
     assert cfg["detector"]["fill_holes"] is False
@@ -362,12 +429,15 @@ def test_numpy_scalars_and_tuples_are_accepted_as_plain_python_values():
     assert type(silk["C"]) is float and type(silk["omega"]) is int
 
 
-@pytest.mark.parametrize("section, key, value", [
-    ("silk", "omega", "np.bool_(True)"),    # a bool is not a number, NumPy's neither
-    ("silk", "tau", "np.bool_(True)"),
-    ("silk", "omega", "np.float64(5.0)"),   # a float is not an integer, NumPy's neither
-    (None, "fill_holes", "np.int64(1)"),    # a number is not a bool
-])
+@pytest.mark.parametrize(
+    "section, key, value",
+    [
+        ("silk", "omega", "np.bool_(True)"),  # a bool is not a number, NumPy's neither
+        ("silk", "tau", "np.bool_(True)"),
+        ("silk", "omega", "np.float64(5.0)"),  # a float is not an integer, NumPy's neither
+        (None, "fill_holes", "np.int64(1)"),  # a number is not a bool
+    ],
+)
 def test_numpy_scalars_of_the_wrong_kind_are_still_refused(section, key, value):
     import numpy as np
 
@@ -391,8 +461,10 @@ def test_config_with_numpy_scalars_can_be_written_and_read_back(tmp_path):
     out = write_config(cfg, tmp_path / "c.yaml")
     assert load_config(out, use_cwd=False) == cfg
     # a hand-made (not validated) mapping with NumPy scalars and tuples is written too
-    raw = {"detector": {"silk": {"tau": np.float64(2e-3), "omega": np.int64(7)}},
-           "capture": {"resize": (np.int64(16), 12)}}
+    raw = {
+        "detector": {"silk": {"tau": np.float64(2e-3), "omega": np.int64(7)}},
+        "capture": {"resize": (np.int64(16), 12)},
+    }
     out = write_config(raw, tmp_path / "raw.yaml")
     got = load_config(out, use_cwd=False)
     assert got["detector"]["silk"]["tau"] == 2e-3 and got["detector"]["silk"]["omega"] == 7
@@ -418,7 +490,9 @@ def test_detector_sigma_below_the_kernel_floor_is_a_config_error(tmp_path):
     p = tmp_path / "tiny.yaml"
     for algo in ("silk", "norma"):
         p.write_text(f"detector:\n  {algo}:\n    sigma: 1.0e-9\n")
-        with pytest.raises(ConfigError, match=rf"detector\.{algo}\.sigma: 1e-09 .* expected a number >= 1e-06"):
+        with pytest.raises(
+            ConfigError, match=rf"detector\.{algo}\.sigma: 1e-09 .* expected a number >= 1e-06"
+        ):
             load_config(p, use_cwd=False)
         p.write_text(f"detector:\n  {algo}:\n    sigma: 1.0e-6\n")
         assert load_config(p, use_cwd=False)["detector"][algo]["sigma"] == 1e-6
@@ -450,7 +524,7 @@ def test_create_subtractor_checks_eta_times_lambda_after_the_keyword_overrides()
     (the cross-key rule is checked on the merged values), and refused when the override does not."""
     import silkvision as sv
 
-    cfg = {"detector": {"norma": {"eta": 20.0}}}        # 20 * 0.1 (default lambda) = 2
+    cfg = {"detector": {"norma": {"eta": 20.0}}}  # 20 * 0.1 (default lambda) = 2
     det = sv.create_subtractor("norma", config=cfg, **{"lambda": 0.01})
     assert det.get_params()["eta"] == 20.0
     with pytest.raises(ConfigError, match=r"eta \* lambda = 2"):
@@ -469,7 +543,7 @@ def _laughs(levels: int) -> str:
 
 def test_a_yaml_alias_bomb_is_refused_while_reading_the_file(tmp_path):
     p = tmp_path / "laughs.yaml"
-    p.write_text(f"detector:\n  algorithm: {_laughs(6)}\n")   # 9**6 values once expanded
+    p.write_text(f"detector:\n  algorithm: {_laughs(6)}\n")  # 9**6 values once expanded
     with pytest.raises(ConfigError) as e:
         load_config(p, use_cwd=False)
     msg = str(e.value)
@@ -477,15 +551,13 @@ def test_a_yaml_alias_bomb_is_refused_while_reading_the_file(tmp_path):
     assert msg.endswith("expected aliases (*name) that copy a few settings, or none") and "\n" not in msg
 
 
-
 def _aliases_to(total: int) -> str:
     """A flat document of exactly ``total`` values (>= 9906) once aliases are expanded, the last
     alias reaching the total: ``c`` pads with scalars, ``b`` holds 98 aliases of the 100-value ``a``.
     Counted as the loader counts: the root, each key, each list and each item are one value each."""
-    pad = total - (1 + 2 + 101 + 2 + 98 * 100)          # root; c: key+list; a: key+list+99; b: key+list
+    pad = total - (1 + 2 + 101 + 2 + 98 * 100)  # root; c: key+list; a: key+list+99; b: key+list
     assert pad >= 0
-    return (f"c: [{', '.join(['x'] * pad)}]\na: &a [{', '.join(['1'] * 99)}]\n"
-            f"b: [{', '.join(['*a'] * 98)}]\n")
+    return f"c: [{', '.join(['x'] * pad)}]\na: &a [{', '.join(['1'] * 99)}]\nb: [{', '.join(['*a'] * 98)}]\n"
 
 
 def test_the_alias_limit_is_exactly_max_expanded_values(tmp_path):
@@ -493,14 +565,17 @@ def test_the_alias_limit_is_exactly_max_expanded_values(tmp_path):
     exactly MAX_EXPANDED_VALUES values loads, one more value is refused at its last alias."""
     from silkvision.config.loader import MAX_EXPANDED_VALUES, _load_yaml
 
-    assert MAX_EXPANDED_VALUES == 10_000                  # the number the README and the message give
+    assert MAX_EXPANDED_VALUES == 10_000  # the number the README and the message give
     doc = _load_yaml(_aliases_to(MAX_EXPANDED_VALUES))
     assert len(doc["b"]) == 98 and doc["b"][0] == [1] * 99
     p = tmp_path / "over.yaml"
     p.write_text(_aliases_to(MAX_EXPANDED_VALUES + 1))
     with pytest.raises(ConfigError) as e:
         load_config(p, use_cwd=False)
-    assert str(e.value).startswith(f"{p}: alias *a expands the file to more than 10000 values (line 3, column ")
+    assert str(e.value).startswith(
+        f"{p}: alias *a expands the file to more than 10000 values (line 3, column "
+    )
+
 
 def test_a_yaml_alias_bomb_in_set_is_refused():
     with pytest.raises(ConfigError) as e:
@@ -512,15 +587,20 @@ def test_a_yaml_alias_bomb_in_set_is_refused():
 def test_a_recursive_alias_is_refused(tmp_path):
     p = tmp_path / "rec.yaml"
     p.write_text("capture:\n  resize: &r [1, *r]\n")
-    with pytest.raises(ConfigError, match=r"rec.yaml: alias \*r refers to the node it is in \(a recursive "
-                                          r"structure\) \(line 2, column 18\)"):
+    with pytest.raises(
+        ConfigError,
+        match=r"rec.yaml: alias \*r refers to the node it is in \(a recursive "
+        r"structure\) \(line 2, column 18\)",
+    ):
         load_config(p, use_cwd=False)
 
 
 def test_a_few_aliases_that_copy_settings_still_work(tmp_path):
     p = tmp_path / "alias.yaml"
-    p.write_text("detector:\n  silk: &k {sigma: 9.0}\n  norma:\n    <<: *k\n  mog2: {history: &h 300}\n"
-                 "  knn: {history: *h}\n")
+    p.write_text(
+        "detector:\n  silk: &k {sigma: 9.0}\n  norma:\n    <<: *k\n  mog2: {history: &h 300}\n"
+        "  knn: {history: *h}\n"
+    )
     cfg = load_config(p, use_cwd=False)
     assert cfg["detector"]["norma"]["sigma"] == 9.0 and cfg["detector"]["knn"]["history"] == 300
 
@@ -541,7 +621,7 @@ def test_values_are_shortened_before_they_are_formatted():
 
 def test_a_huge_key_or_set_item_is_shortened_in_the_message(tmp_path):
     p = tmp_path / "k.yaml"
-    p.write_text("detector:\n  ? " + "k" * 5000 + "\n  : 1\n")   # (an explicit key may be that long)
+    p.write_text("detector:\n  ? " + "k" * 5000 + "\n  : 1\n")  # (an explicit key may be that long)
     with pytest.raises(ConfigError) as e:
         load_config(p, use_cwd=False)
     assert len(str(e.value)) < 400 and "(shortened): unknown key" in str(e.value)
@@ -580,12 +660,17 @@ def test_key_source_names_where_a_value_came_from(tmp_path, monkeypatch):
 # -- one reading of numbers for every --set and every file: decimal only -----------------------------
 @pytest.mark.parametrize("text", ["0x10", "0b101", "1:30", "1:30.5"])
 def test_numbers_in_other_yaml_11_forms_are_refused(tmp_path, text):
-    with pytest.raises(ConfigError, match=rf"^detector\.silk\.omega: '{text}' in --set is not a plain "
-                                          r"decimal number; write it in decimal"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"^detector\.silk\.omega: '{text}' in --set is not a plain "
+        r"decimal number; write it in decimal",
+    ):
         load_config(overrides=[f"detector.silk.omega={text}"], use_cwd=False)
     f = tmp_path / "c.yaml"
     f.write_text(f"detector:\n  silk:\n    omega: {text}\n")
-    with pytest.raises(ConfigError, match=rf"c\.yaml: '{text}' at line 3, column 12 is not a plain decimal number"):
+    with pytest.raises(
+        ConfigError, match=rf"c\.yaml: '{text}' at line 3, column 12 is not a plain decimal number"
+    ):
         load_config(f, use_cwd=False)
 
 
@@ -609,8 +694,10 @@ def _brackets(depth: int) -> str:
 def test_a_deeply_nested_set_value_is_a_one_line_error_naming_the_key():
     with pytest.raises(ConfigError) as e:
         load_config(overrides=[f"capture.resize={_brackets(400)}"], use_cwd=False)
-    assert str(e.value) == ("capture.resize: lists or mappings nested more than 32 levels deep in --set; "
-                            "expected null or [width, height] with integers in 1..16384")
+    assert str(e.value) == (
+        "capture.resize: lists or mappings nested more than 32 levels deep in --set; "
+        "expected null or [width, height] with integers in 1..16384"
+    )
 
 
 def test_a_deeply_nested_config_file_is_a_one_line_error_naming_the_file(tmp_path):
@@ -618,14 +705,16 @@ def test_a_deeply_nested_config_file_is_a_one_line_error_naming_the_file(tmp_pat
     p.write_text(f"capture:\n  resize: {_brackets(400)}\n")
     with pytest.raises(ConfigError) as e:
         load_config(p, use_cwd=False)
-    assert str(e.value) == (f"{p}: lists or mappings nested more than 32 levels deep at line 2, column 41; "
-                            f"expected a config of mappings and short lists")
+    assert str(e.value) == (
+        f"{p}: lists or mappings nested more than 32 levels deep at line 2, column 41; "
+        f"expected a config of mappings and short lists"
+    )
 
 
 def test_the_nesting_limit_is_exactly_max_nesting():
     from silkvision.config.loader import MAX_NESTING, _load_yaml, _NestingError
 
-    assert _load_yaml(_brackets(MAX_NESTING - 1)) is not None    # the scalar-free innermost list counts
+    assert _load_yaml(_brackets(MAX_NESTING - 1)) is not None  # the scalar-free innermost list counts
     assert _load_yaml("a: " + _brackets(MAX_NESTING - 1)) is not None
     with pytest.raises(_NestingError):
         _load_yaml("a: " + _brackets(MAX_NESTING))
@@ -638,8 +727,11 @@ def test_cli_reports_a_deeply_nested_set_value_with_exit_2(capsys):
 
     rc = main(["config", "--set", f"capture.resize={_brackets(400)}"])
     err = capsys.readouterr().err
-    assert rc == 2 and err.startswith("silkvision: error: capture.resize: lists or mappings nested") \
+    assert (
+        rc == 2
+        and err.startswith("silkvision: error: capture.resize: lists or mappings nested")
         and err.count("\n") == 1
+    )
 
 
 def test_a_deeply_nested_python_value_is_a_config_error():
@@ -657,8 +749,11 @@ def test_a_huge_threshold_is_refused_by_the_config_and_the_detector(algorithm):
     from silkvision.detector.norma import NormaSubtractor
     from silkvision.detector.silk import SilkSubtractor
 
-    with pytest.raises(ConfigError, match=rf"^detector\.{algorithm}\.threshold: 1e\+308 in --set is out of "
-                                          r"range; expected a number in \[0, 2\.55e\+08\]$"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"^detector\.{algorithm}\.threshold: 1e\+308 in --set is out of "
+        r"range; expected a number in \[0, 2\.55e\+08\]$",
+    ):
         load_config(overrides=[f"detector.{algorithm}.threshold=1e308"], use_cwd=False)
     cls = SilkSubtractor if algorithm == "silk" else NormaSubtractor
     with pytest.raises(ValueError, match=r"threshold: 1e\+308 must be <= "):
@@ -678,4 +773,4 @@ def test_the_largest_threshold_runs_without_a_numpy_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         mask = det.apply(np.zeros((6, 8, 3), np.uint8))
-    assert mask.shape == (6, 8) and (mask == 255).all()   # every score is below it
+    assert mask.shape == (6, 8) and (mask == 255).all()  # every score is below it

@@ -70,13 +70,16 @@ def test_a_closed_end_accepts_its_limit(key, spec, side, limit):
     assert _get(validate(_nest(key, spec.type(limit)), cross=False), key) == limit
 
 
-@pytest.mark.parametrize("item, allowed", [
-    ("detector.silk.tau=0", "(0, 1)"),
-    ("detector.silk.tau=1", "(0, 1)"),
-    ("capture.camera_timeout=0", "(0, 86400]"),
-    ("detector.silk.global_change=0", "(0, 1]"),
-    ("evaluation.recovery_tolerance=1", ", 1)"),
-])
+@pytest.mark.parametrize(
+    "item, allowed",
+    [
+        ("detector.silk.tau=0", "(0, 1)"),
+        ("detector.silk.tau=1", "(0, 1)"),
+        ("capture.camera_timeout=0", "(0, 86400]"),
+        ("detector.silk.global_change=0", "(0, 1]"),
+        ("evaluation.recovery_tolerance=1", ", 1)"),
+    ],
+)
 def test_set_refuses_a_value_on_an_open_end(item, allowed):
     key = item.split("=")[0]
     with pytest.raises(ConfigError) as e:
@@ -87,9 +90,14 @@ def test_set_refuses_a_value_on_an_open_end(item, allowed):
 
 @pytest.mark.parametrize("value", ["[320, 240, 3]", "[320]", "[]", "[320, 240, 3, 4]"])
 def test_resize_takes_exactly_width_and_height(value):
-    with pytest.raises(ConfigError, match=r"capture.resize: .* is not valid; expected null or \[width, height\]"):
+    with pytest.raises(
+        ConfigError, match=r"capture.resize: .* is not valid; expected null or \[width, height\]"
+    ):
         load_config(overrides=[f"capture.resize={value}"], use_cwd=False)
-    assert load_config(overrides=["capture.resize=[320, 240]"], use_cwd=False)["capture"]["resize"] == [320, 240]
+    assert load_config(overrides=["capture.resize=[320, 240]"], use_cwd=False)["capture"]["resize"] == [
+        320,
+        240,
+    ]
 
 
 @pytest.mark.parametrize("key", ["detector.median", "detector.close"])

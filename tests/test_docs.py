@@ -24,8 +24,9 @@ def _generator():
 
 def test_config_reference_is_current():
     gen = _generator()
-    assert gen.PAGE.read_text(encoding="utf-8") == gen.render(), \
+    assert gen.PAGE.read_text(encoding="utf-8") == gen.render(), (
         "docs/reference/configuration.md is stale: run python docs/gen_config_reference.py"
+    )
 
 
 def test_config_reference_lists_every_key_with_its_default():
@@ -69,9 +70,14 @@ def test_mkdocs_has_no_nav():
 def test_site_builds_strictly(tmp_path):
     pytest.importorskip("mkdocs")
     pytest.importorskip("mkdocstrings_handlers.python")
-    p = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                       cwd=REPO, capture_output=True, text=True, timeout=600)
+    p = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert p.returncode == 0, p.stderr[-3000:]
     api = (tmp_path / "site" / "reference" / "api" / "index.html").read_text(encoding="utf-8")
-    assert "create_subtractor" in api and "Parameters" in api        # rendered from the docstrings
+    assert "create_subtractor" in api and "Parameters" in api  # rendered from the docstrings
     assert (tmp_path / "site" / "reference" / "configuration" / "index.html").is_file()

@@ -12,8 +12,11 @@ import silkvision
 
 
 def _modules() -> list[str]:
-    names = [m.name for m in pkgutil.walk_packages(silkvision.__path__, "silkvision.")
-             if ".gui" not in m.name and not m.name.endswith("__main__")]
+    names = [
+        m.name
+        for m in pkgutil.walk_packages(silkvision.__path__, "silkvision.")
+        if ".gui" not in m.name and not m.name.endswith("__main__")
+    ]
     with_examples = []
     for name in names:
         module = importlib.import_module(name)

@@ -36,12 +36,14 @@ def test_core_dependencies_are_headless():
 
 
 def test_require_names_the_pip_command(monkeypatch):
-    monkeypatch.setitem(sys.modules, "matplotlib", None)    # as if not installed
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
     assert missing("figures") == ["matplotlib"]
     with pytest.raises(MissingExtraError) as e:
         require("figures", "writing evaluate's figures", "or pass --no-figures")
-    assert str(e.value) == ('writing evaluate\'s figures needs matplotlib, not installed here; install with: '
-                            'pip install "silkvision[figures]", or pass --no-figures')
+    assert str(e.value) == (
+        "writing evaluate's figures needs matplotlib, not installed here; install with: "
+        'pip install "silkvision[figures]", or pass --no-figures'
+    )
 
 
 def test_evaluate_without_matplotlib_stops_before_any_work(monkeypatch, tmp_path, capsys, sample_seq):
@@ -56,17 +58,19 @@ def test_evaluate_without_matplotlib_stops_before_any_work(monkeypatch, tmp_path
 def test_evaluate_no_figures_needs_no_matplotlib(tmp_path):
     """The headless core evaluates: matplotlib is never imported with --no-figures."""
     seq = Path(__file__).resolve().parents[1] / "samples" / "highway"
-    code = ("import sys; sys.modules['matplotlib'] = None\n"
-            "from silkvision.cli.main import main\n"
-            f"rc = main(['evaluate', {str(seq)!r}, '-a', 'mog2', '--no-figures', '--out', {str(tmp_path)!r}])\n"
-            "sys.exit(rc)")
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "from silkvision.cli.main import main\n"
+        f"rc = main(['evaluate', {str(seq)!r}, '-a', 'mog2', '--no-figures', '--out', {str(tmp_path)!r}])\n"
+        "sys.exit(rc)"
+    )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "metrics.json").is_file()
 
 
 def test_batch_without_dask_names_the_cluster_extra(monkeypatch, tmp_path, capsys, sample_seq):
-    monkeypatch.setitem(sys.modules, "distributed", None)    # as if not installed
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
     out = tmp_path / "batch"
     assert main(["batch", str(sample_seq), "--out", str(out)]) != 0
     err = capsys.readouterr().err

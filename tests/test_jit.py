@@ -25,14 +25,14 @@ def test_compile_watch_announces_once_and_times_only_compilation():
     calls = []
 
     @numba.njit
-    def fresh(x):   # never compiled before, not cached
+    def fresh(x):  # never compiled before, not cached
         return x + 1
 
     with CompileWatch(announce=lambda: calls.append(1)) as w:
         assert fresh(1) == 2
         after_first = w.seconds
-        assert fresh(2) == 3          # compiled already: no event
-        fresh(np.float64(1.5))        # a new signature compiles again, without a second announcement
+        assert fresh(2) == 3  # compiled already: no event
+        fresh(np.float64(1.5))  # a new signature compiles again, without a second announcement
     assert calls == [1] and w.compiled == 2
     assert 0 < after_first < w.seconds
     with CompileWatch(announce=lambda: calls.append(2)) as w2:
@@ -57,7 +57,7 @@ def _run(args, cache: Path, tty: bool = False, **env):
     while True:
         try:
             data = os.read(master, 65536)
-        except OSError:          # EIO: the child closed the terminal
+        except OSError:  # EIO: the child closed the terminal
             break
         if not data:
             break
@@ -65,7 +65,9 @@ def _run(args, cache: Path, tty: bool = False, **env):
     os.close(master)
     out = p.stdout.read()
     p.wait(timeout=600)
-    return subprocess.CompletedProcess(cmd, p.returncode, out, b"".join(chunks).decode().replace("\r\n", "\n"))
+    return subprocess.CompletedProcess(
+        cmd, p.returncode, out, b"".join(chunks).decode().replace("\r\n", "\n")
+    )
 
 
 @pytest.mark.slow
@@ -75,10 +77,15 @@ def test_a_cold_cache_is_announced_and_left_out_of_the_fps(tmp_path, sample_seq)
     assert p.returncode == 0, p.stderr
     err = p.stderr.splitlines()
     assert err[0] == COMPILING_NOTE
-    took = float(re.fullmatch(r"silkvision: note: compiling the kernels took ([\d.]+) s \(not counted "
-                              r"in the time and fps above\)", err[-1]).group(1))
+    took = float(
+        re.fullmatch(
+            r"silkvision: note: compiling the kernels took ([\d.]+) s \(not counted "
+            r"in the time and fps above\)",
+            err[-1],
+        ).group(1)
+    )
     seconds = float(re.search(r" in ([\d.]+) s \(", p.stdout).group(1))
-    assert took > 0.5 and seconds < took      # 5 frames take well under the compilation's time
+    assert took > 0.5 and seconds < took  # 5 frames take well under the compilation's time
     # the kernels are cached now: no note, on a terminal or not
     for tty, out in ((True, "b"), (False, "c")):
         p = _run([*args, "--out", str(tmp_path / out)], tmp_path / "cache", tty=tty)
@@ -107,8 +114,9 @@ def test_compile_notes_are_for_a_terminal_only(monkeypatch, terminal):
         fresh(2)
     lines = err.getvalue().splitlines()
     if terminal:
-        assert lines[0] == COMPILING_NOTE and lines[1].startswith("silkvision: note: compiling the "
-                                                                  "kernels took ")
+        assert lines[0] == COMPILING_NOTE and lines[1].startswith(
+            "silkvision: note: compiling the kernels took "
+        )
         assert len(lines) == 2
     else:
         assert lines == []
@@ -137,8 +145,11 @@ def test_version_names_the_threading_layer(tmp_path):
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     assert lines[0] == f"silkvision {silkvision.__version__}"
-    m = re.fullmatch(rf"numba {re.escape(numba.__version__)}, threading layer (omp|tbb|workqueue)"
-                     r"(?: \((\w+) OpenMP\))?, \d+ threads", lines[1])
+    m = re.fullmatch(
+        rf"numba {re.escape(numba.__version__)}, threading layer (omp|tbb|workqueue)"
+        r"(?: \((\w+) OpenMP\))?, \d+ threads",
+        lines[1],
+    )
     assert m, lines[1]
     layer, vendor = m.groups()
     assert (vendor is not None) == (layer == "omp")
@@ -158,14 +169,17 @@ def test_runtime_summary_is_one_line():
     assert "\n" not in s and s.startswith(f"numba {numba.__version__}, threading layer ")
 
 
-@pytest.mark.parametrize("layer, vendor, env, says", [
-    ("omp", "GNU", {"GOMP_SPINCOUNT": "1000"}, "GOMP_SPINCOUNT=1000 (set by silkvision)"),
-    ("omp", "GNU", {"GOMP_SPINCOUNT": "5"}, "GOMP_SPINCOUNT=5 (yours)"),
-    ("omp", "GNU", {"OMP_WAIT_POLICY": "passive"}, "OMP_WAIT_POLICY=passive (yours)"),
-    ("omp", "Intel", {"GOMP_SPINCOUNT": "1000"}, "Intel OpenMP ignores GOMP_SPINCOUNT"),
-    ("tbb", None, {"GOMP_SPINCOUNT": "1000"}, "TBB ignores GOMP_SPINCOUNT; NUMBA_THREADING_LAYER=omp"),
-    ("workqueue", None, {}, "the workqueue layer ignores GOMP_SPINCOUNT"),
-])
+@pytest.mark.parametrize(
+    "layer, vendor, env, says",
+    [
+        ("omp", "GNU", {"GOMP_SPINCOUNT": "1000"}, "GOMP_SPINCOUNT=1000 (set by silkvision)"),
+        ("omp", "GNU", {"GOMP_SPINCOUNT": "5"}, "GOMP_SPINCOUNT=5 (yours)"),
+        ("omp", "GNU", {"OMP_WAIT_POLICY": "passive"}, "OMP_WAIT_POLICY=passive (yours)"),
+        ("omp", "Intel", {"GOMP_SPINCOUNT": "1000"}, "Intel OpenMP ignores GOMP_SPINCOUNT"),
+        ("tbb", None, {"GOMP_SPINCOUNT": "1000"}, "TBB ignores GOMP_SPINCOUNT; NUMBA_THREADING_LAYER=omp"),
+        ("workqueue", None, {}, "the workqueue layer ignores GOMP_SPINCOUNT"),
+    ],
+)
 def test_busy_machine_advice_fits_the_layer(layer, vendor, env, says):
     advice = busy_machine_advice(layer, vendor, env)
     assert says in advice and "NUMBA_NUM_THREADS=1" in advice and "\n" not in advice

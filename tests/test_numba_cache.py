@@ -30,7 +30,7 @@ def _dispatchers():
 
 
 def test_every_cached_function_of_the_package_uses_the_package_stamp():
-    assert install()          # numba still has the list of locators this relies on
+    assert install()  # numba still has the list of locators this relies on
     found = dict(_dispatchers())
     assert len(found) > 50
     for name, disp in found.items():
@@ -43,16 +43,20 @@ def test_every_cached_function_of_the_package_uses_the_package_stamp():
 def test_an_edited_helper_in_another_file_recompiles_its_callers(tmp_path):
     """A learner's cache used to stay valid after an edit of ``backends/mercer.py`` (numba checks
     the defining file only): the learner kept the old kernel, silently."""
-    shutil.copytree(PACKAGE, tmp_path / "pkg" / "silkvision",
-                    ignore=shutil.ignore_patterns("__pycache__", "gui", "*.so"))
-    code = ("import numpy as np; from silkvision import backends; "
-            "c = backends.create('perceptron', sigma=1.0); c.learn_one(np.zeros(3), -1); "
-            "print(repr(c.decision_function_one(np.array([0.1, 0.2, 0.3]))))")
+    shutil.copytree(
+        PACKAGE, tmp_path / "pkg" / "silkvision", ignore=shutil.ignore_patterns("__pycache__", "gui", "*.so")
+    )
+    code = (
+        "import numpy as np; from silkvision import backends; "
+        "c = backends.create('perceptron', sigma=1.0); c.learn_one(np.zeros(3), -1); "
+        "print(repr(c.decision_function_one(np.array([0.1, 0.2, 0.3]))))"
+    )
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "pkg"), "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
 
     def run():
-        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                              check=True, cwd=tmp_path).stdout.strip()
+        return subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=tmp_path
+        ).stdout.strip()
 
     before = run()
     kernels = tmp_path / "pkg" / "silkvision" / "backends" / "mercer.py"
@@ -90,8 +94,9 @@ def test_a_read_only_install_with_a_read_only_home_still_compiles(tmp_path):
     locator and every command ended in "RuntimeError: cannot cache function"."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["TMPDIR"] = str(tmp_path)
-    run = subprocess.run([sys.executable, "-c", READ_ONLY], env=env, capture_output=True, text=True,
-                         cwd=tmp_path)
+    run = subprocess.run(
+        [sys.executable, "-c", READ_ONLY], env=env, capture_output=True, text=True, cwd=tmp_path
+    )
     assert run.returncode == 0, run.stderr[-1500:]
     assert float(run.stdout) == pytest.approx(-np.exp(-1.5), rel=1e-12)
     private = [p for p in tmp_path.iterdir() if p.name.startswith("silkvision-numba-")]
@@ -151,24 +156,34 @@ def test_every_compiling_module_installs_the_locators_before_its_first_decorator
         if first is None:
             continue
         init = path.parent / "__init__.py"
-        assert marker in text[:first.start()] or (path.parent != PACKAGE and marker in init.read_text()), path
+        assert marker in text[: first.start()] or (path.parent != PACKAGE and marker in init.read_text()), (
+            path
+        )
 
 
-@pytest.mark.parametrize("module", ["silkvision.detector.kernels", "silkvision.detector.mask_kernels",
-                                    "silkvision.backends.perceptron"])
+@pytest.mark.parametrize(
+    "module",
+    ["silkvision.detector.kernels", "silkvision.detector.mask_kernels", "silkvision.backends.perceptron"],
+)
 @pytest.mark.slow
 def test_a_compiling_module_imported_first_is_stamped(module, tmp_path):
-    code = ("import importlib, sys, numba; from silkvision._numba_cache import package_digest; "
-            f"m = importlib.import_module({module!r}); "
-            "ds = [d for d in vars(m).values() if isinstance(d, numba.core.registry.CPUDispatcher)]; "
-            "assert ds and all(type(d._cache._impl._locator).__name__.startswith('Silkvision') for d in ds); "
-            "print(len(ds))")
+    code = (
+        "import importlib, sys, numba; from silkvision._numba_cache import package_digest; "
+        f"m = importlib.import_module({module!r}); "
+        "ds = [d for d in vars(m).values() if isinstance(d, numba.core.registry.CPUDispatcher)]; "
+        "assert ds and all(type(d._cache._impl._locator).__name__.startswith('Silkvision') for d in ds); "
+        "print(len(ds))"
+    )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-1500:]
 
 
 def test_importing_silkvision_does_not_load_numba():
-    run = subprocess.run([sys.executable, "-c", "import sys, silkvision; print('numba' in sys.modules)"],
-                         capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-c", "import sys, silkvision; print('numba' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert run.stdout.strip() == "False"

@@ -18,12 +18,12 @@ def _block(path: Path, heading: str) -> str:
 
 def test_readme_python_example_runs_as_pasted():
     block = _block(README, "## Python")
-    assert len(block.strip().splitlines()) <= 8          # a short example, not the API tour
+    assert len(block.strip().splitlines()) <= 8  # a short example, not the API tour
     ns: dict = {}
     exec(compile(block, "README.md (Python)", "exec"), ns)
     det, mask = ns["det"], ns["mask"]
     assert mask.shape == (240, 320) and mask.dtype == np.uint8 and set(np.unique(mask)) <= {0, 255}
-    assert det.frames_seen == 400                        # the whole sample clip
+    assert det.frames_seen == 400  # the whole sample clip
     assert det.scores.shape == (240, 320) and det.scores.dtype == np.float32
 
 

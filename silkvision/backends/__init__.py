@@ -10,5 +10,13 @@ import silkvision._numba_cache  # noqa: F401  (before any @njit(cache=True) of t
 from silkvision.backends.base import BinaryClassifier, Estimator, MultiClassifier, NoveltyDetector
 from silkvision.backends.registry import available, create, get_class, register
 
-__all__ = ["Estimator", "BinaryClassifier", "MultiClassifier", "NoveltyDetector", "create", "available",
-           "get_class", "register"]
+__all__ = [
+    "Estimator",
+    "BinaryClassifier",
+    "MultiClassifier",
+    "NoveltyDetector",
+    "create",
+    "available",
+    "get_class",
+    "register",
+]

@@ -240,8 +240,28 @@ def _update_select_w(j, delta, row, SY, A, G, QD, WIDX, n_w, C, tol):
 
 
 @njit(cache=True)
-def _refresh(CHG, n_chg, D, CHGF, TRK, SX, SY, G, QD, ACT, CROW, C_OF, S_OF, LRU, SCRATCH, META,
-             kind, sigma, degree, coef):
+def _refresh(
+    CHG,
+    n_chg,
+    D,
+    CHGF,
+    TRK,
+    SX,
+    SY,
+    G,
+    QD,
+    ACT,
+    CROW,
+    C_OF,
+    S_OF,
+    LRU,
+    SCRATCH,
+    META,
+    kind,
+    sigma,
+    degree,
+    coef,
+):
     """Eq. (15) for the untracked examples, one pass per changed alpha_j (net change D_j)."""
     hw = META[_HW]
     for r in range(n_chg):
@@ -259,9 +279,39 @@ def _refresh(CHG, n_chg, D, CHGF, TRK, SX, SY, G, QD, ACT, CROW, C_OF, S_OF, LRU
 
 
 @njit(cache=True)
-def _optimize(SX, SY, A, G, QD, ACT, INV, CROW, C_OF, S_OF, LRU, SCRATCH, REMOVED, META,
-              WIDX, TRK, D, CHG, CHGF, kind, sigma, degree, coef, C, s, tol, eps, max_smo, max_cccp, margin,
-              band):
+def _optimize(
+    SX,
+    SY,
+    A,
+    G,
+    QD,
+    ACT,
+    INV,
+    CROW,
+    C_OF,
+    S_OF,
+    LRU,
+    SCRATCH,
+    REMOVED,
+    META,
+    WIDX,
+    TRK,
+    D,
+    CHG,
+    CHGF,
+    kind,
+    sigma,
+    degree,
+    coef,
+    C,
+    s,
+    tol,
+    eps,
+    max_smo,
+    max_cccp,
+    margin,
+    band,
+):
     """Steps 9-27 of Algorithm 1: SMO on V (eqs. 13-15, two stopping criteria) + CCCP re-assignment."""
     upper = 1.0 - s
     for _ in range(max_cccp):
@@ -280,7 +330,9 @@ def _optimize(SX, SY, A, G, QD, ACT, INV, CROW, C_OF, S_OF, LRU, SCRATCH, REMOVE
                     break
                 delta = bnew - A[best]
                 A[best] = bnew
-                row = _get_row(best, SX, ACT, QD, CROW, C_OF, S_OF, LRU, SCRATCH, META, kind, sigma, degree, coef)
+                row = _get_row(
+                    best, SX, ACT, QD, CROW, C_OF, S_OF, LRU, SCRATCH, META, kind, sigma, degree, coef
+                )
                 best, bgain, bnew = _update_select(best, delta, row, SY, A, G, QD, ACT, INV, C, tol, hw)
                 META[_NSMO] += 1
         else:
@@ -299,7 +351,9 @@ def _optimize(SX, SY, A, G, QD, ACT, INV, CROW, C_OF, S_OF, LRU, SCRATCH, REMOVE
                     break
                 delta = bnew - A[best]
                 A[best] = bnew
-                row = _get_row(best, SX, ACT, QD, CROW, C_OF, S_OF, LRU, SCRATCH, META, kind, sigma, degree, coef)
+                row = _get_row(
+                    best, SX, ACT, QD, CROW, C_OF, S_OF, LRU, SCRATCH, META, kind, sigma, degree, coef
+                )
                 if CHGF[best] == 0:
                     CHGF[best] = 1
                     CHG[n_chg] = best
@@ -311,15 +365,55 @@ def _optimize(SX, SY, A, G, QD, ACT, INV, CROW, C_OF, S_OF, LRU, SCRATCH, REMOVE
                 META[_NSMO] += 1
                 if B >= theta:
                     # an untracked example might violate now: bring every g up to date, rebuild W
-                    _refresh(CHG, n_chg, D, CHGF, TRK, SX, SY, G, QD, ACT, CROW, C_OF, S_OF, LRU, SCRATCH, META,
-                             kind, sigma, degree, coef)
+                    _refresh(
+                        CHG,
+                        n_chg,
+                        D,
+                        CHGF,
+                        TRK,
+                        SX,
+                        SY,
+                        G,
+                        QD,
+                        ACT,
+                        CROW,
+                        C_OF,
+                        S_OF,
+                        LRU,
+                        SCRATCH,
+                        META,
+                        kind,
+                        sigma,
+                        degree,
+                        coef,
+                    )
                     n_chg = 0
                     B = 0.0
                     META[_NREFRESH] += 1
                     n_w, theta = _build_w(A, G, QD, ACT, INV, hw, tol, margin, WIDX, TRK)
                     best, bgain, bnew = _select_w(A, G, QD, WIDX, n_w, C, tol)
-            _refresh(CHG, n_chg, D, CHGF, TRK, SX, SY, G, QD, ACT, CROW, C_OF, S_OF, LRU, SCRATCH, META,
-                     kind, sigma, degree, coef)
+            _refresh(
+                CHG,
+                n_chg,
+                D,
+                CHGF,
+                TRK,
+                SX,
+                SY,
+                G,
+                QD,
+                ACT,
+                CROW,
+                C_OF,
+                S_OF,
+                LRU,
+                SCRATCH,
+                META,
+                kind,
+                sigma,
+                degree,
+                coef,
+            )
         if not done:
             META[_NLIMIT] += 1
         # steps 16-22: re-assign V by eq. (10), with a dead band of half-width bj around 1 - s
@@ -344,7 +438,9 @@ def _optimize(SX, SY, A, G, QD, ACT, INV, CROW, C_OF, S_OF, LRU, SCRATCH, REMOVE
             if A[j] != 0.0:
                 delta = -A[j]
                 A[j] = 0.0
-                row = _get_row(j, SX, ACT, QD, CROW, C_OF, S_OF, LRU, SCRATCH, META, kind, sigma, degree, coef)
+                row = _get_row(
+                    j, SX, ACT, QD, CROW, C_OF, S_OF, LRU, SCRATCH, META, kind, sigma, degree, coef
+                )
                 _update_g(j, delta, row, SY, G, ACT, hw)
         if not changed:
             return
@@ -389,9 +485,48 @@ def _removal(m, A, G, ACT, INV, C_OF, S_OF, LRU, FREE, META):
 
 
 @njit(cache=True)
-def _process(X, Y, start, out_f, SX, SY, A, G, QD, ACT, INV, MARK, FREE, CROW, C_OF, S_OF, LRU,
-             NEWROW, SCRATCH, REMOVED, META, WIDX, TRK, D, CHG, CHGF, kind, sigma, degree, coef, C, s, tol,
-             eps, m, active, max_smo, max_cccp, margin, band):
+def _process(
+    X,
+    Y,
+    start,
+    out_f,
+    SX,
+    SY,
+    A,
+    G,
+    QD,
+    ACT,
+    INV,
+    MARK,
+    FREE,
+    CROW,
+    C_OF,
+    S_OF,
+    LRU,
+    NEWROW,
+    SCRATCH,
+    REMOVED,
+    META,
+    WIDX,
+    TRK,
+    D,
+    CHG,
+    CHGF,
+    kind,
+    sigma,
+    degree,
+    coef,
+    C,
+    s,
+    tol,
+    eps,
+    m,
+    active,
+    max_smo,
+    max_cccp,
+    margin,
+    band,
+):
     """Online loop over ``X[start:]``: ``out_f[i]`` = f(x_i) before learning it, then learn it.
 
     Returns the index of the first example not processed: ``len(X)`` when done, smaller when the
@@ -476,9 +611,39 @@ def _process(X, Y, start, out_f, SX, SY, A, G, QD, ACT, INV, MARK, FREE, CROW, C
                 A[slot] = an
                 _update_g(slot, an, row, SY, G, ACT, hw)
             # steps 9-27
-            _optimize(SX, SY, A, G, QD, ACT, INV, CROW, C_OF, S_OF, LRU, SCRATCH, REMOVED, META,
-                      WIDX, TRK, D, CHG, CHGF, kind, sigma, degree, coef, C, s, tol, eps, max_smo, max_cccp,
-                      margin, band)
+            _optimize(
+                SX,
+                SY,
+                A,
+                G,
+                QD,
+                ACT,
+                INV,
+                CROW,
+                C_OF,
+                S_OF,
+                LRU,
+                SCRATCH,
+                REMOVED,
+                META,
+                WIDX,
+                TRK,
+                D,
+                CHG,
+                CHGF,
+                kind,
+                sigma,
+                degree,
+                coef,
+                C,
+                s,
+                tol,
+                eps,
+                max_smo,
+                max_cccp,
+                margin,
+                band,
+            )
         if m >= 0:
             _removal(m, A, G, ACT, INV, C_OF, S_OF, LRU, FREE, META)
     return n

@@ -28,8 +28,19 @@ from numba import njit
 
 from silkvision.backends.mercer import kernel_eval
 
-__all__ = ["SupportStore", "grow_rows", "grow_vec", "grow_cols", "sv_append", "sv_append_multi",
-           "sv_remove", "sv_remove_multi", "sv_decision", "sv_decision_multi", "sv_argmin_abs"]
+__all__ = [
+    "SupportStore",
+    "grow_rows",
+    "grow_vec",
+    "grow_cols",
+    "sv_append",
+    "sv_append_multi",
+    "sv_remove",
+    "sv_remove_multi",
+    "sv_decision",
+    "sv_decision_multi",
+    "sv_argmin_abs",
+]
 
 
 @njit(cache=True)
@@ -66,7 +77,7 @@ def grow_cols(A, n, k):
     if A.shape[1] >= k:
         return A
     B = np.zeros((A.shape[0], k), dtype=A.dtype)
-    B[:n, :A.shape[1]] = A[:n]
+    B[:n, : A.shape[1]] = A[:n]
     return B
 
 
@@ -183,7 +194,7 @@ class SupportStore:
             self.coef = np.zeros((int(capacity), self.n_outputs))
         self.stamp = np.zeros(int(capacity), dtype=np.int64)
         self.n = 0
-        self.XT = None      # feature-major copy (d, capacity); see enable_columns
+        self.XT = None  # feature-major copy (d, capacity); see enable_columns
         self.sqn = None
 
     @property
@@ -195,6 +206,7 @@ class SupportStore:
         """Keep a feature-major copy ``XT`` and squared norms ``sqn`` of the vectors from now on."""
         if self.XT is None:
             from silkvision.backends.sparse import cols_from_rows
+
             self.XT, self.sqn = cols_from_rows(self.X, self.n, self.X.shape[0])
 
     def cols_args(self):
@@ -227,12 +239,17 @@ class SupportStore:
         """Add vector ``x`` with coefficient(s) ``c``; returns its row index."""
         x = np.ascontiguousarray(x, dtype=np.float64)
         if self.n_outputs is None:
-            self.X, self.coef, self.stamp = sv_append(self.X, self.coef, self.stamp, self.n, x, float(c), int(t))
+            self.X, self.coef, self.stamp = sv_append(
+                self.X, self.coef, self.stamp, self.n, x, float(c), int(t)
+            )
         else:
             c = np.ascontiguousarray(c, dtype=np.float64)
-            self.X, self.coef, self.stamp = sv_append_multi(self.X, self.coef, self.stamp, self.n, x, c, int(t))
+            self.X, self.coef, self.stamp = sv_append_multi(
+                self.X, self.coef, self.stamp, self.n, x, c, int(t)
+            )
         if self.XT is not None:
             from silkvision.backends.sparse import cols_append
+
             self.XT, self.sqn = cols_append(self.XT, self.sqn, self.n, x)
         self.n += 1
         return self.n - 1
@@ -243,6 +260,7 @@ class SupportStore:
             raise IndexError(f"row {i} out of range for {self.n} support vectors")
         if self.XT is not None:
             from silkvision.backends.sparse import cols_remove
+
             cols_remove(self.XT, self.sqn, self.n, i)
         if self.n_outputs is None:
             self.n = sv_remove(self.X, self.coef, self.stamp, self.n, i)
@@ -259,9 +277,9 @@ class SupportStore:
 
     def valid(self):
         """Views of the valid rows: ``(X[:n], coef[:n], stamp[:n])``."""
-        return self.X[:self.n], self.coef[:self.n], self.stamp[:self.n]
+        return self.X[: self.n], self.coef[: self.n], self.stamp[: self.n]
 
-    def copy(self) -> "SupportStore":
+    def copy(self) -> SupportStore:
         new = SupportStore.__new__(SupportStore)
         new.n_features, new.n_outputs, new.n = self.n_features, self.n_outputs, self.n
         new.X, new.coef, new.stamp = self.X.copy(), self.coef.copy(), self.stamp.copy()
@@ -276,6 +294,7 @@ class SupportStore:
 # stream; ``learn_one`` runs that same loop on a single example.
 # ---------------------------------------------------------------------------------------------
 
+
 def as_number(name: str, value) -> float:
     """``value`` (an int or float, also NumPy's) as a float; ValueError naming ``name`` for anything
     else: strings (``"8"`` too), booleans (``True`` is not 1.0 here), None, lists. An int too large
@@ -285,7 +304,7 @@ def as_number(name: str, value) -> float:
             f = float(value)
         except ValueError:
             f = None
-        if f is not None and not np.isfinite(f):      # --set C=inf: YAML reads only .inf as a number
+        if f is not None and not np.isfinite(f):  # --set C=inf: YAML reads only .inf as a number
             raise ValueError(f"{name}: {value!r} must be a finite number")
         if f is not None:
             raise ValueError(f"{name}: {value!r} is a string; it must be a number (not quoted)")
@@ -307,12 +326,16 @@ def check_positive(name: str, value, allow_zero: bool = False) -> float:
     return v
 
 
-def check_range(name: str, value, lo: float, hi: float, lo_open: bool = False, hi_open: bool = False) -> float:
+def check_range(
+    name: str, value, lo: float, hi: float, lo_open: bool = False, hi_open: bool = False
+) -> float:
     """``value`` as a float in the interval [lo, hi] (ends open if asked); ValueError otherwise."""
     v = as_number(name, value)
     ok = np.isfinite(v) and (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
     if not ok:
-        raise ValueError(f"{name}: {value!r} must lie in {'(' if lo_open else '['}{lo}, {hi}{')' if hi_open else ']'}")
+        raise ValueError(
+            f"{name}: {value!r} must lie in {'(' if lo_open else '['}{lo}, {hi}{')' if hi_open else ']'}"
+        )
     return v
 
 
@@ -324,9 +347,10 @@ def check_budget(name: str, value, allow_none: bool = True) -> int | None:
     """
     if value is None and allow_none:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= 2 ** 62:
-        raise ValueError(f"{name}: {value!r} must be an integer >= 1 (at most 2**62)"
-                         + (" or None" if allow_none else ""))
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= 2**62:
+        raise ValueError(
+            f"{name}: {value!r} must be an integer >= 1 (at most 2**62)" + (" or None" if allow_none else "")
+        )
     return int(value)
 
 
@@ -335,9 +359,11 @@ def check_n_classes(value) -> int | None:
     (one class is not a classification problem)."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 2 <= value <= 2 ** 62:
-        raise ValueError(f"n_classes: {value!r} must be None or an integer >= 2 (at most 2**62; a "
-                         f"classifier needs two classes)")
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 2 <= value <= 2**62:
+        raise ValueError(
+            f"n_classes: {value!r} must be None or an integer >= 2 (at most 2**62; a "
+            f"classifier needs two classes)"
+        )
     return int(value)
 
 
@@ -393,14 +419,18 @@ class KernelExpansionMixin:
     @property
     def support_vectors_(self) -> np.ndarray:
         """``(n_support_, d)`` copy of the support vectors."""
-        return np.empty((0, self.n_features_ or 0)) if self._store is None else self._store.X[:self._store.n].copy()
+        return (
+            np.empty((0, self.n_features_ or 0))
+            if self._store is None
+            else self._store.X[: self._store.n].copy()
+        )
 
     @property
     def dual_coef_(self) -> np.ndarray:
         """Copy of the expansion coefficients (``(n_support_,)`` or ``(n_support_, K)``)."""
         if self._store is None:
             return np.zeros(0) if self._n_outputs is None else np.zeros((0, 0))
-        return self._store.coef[:self._store.n].copy()
+        return self._store.coef[: self._store.n].copy()
 
     def _raw_decision(self, x):
         """f(x) = sum_j coef_j k(X_j, x) on a validated x (0 / zeros when there is no model)."""
@@ -410,8 +440,13 @@ class KernelExpansionMixin:
         return st.decision(x, self.kernel_)
 
 
-from silkvision.backends.base import (BinaryClassifier, MultiClassifier, NoveltyDetector,  # noqa: E402
-                                      check_binary_y, check_X)
+from silkvision.backends.base import (  # noqa: E402
+    BinaryClassifier,
+    MultiClassifier,
+    NoveltyDetector,
+    check_binary_y,
+    check_X,
+)
 
 
 class BinaryKernelClassifier(KernelExpansionMixin, BinaryClassifier):
@@ -447,6 +482,7 @@ class BinaryKernelClassifier(KernelExpansionMixin, BinaryClassifier):
         st = self._ensure_store(X.shape[1])
         if new and self._columns_path:
             from silkvision.backends.sparse import use_columns
+
             if use_columns(X):
                 st.enable_columns()
         pred = self._run(np.ascontiguousarray(X), np.ascontiguousarray(y, dtype=np.float64), st)
@@ -502,6 +538,7 @@ class MultiKernelClassifier(KernelExpansionMixin, MultiClassifier):
         st = self._ensure_store(X.shape[1])
         if new:
             from silkvision.backends.sparse import use_columns
+
             if use_columns(X):
                 st.enable_columns()
         st.ensure_outputs(max(int(y.max()) + 1, st.coef.shape[1], known or 0))

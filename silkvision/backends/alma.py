@@ -25,11 +25,16 @@ import math
 import numpy as np
 from numba import njit
 
-from silkvision.backends._support import (BinaryKernelClassifier, check_positive, check_range, reference_decision,
-                                          sv_append)
+from silkvision.backends._support import (
+    BinaryKernelClassifier,
+    check_positive,
+    check_range,
+    reference_decision,
+    sv_append,
+)
 from silkvision.backends.mercer import kernel_eval, make_kernel
-from silkvision.backends.sparse import cols_append, decision_any, row_buffers
 from silkvision.backends.registry import register
+from silkvision.backends.sparse import cols_append, decision_any, row_buffers
 
 __all__ = ["ALMA", "alma_reference", "C_MAX"]
 
@@ -42,8 +47,8 @@ def _alma_loop(X, y, SV, coef, stamp, n, t0, state, alpha, B, C, kind, sigma, de
     m = X.shape[0]
     pred = np.empty(m)
     idx, val, work = row_buffers(X.shape[1], n)
-    W = state[0]   # ||w||^2
-    k = state[1]   # update counter (starts at 1)
+    W = state[0]  # ||w||^2
+    k = state[1]  # update counter (starts at 1)
     for i in range(m):
         x = X[i]
         yt = y[i]
@@ -78,7 +83,9 @@ def _alma_loop(X, y, SV, coef, stamp, n, t0, state, alpha, B, C, kind, sigma, de
     return pred, SV, coef, stamp, n, XT, sqn
 
 
-@register("alma", "kernel ALMA_2(alpha) (Gentile 2001), p = 2, normalised inputs; DUOL paper peer (alpha = 0.9)")
+@register(
+    "alma", "kernel ALMA_2(alpha) (Gentile 2001), p = 2, normalised inputs; DUOL paper peer (alpha = 0.9)"
+)
 class ALMA(BinaryKernelClassifier):
     """Kernel ALMA_p(alpha) with p = 2.
 
@@ -98,8 +105,16 @@ class ALMA(BinaryKernelClassifier):
 
     _n_state = 2
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 alpha: float = 0.9, B: float | None = None, C: float = math.sqrt(2.0)):
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        coef: float = 1.0,
+        alpha: float = 0.9,
+        B: float | None = None,
+        C: float = math.sqrt(2.0),
+    ):
         self.alpha, self.B, self.C = alpha, B, C
         self._alpha = check_range("alpha", alpha, 0.0, 1.0, lo_open=True)
         self._B = 1.0 / self._alpha if B is None else check_positive("B", B)
@@ -120,8 +135,21 @@ class ALMA(BinaryKernelClassifier):
 
     def _run(self, X, y, st):
         pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _alma_loop(
-            X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, self._alpha, self._B, self._C,
-            *self.kernel_.args, st.columns, *st.cols_args())
+            X,
+            y,
+            st.X,
+            st.coef,
+            st.stamp,
+            st.n,
+            self._t,
+            self._state,
+            self._alpha,
+            self._B,
+            self._C,
+            *self.kernel_.args,
+            st.columns,
+            *st.cols_args(),
+        )
         st.keep_cols(XT, sqn)
         return pred
 

@@ -33,8 +33,16 @@ import numpy as np
 from silkvision.backends.mercer import check_kernel_finite
 from silkvision.errors import parameter_typo, plain
 
-__all__ = ["Estimator", "BinaryClassifier", "MultiClassifier", "NoveltyDetector", "check_x", "check_X",
-           "check_binary_y", "check_multiclass_y"]
+__all__ = [
+    "Estimator",
+    "BinaryClassifier",
+    "MultiClassifier",
+    "NoveltyDetector",
+    "check_x",
+    "check_X",
+    "check_binary_y",
+    "check_multiclass_y",
+]
 
 
 def _as_float_array(x: Any, name: str) -> np.ndarray:
@@ -43,15 +51,16 @@ def _as_float_array(x: Any, name: str) -> np.ndarray:
     conversion would drop) or anything else that does not convert."""
     if isinstance(x, dict):
         raise ValueError(f"{name}: a dict of features is not supported; pass an array of numbers")
-    sp = sys.modules.get("scipy.sparse")       # not imported: x cannot be a scipy.sparse matrix
+    sp = sys.modules.get("scipy.sparse")  # not imported: x cannot be a scipy.sparse matrix
     if sp is not None and sp.issparse(x):
-        raise ValueError(f"{name}: scipy.sparse matrices are not supported; pass a dense array "
-                         f"({name}.toarray())")
+        raise ValueError(
+            f"{name}: scipy.sparse matrices are not supported; pass a dense array ({name}.toarray())"
+        )
     try:
-        a = np.asarray(x)                      # converted once on the per-example path
+        a = np.asarray(x)  # converted once on the per-example path
         if a.dtype.kind in "biuf":
             return a.astype(np.float64, copy=False)
-        if a.dtype.kind != "c":                # text, objects: NumPy's own message below
+        if a.dtype.kind != "c":  # text, objects: NumPy's own message below
             return np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as e:
         raise ValueError(f"{name}: expected an array of numbers ({e})") from None
@@ -101,13 +110,15 @@ def check_binary_y(y: Any, n: int | None = None, name: str = "y") -> np.ndarray:
             except ValueError:
                 pm1 = False
             how = "e.g. y.astype(int)" if pm1 else "e.g. np.where(y == 'spam', 1, -1)"
-            raise ValueError(f"{name}: binary labels must be the numbers -1 or +1, got the string {plain(bad)!r} "
-                             f"(convert the labels to numbers, {how})")
+            raise ValueError(
+                f"{name}: binary labels must be the numbers -1 or +1, got the string {plain(bad)!r} "
+                f"(convert the labels to numbers, {how})"
+            )
         raise ValueError(f"{name}: binary labels must be -1 or +1, got {plain(bad)!r}")
     return a.astype(np.float64)
 
 
-_MAX_INDEX = 2 ** 31  # largest class index + 1 accepted where labels are indices (memory is O(K))
+_MAX_INDEX = 2**31  # largest class index + 1 accepted where labels are indices (memory is O(K))
 
 
 def _label_key(v: Any, name: str):
@@ -123,8 +134,9 @@ def _label_key(v: Any, name: str):
     return int(v)
 
 
-def check_multiclass_y(y: Any, n: int | None = None, name: str = "y",
-                       n_classes: int | None = None) -> np.ndarray:
+def check_multiclass_y(
+    y: Any, n: int | None = None, name: str = "y", n_classes: int | None = None
+) -> np.ndarray:
     """Validate class indices: integers in ``0..n_classes-1`` (``>= 0`` if ``n_classes`` is None).
 
     Returns them as int64. Used where the labels *are* the class indices (the papers' protocol, a
@@ -137,12 +149,14 @@ def check_multiclass_y(y: Any, n: int | None = None, name: str = "y",
     for k in keys:
         if isinstance(k, str) or not 0 <= k < (_MAX_INDEX if n_classes is None else n_classes):
             want = f"0..{(n_classes or _MAX_INDEX) - 1}"
-            raise ValueError(f"{name}: label {k!r} is not a class index ({want})"
-                             + (f"; n_classes={n_classes}" if n_classes is not None else ""))
+            raise ValueError(
+                f"{name}: label {k!r} is not a class index ({want})"
+                + (f"; n_classes={n_classes}" if n_classes is not None else "")
+            )
     return np.array(keys, dtype=np.int64)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _param_names(cls) -> frozenset:
     """The ``__init__`` argument names of ``cls`` (its parameters)."""
     return frozenset(k for k in inspect.signature(cls.__init__).parameters if k != "self")
@@ -181,14 +195,18 @@ class Estimator:
     def __setattr__(self, name, value):
         params = _param_names(type(self))
         if name in self.__dict__ and name in params:
-            raise AttributeError(f"{name}: parameters are fixed once {type(self).__name__} is built "
-                                 f"(its state was derived from them); use clone({name}=...) for a "
-                                 f"learner with another value")
+            raise AttributeError(
+                f"{name}: parameters are fixed once {type(self).__name__} is built "
+                f"(its state was derived from them); use clone({name}=...) for a "
+                f"learner with another value"
+            )
         meant = parameter_typo(self, name, params)
         if meant is not None:
-            raise AttributeError(f"{type(self).__name__} has no parameter {name!r}; did you mean "
-                                 f"{meant!r}? (parameters are fixed once it is built: use "
-                                 f"clone({meant}=...))")
+            raise AttributeError(
+                f"{type(self).__name__} has no parameter {name!r}; did you mean "
+                f"{meant!r}? (parameters are fixed once it is built: use "
+                f"clone({meant}=...))"
+            )
         super().__setattr__(name, value)
 
     def __copy__(self):
@@ -216,7 +234,7 @@ class Estimator:
         return self._get_params()
 
     def _get_params(self) -> dict:
-        sig = inspect.signature(type(self).__init__)   # in order, for repr
+        sig = inspect.signature(type(self).__init__)  # in order, for repr
         return {k: getattr(self, k) for k in sig.parameters if k != "self"}
 
     def clone(self, **new_params):
@@ -224,8 +242,9 @@ class Estimator:
         params = copy.deepcopy(self._get_params())
         unknown = [k for k in new_params if k not in params]
         if unknown:
-            raise ValueError(f"{type(self).__name__}: unknown parameter {unknown[0]!r}; allowed: "
-                             f"{', '.join(params)}")
+            raise ValueError(
+                f"{type(self).__name__}: unknown parameter {unknown[0]!r}; allowed: {', '.join(params)}"
+            )
         params.update(new_params)
         return type(self)(**params)
 
@@ -466,7 +485,7 @@ class MultiClassifier(_Supervised):
         """Learn one example (all or nothing: a refused example adds no class to ``classes_``)."""
         x = self._check_one(x)
         self._check_kernel(x[None, :], "x")
-        codes = self._check_y(y, 1)      # registers a new label: the last check before learning
+        codes = self._check_y(y, 1)  # registers a new label: the last check before learning
         self._learned_features(x.shape[0])
         self._progressive(x[None, :], codes)
         return self

@@ -17,9 +17,8 @@ from __future__ import annotations
 import inspect
 import operator
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 import numpy as np
 
@@ -29,8 +28,19 @@ from silkvision.backends.datasets import Dataset
 from silkvision.backends.registry import available, get_class
 from silkvision.errors import ConfigError, DataError, signal_behind
 
-__all__ = ["JMLR_BINARY", "JMLR_MULTICLASS", "RunResult", "AlgorithmResult", "Orderings", "Interrupted",
-           "is_interrupt", "make_orderings", "resolve_params", "run_protocol", "benchmark"]
+__all__ = [
+    "JMLR_BINARY",
+    "JMLR_MULTICLASS",
+    "RunResult",
+    "AlgorithmResult",
+    "Orderings",
+    "Interrupted",
+    "is_interrupt",
+    "make_orderings",
+    "resolve_params",
+    "run_protocol",
+    "benchmark",
+]
 
 #: Settings of the JMLR 2011 experiments (section 5.1): Gaussian kernel sigma = 8, C = 5, rho = 0.
 JMLR_BINARY = {"kernel": "rbf", "sigma": 8.0, "C": 5.0, "rho": 0.0}
@@ -89,8 +99,9 @@ class Orderings(Sequence):
     """
 
     def __init__(self, stored: np.ndarray | None, n: int, runs: int, seed: int = 0):
-        self._stored = (np.empty((0, n), dtype=np.int64) if stored is None
-                        else np.asarray(stored, dtype=np.int64))
+        self._stored = (
+            np.empty((0, n), dtype=np.int64) if stored is None else np.asarray(stored, dtype=np.int64)
+        )
         self.n = int(n)
         self.runs = int(runs)
         self.seed = int(seed)
@@ -204,16 +215,29 @@ def make_orderings(dataset: Dataset, runs: int, seed: int = 0) -> tuple[Ordering
 #: Learners whose ``C`` (and, for the DUOL family, ``rho``) mean what they mean in the JMLR paper:
 #: the weight bound of PA-I / DUOL. Other learners' ``C`` is a different constant (ALMA's, ILK's, the
 #: SVM's), so the paper's C = 5 / 10 is not passed to them; they keep their own defaults.
-PAPER_C = {"pa", "pa1", "pa2", "mpa1", "mpa2", "duol", "duol_appr", "duol_iter", "duol_rand", "mduol",
-           "mduol_appr", "mduol_iter"}
+PAPER_C = {
+    "pa",
+    "pa1",
+    "pa2",
+    "mpa1",
+    "mpa2",
+    "duol",
+    "duol_appr",
+    "duol_iter",
+    "duol_rand",
+    "mduol",
+    "mduol_appr",
+    "mduol_iter",
+}
 
 
 def _accepted(cls) -> set:
     return {k for k in inspect.signature(cls.__init__).parameters if k != "self"}
 
 
-def resolve_params(name: str, multiclass: bool, overrides: dict | None = None,
-                   n_classes: int | None = None) -> dict:
+def resolve_params(
+    name: str, multiclass: bool, overrides: dict | None = None, n_classes: int | None = None
+) -> dict:
     """The parameters a learner gets in a benchmark: the JMLR settings it accepts, then overrides.
 
     The kernel settings go to every learner that takes them; ``C`` and ``rho`` only to the learners
@@ -235,13 +259,21 @@ def resolve_params(name: str, multiclass: bool, overrides: dict | None = None,
         if p in acc:
             params[p] = val
         elif algo:
-            raise ConfigError(f"--set {key}: {name} has no parameter {p!r}; it takes {', '.join(sorted(acc))}")
+            raise ConfigError(
+                f"--set {key}: {name} has no parameter {p!r}; it takes {', '.join(sorted(acc))}"
+            )
     return params
 
 
-def run_protocol(estimator, X: np.ndarray, y: np.ndarray, orders: Iterable[np.ndarray],
-                 progress: Callable[[int, RunResult], None] | None = None, warmup: bool = True,
-                 stop_requested: Callable[[], bool] | None = None) -> list:
+def run_protocol(
+    estimator,
+    X: np.ndarray,
+    y: np.ndarray,
+    orders: Iterable[np.ndarray],
+    progress: Callable[[int, RunResult], None] | None = None,
+    warmup: bool = True,
+    stop_requested: Callable[[], bool] | None = None,
+) -> list:
     """The online protocol: for each ordering a fresh clone and one ``progressive_predict`` pass.
 
     ``warmup`` first runs a throw-away clone on a few examples so that the numba compilation (or
@@ -259,7 +291,7 @@ def run_protocol(estimator, X: np.ndarray, y: np.ndarray, orders: Iterable[np.nd
     try:
         if warmup and len(X):
             est = estimator.clone()
-            est.progressive_predict(X[:min(len(X), 8)], y[:min(len(X), 8)])
+            est.progressive_predict(X[: min(len(X), 8)], y[: min(len(X), 8)])
         for i, o in enumerate(orders):
             est = estimator.clone()
             Xo = np.ascontiguousarray(X[o])
@@ -269,8 +301,9 @@ def run_protocol(estimator, X: np.ndarray, y: np.ndarray, orders: Iterable[np.nd
             dt = time.perf_counter() - t0
             wrong = int(np.count_nonzero(np.asarray(pred) != yo))
             q = getattr(est, "n_queried_", None)
-            r = RunResult(100.0 * wrong / max(len(yo), 1), int(est.n_support_), dt, wrong,
-                          None if q is None else int(q))
+            r = RunResult(
+                100.0 * wrong / max(len(yo), 1), int(est.n_support_), dt, wrong, None if q is None else int(q)
+            )
             out.append(r)
             if progress is not None:
                 progress(i, r)
@@ -299,17 +332,29 @@ def _bool_override_error(key: str, val, algorithms: list) -> str | None:
         if par is None or isinstance(par.default, bool):
             continue
         d = par.default
-        want = ("a string" if isinstance(d, str) else
-                "a number" if isinstance(d, (int, float)) or d is None else f"a {type(d).__name__}")
-        return (f"--set {key}: the value is a boolean ({str(bool(val)).lower()}; YAML reads "
-                f"true/false/yes/no/on/off as booleans), but {a}'s {p} takes {want}")
+        want = (
+            "a string"
+            if isinstance(d, str)
+            else "a number"
+            if isinstance(d, (int, float)) or d is None
+            else f"a {type(d).__name__}"
+        )
+        return (
+            f"--set {key}: the value is a boolean ({str(bool(val)).lower()}; YAML reads "
+            f"true/false/yes/no/on/off as booleans), but {a}'s {p} takes {want}"
+        )
     return None
 
 
-def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed: int = 0,
-              overrides: dict | None = None,
-              progress: Callable[[str, int, int, RunResult], None] | None = None,
-              stop_requested: Callable[[], bool] | None = None) -> dict:
+def benchmark(
+    dataset: Dataset,
+    algorithms: Iterable[str],
+    runs: int = 20,
+    seed: int = 0,
+    overrides: dict | None = None,
+    progress: Callable[[str, int, int, RunResult], None] | None = None,
+    stop_requested: Callable[[], bool] | None = None,
+) -> dict:
     """Run the online protocol for several learners on one data set.
 
     Every learner and parameter is checked before the first run. The orderings are generated
@@ -346,9 +391,13 @@ def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed:
     for key, val in (overrides or {}).items():
         algo, _, p = key.rpartition(".")
         if algo and algo not in algorithms:
-            raise ConfigError(f"--set {key}: {algo!r} is not among the algorithms run ({', '.join(algorithms)})")
+            raise ConfigError(
+                f"--set {key}: {algo!r} is not among the algorithms run ({', '.join(algorithms)})"
+            )
         if not algo and not any(p in _accepted(get_class(a)) for a in algorithms):
-            raise ConfigError(f"--set {key}: no algorithm among {', '.join(algorithms)} takes a parameter {p!r}")
+            raise ConfigError(
+                f"--set {key}: no algorithm among {', '.join(algorithms)} takes a parameter {p!r}"
+            )
         msg = _bool_override_error(key, val, algorithms)
         if msg:
             raise ConfigError(msg)
@@ -360,15 +409,17 @@ def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed:
     for a in algorithms:
         cls = get_class(a)
         if multiclass and not issubclass(cls, MultiClassifier):
-            raise ConfigError(f"algorithm {a!r} is a binary classifier but {dataset.name} has "
-                              f"{dataset.n_classes} classes")
+            raise ConfigError(
+                f"algorithm {a!r} is a binary classifier but {dataset.name} has {dataset.n_classes} classes"
+            )
         if not multiclass and not issubclass(cls, (BinaryClassifier, MultiClassifier)):
             raise ConfigError(f"algorithm {a!r} is not a classifier")
         params = resolve_params(a, multiclass, overrides, dataset.n_classes)
         k = params.get("n_classes")
         if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and 0 < k < dataset.n_classes:
-            raise ConfigError(f"{a}: n_classes={k} is fewer than the {dataset.n_classes} classes of "
-                              f"{dataset.name}")
+            raise ConfigError(
+                f"{a}: n_classes={k} is fewer than the {dataset.n_classes} classes of {dataset.name}"
+            )
         try:
             est = cls(**params)
         except ValueError as e:
@@ -379,8 +430,15 @@ def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed:
         plan.append((a, est, y, params))
 
     def report(results: dict) -> dict:
-        return {"dataset": dataset.name, "runs": int(runs), "orderings": how, "n_samples": dataset.n_samples,
-                "n_features": dataset.n_features, "n_classes": dataset.n_classes, "results": results}
+        return {
+            "dataset": dataset.name,
+            "runs": int(runs),
+            "orderings": how,
+            "n_samples": dataset.n_samples,
+            "n_features": dataset.n_features,
+            "n_classes": dataset.n_classes,
+            "results": results,
+        }
 
     results: dict = {}
     current = None
@@ -406,8 +464,10 @@ def benchmark(dataset: Dataset, algorithms: Iterable[str], runs: int = 20, seed:
             raise
         if current is not None and current.runs and current.algorithm not in results:
             results[current.algorithm] = current.summary()
-        done = {a: (len(orders) if current is None or a != current.algorithm else len(current.runs))
-                for a in results}
+        done = {
+            a: (len(orders) if current is None or a != current.algorithm else len(current.runs))
+            for a in results
+        }
         for a in results:
             results[a]["runs_done"] = done[a]
         partial = report(results)

@@ -51,7 +51,7 @@ __all__ = ["Dataset", "load", "default_root", "available_names", "resolve"]
 
 _ORDERING_KEYS = ("ID_ALL", "ID_all", "ID_list")
 #: Largest dense ``n x d`` matrix a loader builds: 2**31 values (16 GiB of float64).
-MAX_DENSE_ELEMENTS = 2 ** 31
+MAX_DENSE_ELEMENTS = 2**31
 _LABEL_NAMES = {"y", "label", "labels", "class", "target"}
 
 
@@ -96,8 +96,10 @@ class Dataset:
 
     def __repr__(self) -> str:
         o = "none" if self.orderings is None else f"{self.orderings.shape[0]}"
-        return (f"Dataset({self.name!r}, n={self.n_samples}, d={self.n_features}, "
-                f"classes={self.n_classes}, orderings={o})")
+        return (
+            f"Dataset({self.name!r}, n={self.n_samples}, d={self.n_features}, "
+            f"classes={self.n_classes}, orderings={o})"
+        )
 
 
 def default_root() -> Path | None:
@@ -123,12 +125,14 @@ def _pick_in_folder(folder: Path) -> Path | None:
     if not files:
         return None
     name = folder.name
-    for pred in (lambda p: p.name.endswith(".hoi.mat"),
-                 lambda p: p.suffix == ".mat",
-                 lambda p: p.name == f"{name}.scale",
-                 lambda p: p.name == name,
-                 lambda p: p.suffix in ("", ".scale", ".libsvm", ".svm") and not p.name.endswith(".t"),
-                 lambda p: True):
+    for pred in (
+        lambda p: p.name.endswith(".hoi.mat"),
+        lambda p: p.suffix == ".mat",
+        lambda p: p.name == f"{name}.scale",
+        lambda p: p.name == name,
+        lambda p: p.suffix in ("", ".scale", ".libsvm", ".svm") and not p.name.endswith(".t"),
+        lambda p: True,
+    ):
         hits = [p for p in files if pred(p)]
         if hits:
             return hits[0]
@@ -147,9 +151,11 @@ def resolve(name_or_path: str | os.PathLike, root: str | os.PathLike | None = No
     """The file that :func:`load` would read for ``name_or_path`` (raises :class:`DataError`)."""
     if not isinstance(name_or_path, (str, os.PathLike)):
         raise ValueError(f"name_or_path: {name_or_path!r} is not a data set name or a path")
-    if not str(name_or_path).strip():   # Path("") is the current folder: never what was meant
-        raise DataError(f"{str(name_or_path)!r}: empty data set name or path; expected a name under the "
-                        f"data root or a data file")
+    if not str(name_or_path).strip():  # Path("") is the current folder: never what was meant
+        raise DataError(
+            f"{str(name_or_path)!r}: empty data set name or path; expected a name under the "
+            f"data root or a data file"
+        )
     p = Path(name_or_path)
     if p.is_file():
         return p
@@ -188,19 +194,22 @@ def resolve(name_or_path: str | os.PathLike, root: str | os.PathLike | None = No
 def _refuse_utf16(path: Path, head: bytes, what: str) -> None:
     """DataError for UTF-16 text (a byte-order mark, or ASCII with every other byte NUL)."""
     utf16 = head.startswith((b"\xff\xfe", b"\xfe\xff"))
-    if not utf16 and len(head) >= 4:      # no byte-order mark: text that decodes as UTF-16
+    if not utf16 and len(head) >= 4:  # no byte-order mark: text that decodes as UTF-16
         for enc in ("utf-16-le", "utf-16-be"):
             try:
                 t = head[: len(head) // 2 * 2].decode(enc)
             except UnicodeDecodeError:
                 continue
-            if (sum(c.isprintable() or c in "\t\r\n" for c in t) >= 0.95 * len(t)
-                    and sum(c.isascii() for c in t) >= 0.9 * len(t)):
+            if sum(c.isprintable() or c in "\t\r\n" for c in t) >= 0.95 * len(t) and sum(
+                c.isascii() for c in t
+            ) >= 0.9 * len(t):
                 utf16 = True
                 break
     if utf16:
-        raise DataError(f"{path}: is UTF-16 text; expected UTF-8{' ' + what if what else ''} text (convert "
-                        f"it, e.g. iconv -f UTF-16 -t UTF-8)")
+        raise DataError(
+            f"{path}: is UTF-16 text; expected UTF-8{' ' + what if what else ''} text (convert "
+            f"it, e.g. iconv -f UTF-16 -t UTF-8)"
+        )
 
 
 def _binary(head: bytes) -> bool:
@@ -223,7 +232,9 @@ def _check_text(path: Path, fmt: str) -> None:
         head = fh.read(4096)
     _refuse_utf16(path, head, fmt.upper())
     if _binary(head):
-        raise DataError(f"{path}: is not a text file (binary content at the start); expected {fmt.upper()} text")
+        raise DataError(
+            f"{path}: is not a text file (binary content at the start); expected {fmt.upper()} text"
+        )
 
 
 def _detect_format(path: Path) -> str:
@@ -249,7 +260,7 @@ def _detect_format(path: Path) -> str:
         raise DataError(f"{path}: file holds no data")
     if any(ln.lower().startswith(("@relation", "@attribute", "@data")) for ln in lines[:50]):
         return "arff"
-    first = lines[0].split("#", 1)[0].strip() or lines[0]   # a trailing comment is not data
+    first = lines[0].split("#", 1)[0].strip() or lines[0]  # a trailing comment is not data
     if re.search(r"\d:\S", first) and "," not in first:
         return "libsvm"
     if "," in first or ";" in first or "\t" in first:
@@ -267,12 +278,15 @@ def _map_labels(raw: list | np.ndarray, path: Path, label_hint: str = ""):
         arr = arr.astype(np.float64)
         bad = arr[~np.isfinite(arr)]
         if bad.size:
-            raise DataError(f"{path}: the labels include {bad[0]:g}; class labels must be finite "
-                            f"integers or names")
+            raise DataError(
+                f"{path}: the labels include {bad[0]:g}; class labels must be finite integers or names"
+            )
         frac = arr[arr != np.round(arr)]
         if frac.size:  # a real-valued column: a feature or a regression target, not a class label
-            raise DataError(f"{path}: the labels include non-integer values such as {frac[0]:g}; "
-                            f"class labels must be integers or names{label_hint}")
+            raise DataError(
+                f"{path}: the labels include non-integer values such as {frac[0]:g}; "
+                f"class labels must be integers or names{label_hint}"
+            )
         classes, codes = np.unique(arr, return_inverse=True)
         classes = [int(c) for c in classes]
     else:
@@ -303,13 +317,21 @@ def _load_mat(path: Path, n_features: int | None):
         raise DataError(f"{path}: MATLAB file has no variable 'data' = [label, X] (it has {', '.join(keys)})")
     data = m["data"]
     if not isinstance(data, np.ndarray) or data.dtype.kind not in "fiub":
-        kind = (type(data).__name__ if not isinstance(data, np.ndarray)
-                else {"c": "complex", "U": "text", "S": "text", "O": "cell/struct"}.get(data.dtype.kind,
-                                                                                        str(data.dtype)))
-        raise DataError(f"{path}: variable 'data' must be a real numeric (full, not sparse) 2-D array "
-                        f"[label, X], got {kind} values")
+        kind = (
+            type(data).__name__
+            if not isinstance(data, np.ndarray)
+            else {"c": "complex", "U": "text", "S": "text", "O": "cell/struct"}.get(
+                data.dtype.kind, str(data.dtype)
+            )
+        )
+        raise DataError(
+            f"{path}: variable 'data' must be a real numeric (full, not sparse) 2-D array "
+            f"[label, X], got {kind} values"
+        )
     if data.ndim != 2 or data.shape[1] < 1:
-        raise DataError(f"{path}: variable 'data' must be a numeric 2-D array [label, X], got shape {data.shape}")
+        raise DataError(
+            f"{path}: variable 'data' must be a numeric 2-D array [label, X], got shape {data.shape}"
+        )
     if not np.all(np.isfinite(data.astype(np.float64))):
         raise DataError(f"{path}: variable 'data' contains NaN or infinite values")
     X = np.ascontiguousarray(data[:, 1:], dtype=np.float64)
@@ -324,7 +346,9 @@ def _load_mat(path: Path, n_features: int | None):
                 if ids.ndim == 2 and ids.shape[0] == n:
                     ids = ids.T
                 else:
-                    raise DataError(f"{path}: variable {key!r} must be runs x {n} permutations, got {ids.shape}")
+                    raise DataError(
+                        f"{path}: variable {key!r} must be runs x {n} permutations, got {ids.shape}"
+                    )
             if ids.dtype.kind not in "iuf" or (ids.dtype.kind == "f" and np.any(ids != np.round(ids))):
                 raise DataError(f"{path}: variable {key!r} must hold integer indices 1..{n}")
             o = ids.astype(np.int64) - 1
@@ -350,12 +374,16 @@ def _dense_zeros(n: int, d: int, where: str, what: str) -> np.ndarray:
     size = _size_text(8.0 * n * d)
     if n * d > MAX_DENSE_ELEMENTS:
         limit = _size_text(8.0 * MAX_DENSE_ELEMENTS)
-        raise DataError(f"{where}: {what} would make a dense {n} x {d} matrix ({size}, more than the "
-                        f"limit of {limit}); the learners need dense rows")
+        raise DataError(
+            f"{where}: {what} would make a dense {n} x {d} matrix ({size}, more than the "
+            f"limit of {limit}); the learners need dense rows"
+        )
     try:
         return np.zeros((n, d))
     except MemoryError:
-        raise DataError(f"{where}: {what} needs a dense {n} x {d} matrix ({size}): not enough memory") from None
+        raise DataError(
+            f"{where}: {what} needs a dense {n} x {d} matrix ({size}): not enough memory"
+        ) from None
 
 
 def _fit_width(X: np.ndarray, n_features: int, path: Path) -> np.ndarray:
@@ -364,7 +392,7 @@ def _fit_width(X: np.ndarray, n_features: int, path: Path) -> np.ndarray:
     if X.shape[1] > n_features:
         raise DataError(f"{path}: has {X.shape[1]} features, more than n_features={n_features}")
     out = _dense_zeros(X.shape[0], n_features, str(path), f"n_features={n_features}")
-    out[:, :X.shape[1]] = X
+    out[:, : X.shape[1]] = X
     return out
 
 
@@ -481,7 +509,7 @@ def _sniff_sep(lines: list[tuple[int, str]]) -> str | None:
         if cells and all(_DECIMAL_COMMA.fullmatch(f) for f in cells):
             best = fits[1]
     if best is None and present:
-        best = present[0]          # none fits: the parse reports the first bad line
+        best = present[0]  # none fits: the parse reports the first bad line
     return best
 
 
@@ -502,8 +530,14 @@ def _is_integer_text(s: str) -> bool:
 ID_ROWS = 20
 
 
-def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, n_features: int | None,
-           sep: str | None):
+def _table(
+    path: Path,
+    lines: list[tuple[int, str]],
+    label_column: int,
+    header,
+    n_features: int | None,
+    sep: str | None,
+):
     """Dense table rows -> labels, X. ``lines`` = (lineno, text) of the data lines."""
     if not lines:
         raise DataError(f"{path}: file holds no data")
@@ -520,19 +554,23 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
     head1 = rows[0][1][1:]
     # pandas' header over its row index: names, or its own column numbers 0, 1, 2, ... when the
     # columns are unnamed (",0.5,0.2" is a data row with an empty label, reported below)
-    pandas_head = all(head1) and (not any(numeric(f) for f in head1) or (
-        all(_is_integer_text(f) for f in head1) and [int(f) for f in head1] == list(range(len(head1)))))
+    pandas_head = all(head1) and (
+        not any(numeric(f) for f in head1)
+        or (all(_is_integer_text(f) for f in head1) and [int(f) for f in head1] == list(range(len(head1))))
+    )
     if ncol >= 2 and rows[0][1][0] == "" and pandas_head and len(rows) > 1 and rows[1][1][0] != "":
-        raise DataError(f"{path}:{rows[0][0]}: the header's first column has no name, as pandas writes its "
-                        f"row index (to_csv with index=True); write the file with index=False, or drop "
-                        f"that column")
+        raise DataError(
+            f"{path}:{rows[0][0]}: the header's first column has no name, as pandas writes its "
+            f"row index (to_csv with index=True); write the file with index=False, or drop "
+            f"that column"
+        )
 
     if label_column is None:  # a header naming the label column, else the first column
         names = [f.lower() for f in rows[0][1]]
         named = [k for k, f in enumerate(names) if f in _LABEL_NAMES]
         by_name = len(named) == 1 and header is not False
         label_column = named[0] if by_name else 0
-        guessed = not by_name   # the first column, by default
+        guessed = not by_name  # the first column, by default
     else:
         guessed = False
     lc = label_column if label_column >= 0 else ncol + label_column
@@ -559,22 +597,35 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
         # below line 1 the labels are all numbers: a lone name on line 1 names the column
         later = [r[1][lc] for r in rows[1:] if len(r[1]) > lc]
         # (not over fractional cells: "1O,0.5,0.2" is a data row with a typo, reported below)
-        named_over_numbers = (once and not numeric(lab) and lab.strip() != "" and bool(later)
-                              and all(numeric(v) for v in later)
-                              and not any(numeric(f) and not _is_integer_text(f) for f in feats))
+        named_over_numbers = (
+            once
+            and not numeric(lab)
+            and lab.strip() != ""
+            and bool(later)
+            and all(numeric(v) for v in later)
+            and not any(numeric(f) and not _is_integer_text(f) for f in feats)
+        )
         # line 1 holds only integers (column names such as wavelengths, or pandas' 0..d) where the
         # rows below have fractional values: "diagnosis,400,410,420" or "0,1,2" over "1,0.5,0.1"
-        later_frac = any(numeric(f) and not _is_integer_text(f)
-                         for r in rows[1:21] for k, f in enumerate(r[1]) if k != lc)
+        later_frac = any(
+            numeric(f) and not _is_integer_text(f) for r in rows[1:21] for k, f in enumerate(r[1]) if k != lc
+        )
         int_names = bool(feats) and all(_is_integer_text(f) for f in feats) and later_frac
-        pandas_names = (ncol >= 3 and int_names and _is_integer_text(lab) and [int(f) for f in f0] == list(
-            range(int(f0[0]), int(f0[0]) + ncol)) and int(f0[0]) in (0, 1))
+        pandas_names = (
+            ncol >= 3
+            and int_names
+            and _is_integer_text(lab)
+            and [int(f) for f in f0] == list(range(int(f0[0]), int(f0[0]) + ncol))
+            and int(f0[0]) in (0, 1)
+        )
         header = feats_bad or lab_header or named_over_numbers
         if not header and ((int_names and once and not numeric(lab)) or pandas_names):
             # column names or a first example with integer values? Either guess can lose data
-            raise DataError(f"{path}:{rows[0][0]}: line 1 ({lines[0][1][:40]!r}) may be a header of "
-                            f"numbered columns or an example with integer values; say which: header=True "
-                            f"or header=False (online-bench --header yes|no)")
+            raise DataError(
+                f"{path}:{rows[0][0]}: line 1 ({lines[0][1][:40]!r}) may be a header of "
+                f"numbered columns or an example with integer values; say which: header=True "
+                f"or header=False (online-bench --header yes|no)"
+            )
     head_names = rows[0][1] if header else None
     if header:
         rows = rows[1:]
@@ -596,28 +647,34 @@ def _table(path: Path, lines: list[tuple[int, str]], label_column: int, header, 
         X = _fit_width(X, n_features, path)
     if guessed and len(labels) >= ID_ROWS and len(set(labels)) == len(labels):
         name = f", {head_names[lc]!r}" if head_names else ""
-        raise DataError(f"{path}: the label column (column {lc + 1}{name}) holds a different value on each of "
-                        f"its {len(labels)} rows, as an ID column does; choose the label with label_column "
-                        f"(--label-column; label_column=0 keeps this one)")
+        raise DataError(
+            f"{path}: the label column (column {lc + 1}{name}) holds a different value on each of "
+            f"its {len(labels)} rows, as an ID column does; choose the label with label_column "
+            f"(--label-column; label_column=0 keeps this one)"
+        )
     empty = [i for i, v in enumerate(labels) if v == ""]
     if empty:
         raise DataError(f"{path}:{rows[empty[0]][0]}: the label (column {lc + 1}) is empty")
     # "nan" and "inf" parse as floats but cannot be class numbers: among names they are names,
     # among numbers a missing or broken label
     is_num = [numeric(v) and np.isfinite(float(v)) for v in labels]
-    if all(numeric(v) for v in labels):     # _float names a "nan" or "inf" label as not finite
+    if all(numeric(v) for v in labels):  # _float names a "nan" or "inf" label as not finite
         lab = np.array([_float(v, path, ln, "label") for v, (ln, _) in zip(labels, rows)])
     else:
-        if any(is_num):   # "1" and "1.0" would be two classes, and a stray name is usually a typo
+        if any(is_num):  # "1" and "1.0" would be two classes, and a stray name is usually a typo
             i_num, i_name = is_num.index(True), is_num.index(False)
-            raise DataError(f"{path}: the label column (column {lc + 1}) mixes numbers and names: "
-                            f"{labels[i_num]!r} on line {rows[i_num][0]}, {labels[i_name]!r} on line "
-                            f"{rows[i_name][0]}; class labels must be all numbers or all names")
+            raise DataError(
+                f"{path}: the label column (column {lc + 1}) mixes numbers and names: "
+                f"{labels[i_num]!r} on line {rows[i_num][0]}, {labels[i_name]!r} on line "
+                f"{rows[i_name][0]}; class labels must be all numbers or all names"
+            )
         comma = [i for i, v in enumerate(labels) if _decimal_comma(v)]
-        if comma:     # a class named "2,5" is far less likely than a decimal comma
+        if comma:  # a class named "2,5" is far less likely than a decimal comma
             i = comma[0]
-            raise DataError(f"{path}:{rows[i][0]}: bad label {labels[i]!r} in column {lc + 1} (a decimal "
-                            f"comma? numbers must use '.')")
+            raise DataError(
+                f"{path}:{rows[i][0]}: bad label {labels[i]!r} in column {lc + 1} (a decimal "
+                f"comma? numbers must use '.')"
+            )
         lab = np.array(labels, dtype=str)
     return lab, X
 
@@ -639,8 +696,10 @@ def _read_lines(path: Path, comment: tuple[str, ...]) -> list[tuple[int, str]]:
             s, bad = raw.decode("utf-8", errors="replace").strip(), True
         if s and not s.startswith(comment):
             if bad:
-                raise DataError(f"{path}:{lineno}: is not UTF-8 text (a Latin-1 file? convert it, e.g. "
-                                f"iconv -f latin1 -t utf-8)")
+                raise DataError(
+                    f"{path}:{lineno}: is not UTF-8 text (a Latin-1 file? convert it, e.g. "
+                    f"iconv -f latin1 -t utf-8)"
+                )
             out.append((lineno, s))
     return out
 
@@ -653,8 +712,9 @@ def _load_csv(path: Path, label_column: int, header, n_features: int | None):
     return labels, X, None
 
 
-_ARFF_ATTRIBUTE = re.compile(r"""@attribute\s+('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s{]+)\s*(.*)$""",
-                             re.IGNORECASE)
+_ARFF_ATTRIBUTE = re.compile(
+    r"""@attribute\s+('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s{]+)\s*(.*)$""", re.IGNORECASE
+)
 
 
 def _arff_nominal(decl: str) -> tuple[str, list[str] | None]:
@@ -669,8 +729,9 @@ def _arff_nominal(decl: str) -> tuple[str, list[str] | None]:
     return name, _split_fields(kind[1:-1], ",")
 
 
-def _check_arff_classes(path: Path, data: list[tuple[int, str]], lc: int, name: str,
-                        values: list[str]) -> None:
+def _check_arff_classes(
+    path: Path, data: list[tuple[int, str]], lc: int, name: str, values: list[str]
+) -> None:
     """Every @data label (field ``lc``) must be one of the declared nominal ``values``."""
     allowed = set(values)
     shown = "{" + ", ".join(values if len(values) <= 12 else [*values[:10], "..."]) + "}"
@@ -682,16 +743,18 @@ def _check_arff_classes(path: Path, data: list[tuple[int, str]], lc: int, name: 
         if v is None or v in allowed:
             continue
         if v == "?":
-            raise DataError(f"{path}:{ln}: missing class value '?'; expected one of {shown} "
-                            f"(@attribute {name})")
-        raise DataError(f"{path}:{ln}: class value {v!r} is not in the declared set {shown} "
-                        f"of @attribute {name}")
+            raise DataError(
+                f"{path}:{ln}: missing class value '?'; expected one of {shown} (@attribute {name})"
+            )
+        raise DataError(
+            f"{path}:{ln}: class value {v!r} is not in the declared set {shown} of @attribute {name}"
+        )
 
 
 def _load_arff(path: Path, label_column: int | None, n_features: int | None):
     lines = _read_lines(path, ("%",))
     n_attr = 0
-    attrs = []    # (name, nominal values or None) of each attribute, in order
+    attrs = []  # (name, nominal values or None) of each attribute, in order
     start = None
     for k, (ln, s) in enumerate(lines):
         low = s.lower()
@@ -710,7 +773,9 @@ def _load_arff(path: Path, label_column: int | None, n_features: int | None):
     lc = n_attr - 1 if label_column is None else label_column
     labels, X = _table(path, data, lc, False, n_features, ",")
     if n_attr and X.shape[1] != n_attr - 1:
-        raise DataError(f"{path}: @data rows have {X.shape[1] + 1} fields but {n_attr} attributes are declared")
+        raise DataError(
+            f"{path}: @data rows have {X.shape[1] + 1} fields but {n_attr} attributes are declared"
+        )
     if -n_attr <= lc < n_attr:
         name, values = attrs[lc]
         if values is not None:
@@ -718,9 +783,15 @@ def _load_arff(path: Path, label_column: int | None, n_features: int | None):
     return labels, X, None
 
 
-def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None, *, fmt: str | None = None,
-         label_column: int | None = None, header: bool | str = "auto",
-         n_features: int | None = None) -> Dataset:
+def load(
+    name_or_path: str | os.PathLike,
+    root: str | os.PathLike | None = None,
+    *,
+    fmt: str | None = None,
+    label_column: int | None = None,
+    header: bool | str = "auto",
+    n_features: int | None = None,
+) -> Dataset:
     """Load an online-classification data set as dense arrays.
 
     Parameters
@@ -759,11 +830,16 @@ def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None,
         Missing file or unknown name, unknown format, a malformed line (file and line number), no
         feature column, a single class, or a dense matrix too large (:data:`MAX_DENSE_ELEMENTS`).
     """
-    if label_column is not None and (isinstance(label_column, bool) or not isinstance(label_column, numbers.Integral)):
-        raise ValueError(f"label_column: {label_column!r} must be a column index (an integer; -1 is the last "
-                         f"column), or None")
-    if n_features is not None and (isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral)
-                                   or n_features < 1):
+    if label_column is not None and (
+        isinstance(label_column, bool) or not isinstance(label_column, numbers.Integral)
+    ):
+        raise ValueError(
+            f"label_column: {label_column!r} must be a column index (an integer; -1 is the last "
+            f"column), or None"
+        )
+    if n_features is not None and (
+        isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) or n_features < 1
+    ):
         raise ValueError(f"n_features: {n_features!r} must be an integer >= 1")
     path = resolve(name_or_path, root)
     if fmt is None:
@@ -771,15 +847,22 @@ def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None,
     if fmt not in ("mat", "libsvm", "csv", "arff"):
         raise DataError(f"{path}: unknown data format {fmt!r}; expected mat, libsvm, csv or arff")
     if label_column is not None and fmt in ("mat", "libsvm"):
-        kind = "a LIBSVM file, whose label is the first field of each line" if fmt == "libsvm" else \
-            "a MATLAB file, whose label is the first column of 'data'"
-        raise DataError(f"{path}: label_column={label_column} (--label-column) applies to CSV and ARFF files "
-                        f"only; this is {kind}")
+        kind = (
+            "a LIBSVM file, whose label is the first field of each line"
+            if fmt == "libsvm"
+            else "a MATLAB file, whose label is the first column of 'data'"
+        )
+        raise DataError(
+            f"{path}: label_column={label_column} (--label-column) applies to CSV and ARFF files "
+            f"only; this is {kind}"
+        )
     if header not in ("auto", True, False):
         raise ValueError(f"header: {header!r} must be True, False or 'auto'")
-    if header is True and fmt != "csv":   # header=False is what the other formats have anyway
-        raise DataError(f"{path}: header=True (--header yes) applies to CSV files only; this is read as "
-                        f"{ {'mat': 'a MATLAB', 'libsvm': 'a LIBSVM', 'arff': 'an ARFF'}[fmt]} file")
+    if header is True and fmt != "csv":  # header=False is what the other formats have anyway
+        raise DataError(
+            f"{path}: header=True (--header yes) applies to CSV files only; this is read as "
+            f"{ {'mat': 'a MATLAB', 'libsvm': 'a LIBSVM', 'arff': 'an ARFF'}[fmt] } file"
+        )
     try:
         if fmt != "mat":
             _check_text(path, fmt)
@@ -799,14 +882,37 @@ def load(name_or_path: str | os.PathLike, root: str | os.PathLike | None = None,
         if fmt == "libsvm":
             raise DataError(f"{path}: no features on any line (only labels)")
         raise DataError(f"{path}: no feature columns besides the label")
-    hint = (" (is the label in another column? see label_column, --label-column)"
-            if fmt in ("csv", "arff") else "")
+    hint = (
+        " (is the label in another column? see label_column, --label-column)"
+        if fmt in ("csv", "arff")
+        else ""
+    )
     y, classes, k = _map_labels(raw, path, hint)
     name = path.name
-    for suf in (".hoi.mat", ".libol.mat", ".jingcoco.mat", ".mat", ".scale", ".csv", ".tsv", ".arff", ".libsvm",
-                ".svm", ".svmlight", ".data", ".txt"):
+    for suf in (
+        ".hoi.mat",
+        ".libol.mat",
+        ".jingcoco.mat",
+        ".mat",
+        ".scale",
+        ".csv",
+        ".tsv",
+        ".arff",
+        ".libsvm",
+        ".svm",
+        ".svmlight",
+        ".data",
+        ".txt",
+    ):
         if name.endswith(suf) and len(name) > len(suf):
             name = name[: -len(suf)]
             break
-    return Dataset(X=np.ascontiguousarray(X, dtype=np.float64), y=y, orderings=order, name=name,
-                   n_classes=k, classes=list(classes), path=str(path))
+    return Dataset(
+        X=np.ascontiguousarray(X, dtype=np.float64),
+        y=y,
+        orderings=order,
+        name=name,
+        n_classes=k,
+        classes=list(classes),
+        path=str(path),
+    )

@@ -94,7 +94,16 @@ from silkvision.backends.mercer import kernel_eval, make_kernel
 from silkvision.backends.registry import register
 from silkvision.backends.sparse import cols_append, cols_kernel_row, nonzeros, sqn_of, use_columns
 
-__all__ = ["DUOL", "DUOLAppr", "DUOLIter", "DUOLNips", "DUOLRand", "solve_prop2", "solve_box_qp", "duol_reference"]
+__all__ = [
+    "DUOL",
+    "DUOLAppr",
+    "DUOLIter",
+    "DUOLNips",
+    "DUOLRand",
+    "solve_prop2",
+    "solve_box_qp",
+    "duol_reference",
+]
 
 EXACT, APPR, ITER, RAND, NIPS = 0, 1, 2, 3, 4
 
@@ -111,6 +120,7 @@ _VARIANT_NAMES = {"exact": EXACT, "appr": APPR, "iter": ITER, "rand": RAND, "nip
 # ----------------------------------------------------------------------------------------------
 # the two-variable problem (1)
 # ----------------------------------------------------------------------------------------------
+
 
 @njit(cache=True)
 def _h(ga, d, ka, kb, w, la, lb):
@@ -211,6 +221,7 @@ def _double_weights(variant, ka, kb, w, la, lb, C, gb_hat, rho):
 # random numbers for duol_rand (splitmix64; the state is a uint64[1] owned by the estimator)
 # ----------------------------------------------------------------------------------------------
 
+
 @njit(cache=True)
 def _rand_below(state, n):
     z = state[0] + np.uint64(0x9E3779B97F4A7C15)
@@ -282,8 +293,33 @@ def _decision(SV, gam, ysv, n, x, kind, sigma, degree, coef0, krow):
 
 
 @njit(cache=True)
-def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
-              kind, sigma, degree, coef0, C, rho, variant, rng, out, counts, cols, XT, sqn):
+def _duol_run(
+    X,
+    Y,
+    SV,
+    gam,
+    ysv,
+    fsv,
+    krow,
+    brow,
+    G,
+    n,
+    gram_on,
+    gram_limit,
+    kind,
+    sigma,
+    degree,
+    coef0,
+    C,
+    rho,
+    variant,
+    rng,
+    out,
+    counts,
+    cols,
+    XT,
+    sqn,
+):
     """Algorithm 1 over the rows of ``X``: ``out[t] = f_{t-1}(x_t)``, then learn ``(x_t, Y[t])``.
 
     Returns the (possibly re-allocated) state arrays, the new count ``n`` and the cache flag.
@@ -300,7 +336,9 @@ def _duol_run(X, Y, SV, gam, ysv, fsv, krow, brow, G, n, gram_on, gram_limit,
             brow = grow_vec(brow, 0, n + 1)
         if cols:
             nnz = nonzeros(x, idx, val)
-            cols_kernel_row(XT, sqn, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0, krow, SV, x)
+            cols_kernel_row(
+                XT, sqn, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0, krow, SV, x
+            )
             f = 0.0
             for i in range(n):
                 f += gam[i] * ysv[i] * krow[i]
@@ -406,7 +444,9 @@ def _gram_rebuild(SV, n, cap, cols, XT, sqn, kind, sigma, degree, coef0):
         x = SV[m]
         if cols:
             nnz = nonzeros(x, idx, val)
-            cols_kernel_row(XT, sqn, m, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0, krow, SV, x)
+            cols_kernel_row(
+                XT, sqn, m, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0, krow, SV, x
+            )
         else:
             for i in range(m):
                 krow[i] = kval(SV[i], x, kind, sigma, degree, coef0)
@@ -420,6 +460,7 @@ def _gram_rebuild(SV, n, cap, cols, XT, sqn, kind, sigma, degree, coef0):
 # ----------------------------------------------------------------------------------------------
 # estimators
 # ----------------------------------------------------------------------------------------------
+
 
 class GramCacheMixin:
     """Pickling without the Gram cache of the DUOL learners (binary and multiclass).
@@ -442,8 +483,9 @@ class GramCacheMixin:
         if self._G is None:
             cols = bool(getattr(self, "_cols", False))
             XT, sqn = (self._XT, self._sqn) if cols else (np.zeros((1, 1)), np.zeros(1))
-            self._G = _gram_rebuild(self._SV, self._n, self.__dict__.pop("_gram_cap"), cols, XT, sqn,
-                                    *self._kernel.args)
+            self._G = _gram_rebuild(
+                self._SV, self._n, self.__dict__.pop("_gram_cap"), cols, XT, sqn, *self._kernel.args
+            )
         return self._G
 
 
@@ -464,12 +506,12 @@ class SupportMixin:
 
     def _nz(self) -> np.ndarray:
         """Internal indices of the support vectors with a non-zero weight."""
-        return np.flatnonzero(self._gam[:self._n])
+        return np.flatnonzero(self._gam[: self._n])
 
     @property
     def n_support_(self) -> int:
         """Number of support vectors (examples with a non-zero weight)."""
-        return 0 if self._SV is None else int(np.count_nonzero(self._gam[:self._n]))
+        return 0 if self._SV is None else int(np.count_nonzero(self._gam[: self._n]))
 
     @property
     def support_vectors_(self) -> np.ndarray:
@@ -490,8 +532,11 @@ def _check_common(C, rho, cache_mb):
     ValueError
         Naming the first bad parameter (also for values that are not numbers).
     """
-    return (check_positive("C", C), check_range("rho", rho, 0, 1, hi_open=True),
-            check_positive("cache_mb", cache_mb, allow_zero=True))
+    return (
+        check_positive("C", C),
+        check_range("rho", rho, 0, 1, hi_open=True),
+        check_positive("cache_mb", cache_mb, allow_zero=True),
+    )
 
 
 class _DUOLBase(GramCacheMixin, SupportMixin, BinaryClassifier):
@@ -515,21 +560,54 @@ class _DUOLBase(GramCacheMixin, SupportMixin, BinaryClassifier):
             self._fsv = np.zeros(cap)
             self._krow = np.zeros(cap)
             self._brow = np.zeros(cap)
-            self._gram_limit = int(min(np.sqrt(self.cache_mb * 1e6 / 8.0), 2.0 ** 62))  # int64 for numba
+            self._gram_limit = int(min(np.sqrt(self.cache_mb * 1e6 / 8.0), 2.0**62))  # int64 for numba
             self._gram_on = self._gram_limit >= 1
             self._G = np.zeros((min(cap, max(self._gram_limit, 1)),) * 2)
             # feature-major copy of the support vectors when the first batch is sparse
             self._cols = X is not None and bool(use_columns(X))
-            self._XT, self._sqn = (np.zeros((d, cap)), np.zeros(cap)) if self._cols else (np.zeros((d, 1)), np.zeros(1))
+            self._XT, self._sqn = (
+                (np.zeros((d, cap)), np.zeros(cap)) if self._cols else (np.zeros((d, 1)), np.zeros(1))
+            )
 
     def _run(self, X, Y):
         self._ensure_state(X.shape[1], X)
         out = np.empty(X.shape[0])
-        (self._SV, self._gam, self._ysv, self._fsv, self._krow, self._brow, self._G, self._n,
-         self._gram_on, self._XT, self._sqn) = _duol_run(
-            X, Y, self._SV, self._gam, self._ysv, self._fsv, self._krow, self._brow, self._gram(), self._n,
-            self._gram_on, self._gram_limit, *self._kernel.args, self.C, self.rho, self._variant, self._rng,
-            out, self._counts, self._cols, self._XT, self._sqn)
+        (
+            self._SV,
+            self._gam,
+            self._ysv,
+            self._fsv,
+            self._krow,
+            self._brow,
+            self._G,
+            self._n,
+            self._gram_on,
+            self._XT,
+            self._sqn,
+        ) = _duol_run(
+            X,
+            Y,
+            self._SV,
+            self._gam,
+            self._ysv,
+            self._fsv,
+            self._krow,
+            self._brow,
+            self._gram(),
+            self._n,
+            self._gram_on,
+            self._gram_limit,
+            *self._kernel.args,
+            self.C,
+            self.rho,
+            self._variant,
+            self._rng,
+            out,
+            self._counts,
+            self._cols,
+            self._XT,
+            self._sqn,
+        )
         return out
 
     # -- river-style API --------------------------------------------------------------------------
@@ -707,8 +785,7 @@ class DUOLRand(_DUOLBase):
 
     _variant = RAND
 
-    def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=5.0, rho=0.0, cache_mb=256.0,
-                 seed=0):
+    def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=5.0, rho=0.0, cache_mb=256.0, seed=0):
         check_seed(seed, allow_none=True)
         self.seed = seed
         self._init_common(kernel, sigma, degree, coef, C, rho, cache_mb)
@@ -717,6 +794,7 @@ class DUOLRand(_DUOLBase):
 # ----------------------------------------------------------------------------------------------
 # plain Python reference (recomputes every score; for the tests)
 # ----------------------------------------------------------------------------------------------
+
 
 def duol_reference(X, y, kernel, C=5.0, rho=0.0, variant="exact", seed=0, counts=None):
     """Algorithm 1 in plain Python/NumPy, recomputing ``y_i f(x_i)`` from scratch at every trial.
@@ -759,9 +837,9 @@ def duol_reference(X, y, kernel, C=5.0, rho=0.0, variant="exact", seed=0, counts
                     if w < wmin:
                         wmin, b = w, i
         elif v == APPR:
-            if y[t] * f <= MARGIN_TOL:          # Theorem 1: a misclassified new example ...
+            if y[t] * f <= MARGIN_TOL:  # Theorem 1: a misclassified new example ...
                 for i, j in enumerate(S):
-                    if y[j] * f_of(X[j]) <= MARGIN_TOL:      # ... and auxiliary
+                    if y[j] * f_of(X[j]) <= MARGIN_TOL:  # ... and auxiliary
                         w = y[j] * y[t] * k(X[j], X[t])
                         if w <= wmin:
                             wmin, b = w, i
@@ -782,10 +860,10 @@ def duol_reference(X, y, kernel, C=5.0, rho=0.0, variant="exact", seed=0, counts
             # Proposition 2 and RAND's box QP are, and tests check those two against brute force)
             if v == EXACT:
                 ga, d, _ = solve_prop2(ka, kb, wmin, lt, lb, C, gam[b])
-            elif v in (APPR, NIPS):                      # JMLR sec. 5.1: steps 1 / (1 - rho)
+            elif v in (APPR, NIPS):  # JMLR sec. 5.1: steps 1 / (1 - rho)
                 ga = min(C, 1.0 / (1.0 - rho))
                 d = min(C, gam[b] + 1.0 / (1.0 - rho)) - gam[b]
-            elif v == ITER:                              # one coordinate step each, in the box
+            elif v == ITER:  # one coordinate step each, in the box
                 ga = min(max(lt / ka, 0.0), C)
                 d = min(max((lb - wmin * ga) / kb, -gam[b]), C - gam[b])
             else:

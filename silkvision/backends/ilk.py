@@ -30,16 +30,25 @@ import math
 import numpy as np
 from numba import njit
 
-from silkvision.backends._support import (BinaryKernelClassifier, check_budget, check_choice, check_positive,
-                                          check_range, reference_decision, sv_append, sv_argmin_abs, sv_decision,
-                                          sv_remove)
+from silkvision.backends._support import (
+    BinaryKernelClassifier,
+    check_budget,
+    check_choice,
+    check_positive,
+    check_range,
+    reference_decision,
+    sv_append,
+    sv_argmin_abs,
+    sv_decision,
+    sv_remove,
+)
 from silkvision.backends.mercer import kernel_eval, make_kernel
 from silkvision.backends.registry import register
 
 __all__ = ["ILK", "SILK", "ilk_alpha", "logistic_root", "ilk_reference", "LOSSES"]
 
 LOSSES = ("hinge", "square", "logistic")
-HINGE, SQUARE, LOGISTIC = 0, 1, 2   # indices into LOSSES: the codes ilk_alpha takes
+HINGE, SQUARE, LOGISTIC = 0, 1, 2  # indices into LOSSES: the codes ilk_alpha takes
 
 
 @njit(cache=True)
@@ -54,7 +63,7 @@ def logistic_root(m, k, B):
     if B <= 0.0:
         return 0.0
     lo, hi = 0.0, B
-    a = B / (1.0 + math.exp(min(m, 700.0)))   # exact when k = 0, a good start otherwise
+    a = B / (1.0 + math.exp(min(m, 700.0)))  # exact when k = 0, a good start otherwise
     width = hi - lo
     for _ in range(200):
         z = min(m + a * k, 700.0)
@@ -84,10 +93,10 @@ def ilk_alpha(loss, f, yt, kxx, C, tau, rho):
     that follows from eq. 13 (unnumbered in the paper), logistic the root of its fixed-point equation;
     0 for an example with ``k(x, x) = 0`` (its term would be the zero function, yet take a SILK slot)."""
     om = 1.0 - tau
-    if kxx <= 0.0:   # k(x, .) is then the zero function (Cauchy-Schwarz): nothing to store
+    if kxx <= 0.0:  # k(x, .) is then the zero function (Cauchy-Schwarz): nothing to store
         return 0.0
     if loss == HINGE:
-        a = (rho - om * yt * f) / kxx    # = y alpha_hat
+        a = (rho - om * yt * f) / kxx  # = y alpha_hat
         if a <= 0.0:
             return 0.0
         if a > om * C:
@@ -109,12 +118,12 @@ def _ilk_loop(X, y, SV, coef, stamp, n, t0, loss, C, tau, rho, omega, kind, sigm
         pred[i] = 1.0 if f >= 0.0 else -1.0
         kxx = kernel_eval(x, x, kind, sigma, degree, c0)
         a = ilk_alpha(loss, f, y[i], kxx, C, tau, rho)
-        for j in range(n):                     # eq. (11)
+        for j in range(n):  # eq. (11)
             coef[j] *= om
         if a != 0.0:
             SV, coef, stamp = sv_append(SV, coef, stamp, n, x, a, t0 + i)
             n += 1
-            if omega > 0 and n > omega:        # SILK: drop the smallest |alpha|
+            if omega > 0 and n > omega:  # SILK: drop the smallest |alpha|
                 n = sv_remove(SV, coef, stamp, n, sv_argmin_abs(coef, n))
     return pred, SV, coef, stamp, n
 
@@ -138,9 +147,18 @@ class ILK(BinaryKernelClassifier):
         Buffer size (SILK).
     """
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 loss: str = "hinge", C: float = 1.0, tau: float = 0.01, rho: float = 1.0,
-                 omega: int | None = None):
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        coef: float = 1.0,
+        loss: str = "hinge",
+        C: float = 1.0,
+        tau: float = 0.01,
+        rho: float = 1.0,
+        omega: int | None = None,
+    ):
         self.loss, self.C, self.tau, self.rho, self.omega = loss, C, tau, rho, omega
         self._loss = LOSSES.index(check_choice("loss", loss, LOSSES))
         self._C = check_positive("C", C)
@@ -150,9 +168,21 @@ class ILK(BinaryKernelClassifier):
         self._init_kernel(kernel, sigma, degree, coef)
 
     def _run(self, X, y, st):
-        pred, st.X, st.coef, st.stamp, st.n = _ilk_loop(X, y, st.X, st.coef, st.stamp, st.n, self._t, self._loss,
-                                                        self._C, self._tau, self._rho, self._omega or 0,
-                                                        *self.kernel_.args)
+        pred, st.X, st.coef, st.stamp, st.n = _ilk_loop(
+            X,
+            y,
+            st.X,
+            st.coef,
+            st.stamp,
+            st.n,
+            self._t,
+            self._loss,
+            self._C,
+            self._tau,
+            self._rho,
+            self._omega or 0,
+            *self.kernel_.args,
+        )
         return pred
 
 
@@ -167,14 +197,25 @@ class SILK(ILK):
         Buffer size: the term with the smallest ``|alpha|`` is dropped when it is full.
     """
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 loss: str = "hinge", C: float = 1.0, tau: float = 0.01, rho: float = 1.0, omega: int = 100):
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        coef: float = 1.0,
+        loss: str = "hinge",
+        C: float = 1.0,
+        tau: float = 0.01,
+        rho: float = 1.0,
+        omega: int = 100,
+    ):
         check_budget("omega", omega, allow_none=False)
         super().__init__(kernel, sigma, degree, coef, loss, C, tau, rho, omega)
 
 
-def ilk_reference(X, y, loss="hinge", C=1.0, tau=0.01, rho=1.0, omega=None, kernel="rbf", sigma=1.0, degree=2,
-                  coef=1.0):
+def ilk_reference(
+    X, y, loss="hinge", C=1.0, tau=0.01, rho=1.0, omega=None, kernel="rbf", sigma=1.0, degree=2, coef=1.0
+):
     """Plain NumPy/SciPy ILK/SILK (logistic root by :func:`scipy.optimize.brentq`).
 
     Returns ``(predictions, support vectors, coefficients)`` with the vectors in insertion order

@@ -51,8 +51,20 @@ from numba import njit
 
 from silkvision.backends._support import check_n_classes, grow_rows, grow_vec
 from silkvision.backends.base import MultiClassifier
-from silkvision.backends.duol import (APPR, EXACT, ITER, MARGIN_TOL, GramCacheMixin, SupportMixin, _aux_row,
-                                      _check_common, _clip, _gram_add, kval, solve_prop2)
+from silkvision.backends.duol import (
+    APPR,
+    EXACT,
+    ITER,
+    MARGIN_TOL,
+    GramCacheMixin,
+    SupportMixin,
+    _aux_row,
+    _check_common,
+    _clip,
+    _gram_add,
+    kval,
+    solve_prop2,
+)
 from silkvision.backends.mercer import make_kernel
 from silkvision.backends.registry import register
 
@@ -88,8 +100,31 @@ def _scores(SV, gam, rsv, ssv, n, x, kind, sigma, degree, coef0, krow, sc):
 
 
 @njit(cache=True)
-def _mduol_run(X, Y, K, SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, gram_limit,
-               kind, sigma, degree, coef0, C, rho, variant, out, counts):
+def _mduol_run(
+    X,
+    Y,
+    K,
+    SV,
+    gam,
+    rsv,
+    ssv,
+    fsv,
+    krow,
+    brow,
+    G,
+    n,
+    gram_on,
+    gram_limit,
+    kind,
+    sigma,
+    degree,
+    coef0,
+    C,
+    rho,
+    variant,
+    out,
+    counts,
+):
     """Algorithm 2 over the rows of ``X``: ``out[t]`` = predicted class, then learn ``(x_t, Y[t])``."""
     sc = np.zeros(max(K, 1))
     for t in range(X.shape[0]):
@@ -107,7 +142,7 @@ def _mduol_run(X, Y, K, SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, gram_
         if yt + 1 > K:  # a new class: its score is 0 for every x
             K = yt + 1
             sc2 = np.zeros(K)
-            sc2[:sc.shape[0]] = sc
+            sc2[: sc.shape[0]] = sc
             sc = sc2
         if K < 2:
             continue
@@ -169,8 +204,7 @@ def _mduol_run(X, Y, K, SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, gram_
             rb = rsv[b]
             sb = ssv[b]
             for i in range(n + 1):
-                fsv[i] += (ga * _hh(r, s, rsv[i], ssv[i]) * krow[i]
-                           + d * _hh(rb, sb, rsv[i], ssv[i]) * brow[i])
+                fsv[i] += ga * _hh(r, s, rsv[i], ssv[i]) * krow[i] + d * _hh(rb, sb, rsv[i], ssv[i]) * brow[i]
             counts[1] += 1
             if lb >= 1.0 and C >= gb_hat + 1.0 / (2.0 * (1.0 - rho)):  # strong (Theorem 5)
                 counts[2] += 1
@@ -186,8 +220,9 @@ def _mduol_run(X, Y, K, SV, gam, rsv, ssv, fsv, krow, brow, G, n, gram_on, gram_
 class _MDUOLBase(GramCacheMixin, SupportMixin, MultiClassifier):
     _variant = EXACT
 
-    def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=10.0, rho=0.0, n_classes=None,
-                 cache_mb=256.0):
+    def __init__(
+        self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=10.0, rho=0.0, n_classes=None, cache_mb=256.0
+    ):
         self._kernel = make_kernel(kernel, sigma, degree, coef)
         _check_common(C, rho, cache_mb)
         n_classes = check_n_classes(n_classes)
@@ -209,18 +244,47 @@ class _MDUOLBase(GramCacheMixin, SupportMixin, MultiClassifier):
             self._fsv = np.zeros(cap)
             self._krow = np.zeros(cap)
             self._brow = np.zeros(cap)
-            self._gram_limit = int(min(np.sqrt(self.cache_mb * 1e6 / 8.0), 2.0 ** 62))  # int64 for numba
+            self._gram_limit = int(min(np.sqrt(self.cache_mb * 1e6 / 8.0), 2.0**62))  # int64 for numba
             self._gram_on = self._gram_limit >= 1
             self._G = np.zeros((min(cap, max(self._gram_limit, 1)),) * 2)
 
     def _run(self, X, Y):
         self._ensure_state(X.shape[1])
         out = np.empty(X.shape[0], dtype=np.int64)
-        (self._SV, self._gam, self._rsv, self._ssv, self._fsv, self._krow, self._brow, self._G, self._n,
-         self._gram_on, self._K) = _mduol_run(
-            X, Y, self._K, self._SV, self._gam, self._rsv, self._ssv, self._fsv, self._krow, self._brow,
-            self._gram(), self._n, self._gram_on, self._gram_limit, *self._kernel.args, self.C, self.rho,
-            self._variant, out, self._counts)
+        (
+            self._SV,
+            self._gam,
+            self._rsv,
+            self._ssv,
+            self._fsv,
+            self._krow,
+            self._brow,
+            self._G,
+            self._n,
+            self._gram_on,
+            self._K,
+        ) = _mduol_run(
+            X,
+            Y,
+            self._K,
+            self._SV,
+            self._gam,
+            self._rsv,
+            self._ssv,
+            self._fsv,
+            self._krow,
+            self._brow,
+            self._gram(),
+            self._n,
+            self._gram_on,
+            self._gram_limit,
+            *self._kernel.args,
+            self.C,
+            self.rho,
+            self._variant,
+            out,
+            self._counts,
+        )
         return out
 
     def decision_function_one(self, x) -> np.ndarray:
@@ -229,8 +293,9 @@ class _MDUOLBase(GramCacheMixin, SupportMixin, MultiClassifier):
         sc = np.zeros(self._K)
         if self._SV is None or self._n == 0:
             return sc
-        return _scores(self._SV, self._gam, self._rsv, self._ssv, self._n, x, *self._kernel.args,
-                       self._krow, sc)
+        return _scores(
+            self._SV, self._gam, self._rsv, self._ssv, self._n, x, *self._kernel.args, self._krow, sc
+        )
 
     def _progressive(self, X, y):
         if len(X) == 0:
@@ -294,12 +359,16 @@ class MDUOL(_MDUOLBase):
 
     _variant = EXACT
 
-    def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=10.0, rho=0.0, n_classes=None,
-                 cache_mb=256.0):
+    def __init__(
+        self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=10.0, rho=0.0, n_classes=None, cache_mb=256.0
+    ):
         super().__init__(kernel, sigma, degree, coef, C, rho, n_classes, cache_mb)
 
 
-@register("mduol_appr", "M-DUOL with the approximate double update 1/(2(1-rho)) (JMLR 2011 sec. 5.5; step from Thm 5)")
+@register(
+    "mduol_appr",
+    "M-DUOL with the approximate double update 1/(2(1-rho)) (JMLR 2011 sec. 5.5; step from Thm 5)",
+)
 class MDUOLAppr(_MDUOLBase):
     """M-DUOL_appr (JMLR section 5.5): ``gamma_t = min(C, 1/(2(1-rho)))``,
     ``gamma_b = min(C, hat_gamma_b + 1/(2(1-rho)))`` for a misclassified new example with a
@@ -313,8 +382,9 @@ class MDUOLAppr(_MDUOLBase):
 
     _variant = APPR
 
-    def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=10.0, rho=0.0, n_classes=None,
-                 cache_mb=256.0):
+    def __init__(
+        self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=10.0, rho=0.0, n_classes=None, cache_mb=256.0
+    ):
         super().__init__(kernel, sigma, degree, coef, C, rho, n_classes, cache_mb)
 
 
@@ -331,8 +401,9 @@ class MDUOLIter(_MDUOLBase):
 
     _variant = ITER
 
-    def __init__(self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=10.0, rho=0.0, n_classes=None,
-                 cache_mb=256.0):
+    def __init__(
+        self, kernel="rbf", sigma=8.0, degree=2, coef=1.0, C=10.0, rho=0.0, n_classes=None, cache_mb=256.0
+    ):
         super().__init__(kernel, sigma, degree, coef, C, rho, n_classes, cache_mb)
 
 
@@ -372,7 +443,7 @@ def mduol_reference(X, y, kernel, C=10.0, rho=0.0, n_classes=None, variant="exac
 
     for t in range(len(X)):
         sc = scores(X[t])
-        preds[t] = int(np.argmax(sc[:max(K, 1)]))
+        preds[t] = int(np.argmax(sc[: max(K, 1)]))
         K = max(K, int(y[t]) + 1)
         sc = np.concatenate([sc, np.zeros(max(0, K - len(sc)))])[:K]
         if K < 2:

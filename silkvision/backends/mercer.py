@@ -27,8 +27,18 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-__all__ = ["Kernel", "make_kernel", "SIGMA_MIN", "kernel_eval", "kernel_row", "kernel_matrix_reference",
-           "check_kernel_finite", "RBF", "POLY", "LINEAR"]
+__all__ = [
+    "Kernel",
+    "make_kernel",
+    "SIGMA_MIN",
+    "kernel_eval",
+    "kernel_row",
+    "kernel_matrix_reference",
+    "check_kernel_finite",
+    "RBF",
+    "POLY",
+    "LINEAR",
+]
 
 RBF, POLY, LINEAR = 0, 1, 2
 _KINDS = {"rbf": RBF, "gaussian": RBF, "poly": POLY, "polynomial": POLY, "linear": LINEAR}
@@ -79,15 +89,19 @@ def make_kernel(kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: 
     from silkvision.backends._support import as_number
 
     if not isinstance(kernel, str) or kernel not in _KINDS:
-        raise ValueError(f"kernel: {kernel!r} is unknown; expected 'rbf' (alias 'gaussian'), 'poly' "
-                         f"(alias 'polynomial') or 'linear'")
+        raise ValueError(
+            f"kernel: {kernel!r} is unknown; expected 'rbf' (alias 'gaussian'), 'poly' "
+            f"(alias 'polynomial') or 'linear'"
+        )
     width = as_number("sigma", sigma)
     if not (np.isfinite(width) and width >= SIGMA_MIN):
-        raise ValueError(f"sigma: {sigma!r} must be a finite number >= {SIGMA_MIN:g} (2 sigma^2 "
-                         f"underflows to 0 below about 1e-162)")
+        raise ValueError(
+            f"sigma: {sigma!r} must be a finite number >= {SIGMA_MIN:g} (2 sigma^2 "
+            f"underflows to 0 below about 1e-162)"
+        )
     try:
-        ok = not isinstance(degree, (bool, str)) and int(degree) == degree and 1 <= degree <= 2 ** 62
-    except (TypeError, ValueError, OverflowError):    # None, "x", NaN, inf
+        ok = not isinstance(degree, (bool, str)) and int(degree) == degree and 1 <= degree <= 2**62
+    except (TypeError, ValueError, OverflowError):  # None, "x", NaN, inf
         ok = False
     if not ok:
         raise ValueError(f"degree: {degree!r} must be an integer >= 1 (at most 2**62)")
@@ -95,8 +109,10 @@ def make_kernel(kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: 
     if not (np.isfinite(c) and c >= 0):
         # with coef < 0, (x.z + coef)^degree is not a positive semi-definite kernel: k(x, x) can be
         # negative, and a finite k(x, x) no longer bounds k(x, z), so a model could answer inf
-        raise ValueError(f"coef: {coef!r} must be a finite number >= 0 (a negative offset does not "
-                         f"give a positive semi-definite kernel)")
+        raise ValueError(
+            f"coef: {coef!r} must be a finite number >= 0 (a negative offset does not "
+            f"give a positive semi-definite kernel)"
+        )
     return Kernel(_ALIASES.get(kernel, kernel), width, int(degree), c)
 
 
@@ -169,14 +185,19 @@ def check_kernel_finite(X: np.ndarray, kernel: Kernel, name: str = "X") -> None:
     if i < 0:
         return
     where = name if name == "x" else f"{name}[{i}]"
-    spec = "linear kernel" if kernel.kind == LINEAR else \
-        f"poly kernel (degree={kernel.degree}, coef={kernel.coef:g})"
+    spec = (
+        "linear kernel"
+        if kernel.kind == LINEAR
+        else f"poly kernel (degree={kernel.degree}, coef={kernel.coef:g})"
+    )
     v = float(kernel_eval(X[i], X[i], *kernel.args))
     big = float(np.max(np.abs(X[i])))
     kept = "it was refused (neither learned nor scored)" if name == "x" else f"no row of {name} was learned"
     alt = "" if kernel.kind == LINEAR else ", or use a lower degree or the rbf kernel"
-    raise ValueError(f"{where}: k(x, x) = {v} overflows with the {spec} (largest |feature| {big:.3g}); "
-                     f"{kept}. Scale the features (e.g. standardise them){alt}")
+    raise ValueError(
+        f"{where}: k(x, x) = {v} overflows with the {spec} (largest |feature| {big:.3g}); "
+        f"{kept}. Scale the features (e.g. standardise them){alt}"
+    )
 
 
 def kernel_matrix_reference(A: np.ndarray, B: np.ndarray, kernel: Kernel) -> np.ndarray:
@@ -190,7 +211,7 @@ def kernel_matrix_reference(A: np.ndarray, B: np.ndarray, kernel: Kernel) -> np.
         d2 = np.empty((A.shape[0], B.shape[0]))
         for j in range(B.shape[0]):
             d2[:, j] = ((A - B[j]) ** 2).sum(1)
-        return np.exp(-d2 / (2 * kernel.sigma ** 2))
+        return np.exp(-d2 / (2 * kernel.sigma**2))
     G = A @ B.T
     if kernel.name == "poly":
         return (G + kernel.coef) ** kernel.degree

@@ -36,17 +36,32 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from silkvision.backends._support import (MultiKernelClassifier, check_budget, check_positive, check_range,
-                                          reference_decision, sv_append_multi, sv_remove_multi)
+from silkvision.backends._support import (
+    MultiKernelClassifier,
+    check_budget,
+    check_positive,
+    check_range,
+    reference_decision,
+    sv_append_multi,
+    sv_remove_multi,
+)
 from silkvision.backends.mercer import kernel_eval, make_kernel
-from silkvision.backends.sparse import cols_append, cols_remove, decision_any_multi, row_buffers
 from silkvision.backends.registry import register
+from silkvision.backends.sparse import cols_append, cols_remove, decision_any_multi, row_buffers
 
-__all__ = ["MulticlassPerceptron", "PerceptronMax", "PerceptronUniform", "PerceptronProp", "MulticlassPA1",
-           "MulticlassPA2", "SILKMulticlass", "multiclass_reference"]
+__all__ = [
+    "MulticlassPerceptron",
+    "PerceptronMax",
+    "PerceptronUniform",
+    "PerceptronProp",
+    "MulticlassPA1",
+    "MulticlassPA2",
+    "SILKMulticlass",
+    "multiclass_reference",
+]
 
-MAX, UNIFORM, PROP = 0, 1, 2   # _perceptron_loop's updates (indices into MulticlassPerceptron._updates)
-STEP_PA1, STEP_PA2, STEP_SILK = 1, 2, 3   # _pa_silk_loop's updates
+MAX, UNIFORM, PROP = 0, 1, 2  # _perceptron_loop's updates (indices into MulticlassPerceptron._updates)
+STEP_PA1, STEP_PA2, STEP_SILK = 1, 2, 3  # _pa_silk_loop's updates
 
 
 @njit(cache=True)
@@ -103,14 +118,14 @@ def _perceptron_loop(X, y, SV, A, stamp, n, t0, state, variant, kind, sigma, deg
         pred[i] = p
         if yt + 1 > Ks:
             Ks = yt + 1
-        if p == yt or kernel_eval(x, x, kind, sigma, degree, c0) <= 0.0:    # k(x, x) = 0: nothing to add
+        if p == yt or kernel_eval(x, x, kind, sigma, degree, c0) <= 0.0:  # k(x, x) = 0: nothing to add
             continue
         row[:] = 0.0
         row[yt] = 1.0
         fy = F[yt]
         if variant == MAX:
             row[_runner_up(F, Ks, yt)] = -1.0
-        else:   # UNIFORM, or PROP
+        else:  # UNIFORM, or PROP
             ne = 0
             tot = 0.0
             for r in range(Ks):
@@ -132,8 +147,9 @@ def _perceptron_loop(X, y, SV, A, stamp, n, t0, state, variant, kind, sigma, deg
 
 
 @njit(cache=True)
-def _pa_silk_loop(X, y, SV, A, stamp, n, t0, state, variant, C, tau, rho, omega, kind, sigma, degree, c0,
-                  cols, XT, sqn):
+def _pa_silk_loop(
+    X, y, SV, A, stamp, n, t0, state, variant, C, tau, rho, omega, kind, sigma, degree, c0, cols, XT, sqn
+):
     """variant STEP_PA1: PA-I, STEP_PA2: PA-II (tau unused), STEP_SILK: SILK (graph-structured loss)."""
     m = X.shape[0]
     Kc = A.shape[1]
@@ -204,8 +220,15 @@ class MulticlassPerceptron(MultiKernelClassifier):
 
     _updates = ("max", "uniform", "prop")
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 update: str = "max", n_classes: int | None = None):
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        coef: float = 1.0,
+        update: str = "max",
+        n_classes: int | None = None,
+    ):
         if update not in self._updates:
             raise ValueError(f"update: {update!r} is unknown; expected 'max', 'uniform' or 'prop'")
         self.update = update
@@ -215,8 +238,19 @@ class MulticlassPerceptron(MultiKernelClassifier):
 
     def _run(self, X, y, st):
         pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _perceptron_loop(
-            X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, self._variant, *self.kernel_.args,
-            st.columns, *st.cols_args())
+            X,
+            y,
+            st.X,
+            st.coef,
+            st.stamp,
+            st.n,
+            self._t,
+            self._state,
+            self._variant,
+            *self.kernel_.args,
+            st.columns,
+            *st.cols_args(),
+        )
         st.keep_cols(XT, sqn)
         return pred
 
@@ -230,8 +264,14 @@ class PerceptronMax(MulticlassPerceptron):
     kernel, sigma, degree, coef, n_classes : as :class:`MulticlassPerceptron` (``update="max"``).
     """
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 n_classes: int | None = None):
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        coef: float = 1.0,
+        n_classes: int | None = None,
+    ):
         super().__init__(kernel, sigma, degree, coef, "max", n_classes)
 
 
@@ -244,8 +284,14 @@ class PerceptronUniform(MulticlassPerceptron):
     kernel, sigma, degree, coef, n_classes : as :class:`MulticlassPerceptron` (``update="uniform"``).
     """
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 n_classes: int | None = None):
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        coef: float = 1.0,
+        n_classes: int | None = None,
+    ):
         super().__init__(kernel, sigma, degree, coef, "uniform", n_classes)
 
 
@@ -258,16 +304,29 @@ class PerceptronProp(MulticlassPerceptron):
     kernel, sigma, degree, coef, n_classes : as :class:`MulticlassPerceptron` (``update="prop"``).
     """
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 n_classes: int | None = None):
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        coef: float = 1.0,
+        n_classes: int | None = None,
+    ):
         super().__init__(kernel, sigma, degree, coef, "prop", n_classes)
 
 
 class _MulticlassPABase(MultiKernelClassifier):
     _variant = STEP_PA1
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 C: float = 1.0, n_classes: int | None = None):
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        coef: float = 1.0,
+        C: float = 1.0,
+        n_classes: int | None = None,
+    ):
         self.C = C
         self._C = check_positive("C", C)
         self._init_classes(n_classes)
@@ -275,8 +334,23 @@ class _MulticlassPABase(MultiKernelClassifier):
 
     def _run(self, X, y, st):
         pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _pa_silk_loop(
-            X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, self._variant, self._C, 0.0, 1.0, 0,
-            *self.kernel_.args, st.columns, *st.cols_args())
+            X,
+            y,
+            st.X,
+            st.coef,
+            st.stamp,
+            st.n,
+            self._t,
+            self._state,
+            self._variant,
+            self._C,
+            0.0,
+            1.0,
+            0,
+            *self.kernel_.args,
+            st.columns,
+            *st.cols_args(),
+        )
         st.keep_cols(XT, sqn)
         return pred
 
@@ -328,9 +402,18 @@ class SILKMulticlass(MultiKernelClassifier):
         Number of classes when known upfront (see :class:`MulticlassPerceptron`).
     """
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 C: float = 1.0, tau: float = 0.01, rho: float = 1.0, omega: int | None = 100,
-                 n_classes: int | None = None):
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        coef: float = 1.0,
+        C: float = 1.0,
+        tau: float = 0.01,
+        rho: float = 1.0,
+        omega: int | None = 100,
+        n_classes: int | None = None,
+    ):
         self.C, self.tau, self.rho, self.omega = C, tau, rho, omega
         self._init_classes(n_classes)
         self._C = check_positive("C", C)
@@ -341,14 +424,41 @@ class SILKMulticlass(MultiKernelClassifier):
 
     def _run(self, X, y, st):
         pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _pa_silk_loop(
-            X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, STEP_SILK, self._C, self._tau, self._rho,
-            self._omega or 0, *self.kernel_.args, st.columns, *st.cols_args())
+            X,
+            y,
+            st.X,
+            st.coef,
+            st.stamp,
+            st.n,
+            self._t,
+            self._state,
+            STEP_SILK,
+            self._C,
+            self._tau,
+            self._rho,
+            self._omega or 0,
+            *self.kernel_.args,
+            st.columns,
+            *st.cols_args(),
+        )
         st.keep_cols(XT, sqn)
         return pred
 
 
-def multiclass_reference(X, y, algorithm="max", C=1.0, tau=0.01, rho=1.0, omega=None, kernel="rbf", sigma=1.0,
-                         degree=2, coef=1.0, n_classes=None):
+def multiclass_reference(
+    X,
+    y,
+    algorithm="max",
+    C=1.0,
+    tau=0.01,
+    rho=1.0,
+    omega=None,
+    kernel="rbf",
+    sigma=1.0,
+    degree=2,
+    coef=1.0,
+    n_classes=None,
+):
     """Plain NumPy version of every learner of this module.
 
     ``algorithm`` is ``"max"``, ``"uniform"``, ``"prop"``, ``"pa1"``, ``"pa2"`` or ``"silk"``. Returns
@@ -381,7 +491,11 @@ def multiclass_reference(X, y, algorithm="max", C=1.0, tau=0.01, rho=1.0, omega=
                 row[s] = -1
             else:
                 gaps = np.array([F[r] - F[yt] for r in E])
-                w = gaps / gaps.sum() if algorithm == "prop" and gaps.sum() > 0 else np.full(len(E), 1 / len(E))
+                w = (
+                    gaps / gaps.sum()
+                    if algorithm == "prop" and gaps.sum() > 0
+                    else np.full(len(E), 1 / len(E))
+                )
                 row[E] = -w
             SV.append(x)
             A.append(row)
@@ -402,5 +516,8 @@ def multiclass_reference(X, y, algorithm="max", C=1.0, tau=0.01, rho=1.0, omega=
             if algorithm == "silk" and omega is not None and len(SV) > omega:
                 j = int(np.argmin([np.abs(r).max() for r in A]))
                 del SV[j], A[j]
-    return (np.array(pred), np.array(SV, float).reshape(len(SV), X.shape[1]),
-            np.array(A, float).reshape(len(A), Kmax))
+    return (
+        np.array(pred),
+        np.array(SV, float).reshape(len(SV), X.shape[1]),
+        np.array(A, float).reshape(len(A), Kmax),
+    )

@@ -23,8 +23,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from silkvision.backends._support import (BinaryKernelClassifier, as_number, check_budget, check_positive,
-                                          check_range, reference_decision, sv_append, sv_decision, sv_remove)
+from silkvision.backends._support import (
+    BinaryKernelClassifier,
+    as_number,
+    check_budget,
+    check_positive,
+    check_range,
+    reference_decision,
+    sv_append,
+    sv_decision,
+    sv_remove,
+)
 from silkvision.backends.mercer import kernel_eval, make_kernel
 from silkvision.backends.registry import register
 
@@ -80,22 +89,45 @@ class NORMA(BinaryKernelClassifier):
         Truncation: keep only the ``omega`` most recent terms.
     """
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 eta: float = 0.1, lam: float = 0.01, rho: float = 1.0, omega: int | None = None):
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        coef: float = 1.0,
+        eta: float = 0.1,
+        lam: float = 0.01,
+        rho: float = 1.0,
+        omega: int | None = None,
+    ):
         self.eta, self.lam, self.rho, self.omega = eta, lam, rho, omega
         self._eta = check_positive("eta", eta)
         self._lam = check_positive("lam", lam, allow_zero=True)
         check_range("eta*lam", self._eta * self._lam, 0.0, 1.0, hi_open=True)
         if as_number("rho", rho) == 0.0:
-            raise ValueError(f"rho: {rho!r} never updates: the model starts at f = 0 and learns only when "
-                             f"y f < rho; expected rho > 0")
+            raise ValueError(
+                f"rho: {rho!r} never updates: the model starts at f = 0 and learns only when "
+                f"y f < rho; expected rho > 0"
+            )
         self._rho = check_positive("rho", rho)
         self._omega = check_budget("omega", omega)
         self._init_kernel(kernel, sigma, degree, coef)
 
     def _run(self, X, y, st):
-        pred, st.X, st.coef, st.stamp, st.n = _norma_loop(X, y, st.X, st.coef, st.stamp, st.n, self._t, self._eta,
-                                                          self._lam, self._rho, self._omega or 0, *self.kernel_.args)
+        pred, st.X, st.coef, st.stamp, st.n = _norma_loop(
+            X,
+            y,
+            st.X,
+            st.coef,
+            st.stamp,
+            st.n,
+            self._t,
+            self._eta,
+            self._lam,
+            self._rho,
+            self._omega or 0,
+            *self.kernel_.args,
+        )
         return pred
 
 
@@ -110,13 +142,24 @@ class TruncatedNORMA(NORMA):
         Number of most recent terms kept.
     """
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 eta: float = 0.1, lam: float = 0.01, rho: float = 1.0, omega: int = 100):
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        coef: float = 1.0,
+        eta: float = 0.1,
+        lam: float = 0.01,
+        rho: float = 1.0,
+        omega: int = 100,
+    ):
         check_budget("omega", omega, allow_none=False)
         super().__init__(kernel, sigma, degree, coef, eta, lam, rho, omega)
 
 
-def norma_reference(X, y, eta=0.1, lam=0.01, rho=1.0, omega=None, kernel="rbf", sigma=1.0, degree=2, coef=1.0):
+def norma_reference(
+    X, y, eta=0.1, lam=0.01, rho=1.0, omega=None, kernel="rbf", sigma=1.0, degree=2, coef=1.0
+):
     """Plain NumPy (truncated) NORMA; returns ``(predictions, support vectors in insertion order,
     coefficients)``; ``(0, d)`` and ``(0,)`` arrays when nothing is stored."""
     k = make_kernel(kernel, sigma, degree, coef)

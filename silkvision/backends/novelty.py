@@ -40,8 +40,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from silkvision.backends._support import (NoveltyKernelDetector, as_number, check_budget, check_positive, check_range,
-                                          reference_decision, sv_append, sv_argmin_abs, sv_decision, sv_remove)
+from silkvision.backends._support import (
+    NoveltyKernelDetector,
+    as_number,
+    check_budget,
+    check_positive,
+    check_range,
+    reference_decision,
+    sv_append,
+    sv_argmin_abs,
+    sv_decision,
+    sv_remove,
+)
 from silkvision.backends.mercer import kernel_eval, make_kernel
 from silkvision.backends.norma import sv_argmin_stamp
 from silkvision.backends.registry import register
@@ -100,7 +110,10 @@ def _norma_novelty_loop(X, SV, coef, stamp, n, t0, state, eta, lam, nu, omega, k
     return out, SV, coef, stamp, n
 
 
-@register("silk_novelty", "SILK novelty detector on vectors (Cheng et al. 2006): implicit hinge update, omega buffer")
+@register(
+    "silk_novelty",
+    "SILK novelty detector on vectors (Cheng et al. 2006): implicit hinge update, omega buffer",
+)
 class SILKNovelty(NoveltyKernelDetector):
     """SILK novelty detector.
 
@@ -126,8 +139,17 @@ class SILKNovelty(NoveltyKernelDetector):
     True
     """
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 C: float = 0.4, tau: float = 0.01, rho: float = 1.0, omega: int = 20):
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        coef: float = 1.0,
+        C: float = 0.4,
+        tau: float = 0.01,
+        rho: float = 1.0,
+        omega: int = 20,
+    ):
         self.C, self.tau, self.rho, self.omega = C, tau, rho, omega
         self._C = check_positive("C", C)
         self._tau = check_range("tau", tau, 0.0, 1.0, hi_open=True)
@@ -136,13 +158,25 @@ class SILKNovelty(NoveltyKernelDetector):
         self._init_kernel(kernel, sigma, degree, coef)
 
     def _run(self, X, st):
-        out, st.X, st.coef, st.stamp, st.n = _silk_novelty_loop(X, st.X, st.coef, st.stamp, st.n, self._t, self._C,
-                                                                self._tau, self._rho, self._omega,
-                                                                *self.kernel_.args)
+        out, st.X, st.coef, st.stamp, st.n = _silk_novelty_loop(
+            X,
+            st.X,
+            st.coef,
+            st.stamp,
+            st.n,
+            self._t,
+            self._C,
+            self._tau,
+            self._rho,
+            self._omega,
+            *self.kernel_.args,
+        )
         return out
 
 
-@register("norma_novelty", "NORMA novelty detector on vectors (Kivinen et al. 2004): nu-offset, truncated to omega")
+@register(
+    "norma_novelty", "NORMA novelty detector on vectors (Kivinen et al. 2004): nu-offset, truncated to omega"
+)
 class NORMANovelty(NoveltyKernelDetector):
     """NORMA novelty detector.
 
@@ -161,8 +195,18 @@ class NORMANovelty(NoveltyKernelDetector):
         Initial offset (the pixel detector's ``RHO0``).
     """
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 eta: float = 0.1, lam: float = 0.1, nu: float = 0.5, omega: int | None = 20, rho: float = 1.0):
+    def __init__(
+        self,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        coef: float = 1.0,
+        eta: float = 0.1,
+        lam: float = 0.1,
+        nu: float = 0.5,
+        omega: int | None = 20,
+        rho: float = 1.0,
+    ):
         self.eta, self.lam, self.nu, self.omega, self.rho = eta, lam, nu, omega, rho
         self._eta = check_positive("eta", eta)
         self._lam = check_positive("lam", lam, allow_zero=True)
@@ -184,13 +228,26 @@ class NORMANovelty(NoveltyKernelDetector):
         return float(self._state[0])
 
     def _run(self, X, st):
-        out, st.X, st.coef, st.stamp, st.n = _norma_novelty_loop(X, st.X, st.coef, st.stamp, st.n, self._t,
-                                                                 self._state, self._eta, self._lam, self._nu,
-                                                                 self._omega or 0, *self.kernel_.args)
+        out, st.X, st.coef, st.stamp, st.n = _norma_novelty_loop(
+            X,
+            st.X,
+            st.coef,
+            st.stamp,
+            st.n,
+            self._t,
+            self._state,
+            self._eta,
+            self._lam,
+            self._nu,
+            self._omega or 0,
+            *self.kernel_.args,
+        )
         return out
 
 
-def silk_novelty_reference(X, C=0.4, tau=0.01, rho=1.0, omega=20, kernel="rbf", sigma=1.0, degree=2, coef=1.0):
+def silk_novelty_reference(
+    X, C=0.4, tau=0.01, rho=1.0, omega=20, kernel="rbf", sigma=1.0, degree=2, coef=1.0
+):
     """Plain NumPy SILK novelty detector; returns ``(scores, support vectors, coefficients)`` (``(0, d)``
     and ``(0,)`` arrays when nothing is stored; an example with ``k(x, x) = 0`` gets no term)."""
     k = make_kernel(kernel, sigma, degree, coef)
@@ -211,8 +268,9 @@ def silk_novelty_reference(X, C=0.4, tau=0.01, rho=1.0, omega=20, kernel="rbf", 
     return np.array(out), np.array(SV, float).reshape(len(SV), X.shape[1]), np.array(a, float)
 
 
-def norma_novelty_reference(X, eta=0.1, lam=0.1, nu=0.5, omega=20, rho=1.0, kernel="rbf", sigma=1.0, degree=2,
-                            coef=1.0):
+def norma_novelty_reference(
+    X, eta=0.1, lam=0.1, nu=0.5, omega=20, rho=1.0, kernel="rbf", sigma=1.0, degree=2, coef=1.0
+):
     """Plain NumPy NORMA novelty detector; returns ``(scores, support vectors, coefficients, final rho)``
     (``(0, d)`` and ``(0,)`` arrays when nothing is stored)."""
     k = make_kernel(kernel, sigma, degree, coef)

@@ -19,8 +19,8 @@ from numba import njit
 
 from silkvision.backends._support import BinaryKernelClassifier, check_positive, reference_decision, sv_append
 from silkvision.backends.mercer import kernel_eval, make_kernel
-from silkvision.backends.sparse import cols_append, decision_any, row_buffers
 from silkvision.backends.registry import register
+from silkvision.backends.sparse import cols_append, decision_any, row_buffers
 
 __all__ = ["PA", "PA1", "PA2", "pa_step_size", "pa_reference"]
 
@@ -61,8 +61,9 @@ def _pa_loop(X, y, SV, coef, stamp, n, t0, variant, C, kind, sigma, degree, c0, 
 class _PABase(BinaryKernelClassifier):
     _variant = 0
 
-    def __init__(self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0,
-                 C: float = 1.0):
+    def __init__(
+        self, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2, coef: float = 1.0, C: float = 1.0
+    ):
         self.C = C
         self._C = check_positive("C", C)
         self._init_kernel(kernel, sigma, degree, coef)
@@ -71,8 +72,19 @@ class _PABase(BinaryKernelClassifier):
 
     def _run(self, X, y, st):
         pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _pa_loop(
-            X, y, st.X, st.coef, st.stamp, st.n, self._t, self._variant, self._C, *self.kernel_.args,
-            st.columns, *st.cols_args())
+            X,
+            y,
+            st.X,
+            st.coef,
+            st.stamp,
+            st.n,
+            self._t,
+            self._variant,
+            self._C,
+            *self.kernel_.args,
+            st.columns,
+            *st.cols_args(),
+        )
         st.keep_cols(XT, sqn)
         return pred
 

@@ -75,7 +75,8 @@ class Perceptron(BinaryKernelClassifier):
 
     def _run(self, X, y, st):
         pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _perceptron_loop(
-            X, y, st.X, st.coef, st.stamp, st.n, self._t, *self.kernel_.args, st.columns, *st.cols_args())
+            X, y, st.X, st.coef, st.stamp, st.n, self._t, *self.kernel_.args, st.columns, *st.cols_args()
+        )
         st.keep_cols(XT, sqn)
         return pred
 

@@ -75,8 +75,20 @@ import math
 
 import numpy as np
 
-from silkvision.backends._ramp_kernels import (_HW, _NACT, _NEVAL, _NLIMIT, _NMETA, _NQUERY, _NSEEN, _NSMO,
-                                               _decision_batch, _fill_cache, _process, smo_step)
+from silkvision.backends._ramp_kernels import (
+    _HW,
+    _NACT,
+    _NEVAL,
+    _NLIMIT,
+    _NMETA,
+    _NQUERY,
+    _NSEEN,
+    _NSMO,
+    _decision_batch,
+    _fill_cache,
+    _process,
+    smo_step,
+)
 from silkvision.backends._support import as_number, check_positive
 from silkvision.backends.base import BinaryClassifier, check_X
 from silkvision.backends.mercer import kernel_eval, make_kernel
@@ -92,17 +104,30 @@ def _check_pos(name, v, allow_zero=False):
 
 def _check_int(name, v, lo):
     """An integer in ``[lo, 2**62]``; larger ones are rejected, not clamped (numba uses int64)."""
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= 2 ** 62:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= 2**62:
         raise ValueError(f"{name}: {v!r} must be an integer >= {lo} (at most 2**62)")
 
 
 class _RampSVMBase(BinaryClassifier):
     _active = False
 
-    def __init__(self, C: float = 1.0, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2,
-                 coef: float = 1.0, s: float = -1.0, m: int | None = None, tol: float = 1e-3,
-                 eps: float = 1e-5, cache_mb: float = 128.0, shrinking: bool = True, max_smo: int = 100000,
-                 max_cccp: int = 100, cccp_tol: float | None = None):
+    def __init__(
+        self,
+        C: float = 1.0,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        coef: float = 1.0,
+        s: float = -1.0,
+        m: int | None = None,
+        tol: float = 1e-3,
+        eps: float = 1e-5,
+        cache_mb: float = 128.0,
+        shrinking: bool = True,
+        max_smo: int = 100000,
+        max_cccp: int = 100,
+        cccp_tol: float | None = None,
+    ):
         _check_pos("C", C)
         self._kernel = make_kernel(kernel, sigma, degree, coef)
         s_val = as_number("s", s)
@@ -139,13 +164,25 @@ class _RampSVMBase(BinaryClassifier):
     # ----------------------------------------------------------------- state
     def _alloc(self, d: int, cap: int = 64) -> None:
         st = {
-            "SX": np.zeros((cap, d)), "SY": np.zeros(cap), "A": np.zeros(cap), "G": np.zeros(cap),
-            "QD": np.zeros(cap), "ACT": np.zeros(cap, np.int8), "INV": np.zeros(cap, np.int8),
-            "MARK": np.zeros(cap, np.int64), "FREE": np.zeros(cap, np.int64),
-            "C_OF": np.full(cap, -1, np.int64), "NEWROW": np.zeros(cap), "SCRATCH": np.zeros(cap),
-            "REMOVED": np.zeros(cap, np.int64), "META": np.zeros(_NMETA, np.int64),
-            "WIDX": np.zeros(cap, np.int64), "TRK": np.zeros(cap, np.int8), "D": np.zeros(cap),
-            "CHG": np.zeros(cap, np.int64), "CHGF": np.zeros(cap, np.int8),
+            "SX": np.zeros((cap, d)),
+            "SY": np.zeros(cap),
+            "A": np.zeros(cap),
+            "G": np.zeros(cap),
+            "QD": np.zeros(cap),
+            "ACT": np.zeros(cap, np.int8),
+            "INV": np.zeros(cap, np.int8),
+            "MARK": np.zeros(cap, np.int64),
+            "FREE": np.zeros(cap, np.int64),
+            "C_OF": np.full(cap, -1, np.int64),
+            "NEWROW": np.zeros(cap),
+            "SCRATCH": np.zeros(cap),
+            "REMOVED": np.zeros(cap, np.int64),
+            "META": np.zeros(_NMETA, np.int64),
+            "WIDX": np.zeros(cap, np.int64),
+            "TRK": np.zeros(cap, np.int8),
+            "D": np.zeros(cap),
+            "CHG": np.zeros(cap, np.int64),
+            "CHGF": np.zeros(cap, np.int8),
         }
         nrows = self._cache_rows(cap)
         st["CROW"] = np.zeros((nrows, cap))
@@ -162,17 +199,34 @@ class _RampSVMBase(BinaryClassifier):
         return float(self._shrink_margin) if self.shrinking and psd else -1.0
 
     def _band(self) -> float:
-        return -1.0 if self.cccp_tol is None else float(self.cccp_tol)   # -1: _smo_accuracy per example
+        return -1.0 if self.cccp_tol is None else float(self.cccp_tol)  # -1: _smo_accuracy per example
 
     def _cache_rows(self, cap: int) -> int:
-        return int(min(cap, (self.cache_mb * 2 ** 20) // (8 * cap)))
+        return int(min(cap, (self.cache_mb * 2**20) // (8 * cap)))
 
     def _grow(self) -> None:
         st = self._st
         old = st["SX"].shape[0]
         cap = 2 * old
-        for key in ("SX", "SY", "A", "G", "QD", "ACT", "INV", "MARK", "NEWROW", "SCRATCH", "REMOVED", "FREE",
-                    "WIDX", "TRK", "D", "CHG", "CHGF"):
+        for key in (
+            "SX",
+            "SY",
+            "A",
+            "G",
+            "QD",
+            "ACT",
+            "INV",
+            "MARK",
+            "NEWROW",
+            "SCRATCH",
+            "REMOVED",
+            "FREE",
+            "WIDX",
+            "TRK",
+            "D",
+            "CHG",
+            "CHGF",
+        ):
             a = st[key]
             b = np.zeros((cap,) + a.shape[1:], a.dtype)
             b[:old] = a
@@ -207,20 +261,62 @@ class _RampSVMBase(BinaryClassifier):
         if self._st is None:
             self._alloc(X.shape[1])
         st = self._st
-        if st["CROW"] is None:              # unpickled: recompute the cached rows
-            st["CROW"] = _fill_cache(np.zeros(st.pop("CROW_SHAPE")), st["S_OF"], st["SX"], st["QD"], st["ACT"],
-                                     int(st["META"][_HW]), *self._kernel.args)
+        if st["CROW"] is None:  # unpickled: recompute the cached rows
+            st["CROW"] = _fill_cache(
+                np.zeros(st.pop("CROW_SHAPE")),
+                st["S_OF"],
+                st["SX"],
+                st["QD"],
+                st["ACT"],
+                int(st["META"][_HW]),
+                *self._kernel.args,
+            )
         out = np.zeros(X.shape[0])
         i = 0
         kind, sigma, degree, coef = self._kernel.args
         while True:
-            i = _process(X, y, i, out, st["SX"], st["SY"], st["A"], st["G"], st["QD"], st["ACT"], st["INV"],
-                         st["MARK"], st["FREE"], st["CROW"], st["C_OF"], st["S_OF"], st["LRU"], st["NEWROW"],
-                         st["SCRATCH"], st["REMOVED"], st["META"], st["WIDX"], st["TRK"], st["D"], st["CHG"],
-                         st["CHGF"], kind, sigma, degree, coef,
-                         float(self.C), float(self.s), float(self.tol), float(self.eps),
-                         -1 if self.m is None else int(self.m), bool(self._active),
-                         int(self.max_smo), int(self.max_cccp), self._margin(), self._band())
+            i = _process(
+                X,
+                y,
+                i,
+                out,
+                st["SX"],
+                st["SY"],
+                st["A"],
+                st["G"],
+                st["QD"],
+                st["ACT"],
+                st["INV"],
+                st["MARK"],
+                st["FREE"],
+                st["CROW"],
+                st["C_OF"],
+                st["S_OF"],
+                st["LRU"],
+                st["NEWROW"],
+                st["SCRATCH"],
+                st["REMOVED"],
+                st["META"],
+                st["WIDX"],
+                st["TRK"],
+                st["D"],
+                st["CHG"],
+                st["CHGF"],
+                kind,
+                sigma,
+                degree,
+                coef,
+                float(self.C),
+                float(self.s),
+                float(self.tol),
+                float(self.eps),
+                -1 if self.m is None else int(self.m),
+                bool(self._active),
+                int(self.max_smo),
+                int(self.max_cccp),
+                self._margin(),
+                self._band(),
+            )
             if i >= X.shape[0]:
                 return out
             self._grow()
@@ -250,8 +346,9 @@ class _RampSVMBase(BinaryClassifier):
         if self._st is None:
             return out
         st = self._st
-        return _decision_batch(X, st["SX"], st["SY"], st["A"], st["ACT"], int(st["META"][_HW]),
-                               *self._kernel.args, out)
+        return _decision_batch(
+            X, st["SX"], st["SY"], st["A"], st["ACT"], int(st["META"][_HW]), *self._kernel.args, out
+        )
 
     def decision_function(self, X) -> np.ndarray:
         """f(x) for each row of ``X`` (one compiled loop)."""
@@ -263,7 +360,7 @@ class _RampSVMBase(BinaryClassifier):
         return np.where(self.decision_function(X) >= 0, 1, -1).astype(np.int64)
 
     def _progressive(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        if len(X) == 0:     # no-op: allocating here would fix the feature dimension
+        if len(X) == 0:  # no-op: allocating here would fix the feature dimension
             return np.empty(0, dtype=np.int64)
         f = self._run(X, y)
         return np.where(f >= 0, 1, -1).astype(np.int64)
@@ -308,11 +405,23 @@ class _RampSVMBase(BinaryClassifier):
         """Copy of the examples kept in I, in slot order: ``X, y, alpha, g, in_V`` (for tests/plots)."""
         sl = self._slots()
         if self._st is None:
-            return {"X": np.zeros((0, self.n_features_ or 0)), "y": np.zeros(0), "alpha": np.zeros(0),
-                    "g": np.zeros(0), "in_V": np.zeros(0, bool), "slots": sl}
+            return {
+                "X": np.zeros((0, self.n_features_ or 0)),
+                "y": np.zeros(0),
+                "alpha": np.zeros(0),
+                "g": np.zeros(0),
+                "in_V": np.zeros(0, bool),
+                "slots": sl,
+            }
         st = self._st
-        return {"X": st["SX"][sl].copy(), "y": st["SY"][sl].copy(), "alpha": st["A"][sl].copy(),
-                "g": st["G"][sl].copy(), "in_V": st["INV"][sl].astype(bool), "slots": sl}
+        return {
+            "X": st["SX"][sl].copy(),
+            "y": st["SY"][sl].copy(),
+            "alpha": st["A"][sl].copy(),
+            "g": st["G"][sl].copy(),
+            "in_V": st["INV"][sl].astype(bool),
+            "slots": sl,
+        }
 
     @property
     def n_seen_(self) -> int:
@@ -340,8 +449,11 @@ class _RampSVMBase(BinaryClassifier):
         return self._meta(_NLIMIT)
 
 
-@register("online_svm_r", "OnlineSVM^R: online ramp-loss SVM by SMO + CCCP (Wang & Vucetic, ICDM 2009, Alg. 1; "
-          "the removal step of Alg. 2 when m is given)")
+@register(
+    "online_svm_r",
+    "OnlineSVM^R: online ramp-loss SVM by SMO + CCCP (Wang & Vucetic, ICDM 2009, Alg. 1; "
+    "the removal step of Alg. 2 when m is given)",
+)
 class OnlineSVMR(_RampSVMBase):
     """OnlineSVM^R (Algorithm 1 of Wang & Vucetic, ICDM 2009), optionally with the removal step.
 
@@ -403,17 +515,45 @@ class OnlineSVMRRemoval(OnlineSVMR):
         Removal step (Algorithm 2): keep at most ``m`` non-support vectors in I.
     """
 
-    def __init__(self, C: float = 1.0, kernel: str = "rbf", sigma: float = 1.0, degree: int = 2,
-                 coef: float = 1.0, s: float = -1.0, m: int | None = 100, tol: float = 1e-3,
-                 eps: float = 1e-5, cache_mb: float = 128.0, shrinking: bool = True, max_smo: int = 100000,
-                 max_cccp: int = 100, cccp_tol: float | None = None):
-        super().__init__(C=C, kernel=kernel, sigma=sigma, degree=degree, coef=coef, s=s, m=m, tol=tol,
-                         eps=eps, cache_mb=cache_mb, shrinking=shrinking, max_smo=max_smo, max_cccp=max_cccp,
-                         cccp_tol=cccp_tol)
+    def __init__(
+        self,
+        C: float = 1.0,
+        kernel: str = "rbf",
+        sigma: float = 1.0,
+        degree: int = 2,
+        coef: float = 1.0,
+        s: float = -1.0,
+        m: int | None = 100,
+        tol: float = 1e-3,
+        eps: float = 1e-5,
+        cache_mb: float = 128.0,
+        shrinking: bool = True,
+        max_smo: int = 100000,
+        max_cccp: int = 100,
+        cccp_tol: float | None = None,
+    ):
+        super().__init__(
+            C=C,
+            kernel=kernel,
+            sigma=sigma,
+            degree=degree,
+            coef=coef,
+            s=s,
+            m=m,
+            tol=tol,
+            eps=eps,
+            cache_mb=cache_mb,
+            shrinking=shrinking,
+            max_smo=max_smo,
+            max_cccp=max_cccp,
+            cccp_tol=cccp_tol,
+        )
 
 
-@register("online_asvm_r", "OnlineASVM^R: active-learning OnlineSVM^R, queries labels only where |f(x)| <= 1 "
-          "(ICDM 2009, Alg. 3)")
+@register(
+    "online_asvm_r",
+    "OnlineASVM^R: active-learning OnlineSVM^R, queries labels only where |f(x)| <= 1 (ICDM 2009, Alg. 3)",
+)
 class OnlineASVMR(_RampSVMBase):
     """OnlineASVM^R (Algorithm 3): OnlineSVM^R that uses ("queries") a label only when |f(x)| <= 1.
 
@@ -448,21 +588,35 @@ class RampSVMReference:
     ties resolve identically.
     """
 
-    def __init__(self, C=1.0, kernel="rbf", sigma=1.0, degree=2, coef=1.0, s=-1.0, m=None, tol=1e-3,
-                 eps=1e-5, active=False, max_smo=100000, max_cccp=100, cccp_tol=None):
+    def __init__(
+        self,
+        C=1.0,
+        kernel="rbf",
+        sigma=1.0,
+        degree=2,
+        coef=1.0,
+        s=-1.0,
+        m=None,
+        tol=1e-3,
+        eps=1e-5,
+        active=False,
+        max_smo=100000,
+        max_cccp=100,
+        cccp_tol=None,
+    ):
         self.k = make_kernel(kernel, sigma, degree, coef)
         self.cccp_tol = cccp_tol
         self.C, self.s, self.m, self.tol, self.eps, self.active = float(C), float(s), m, tol, eps, active
         self.max_smo, self.max_cccp = max_smo, max_cccp
-        self.X: list = []                     # per slot
+        self.X: list = []  # per slot
         self.y = np.zeros(0)
         self.a = np.zeros(0)
         self.g = np.zeros(0)
-        self.q = np.zeros(0)                  # Q_ii = k(x_i, x_i)
+        self.q = np.zeros(0)  # Q_ii = k(x_i, x_i)
         self.act = np.zeros(0, bool)
         self.inV = np.zeros(0, bool)
         self.free: list = []
-        self._K: dict = {}                    # (i, j) -> k(x_i, x_j), i < j
+        self._K: dict = {}  # (i, j) -> k(x_i, x_j), i < j
         self.n_queried = 0
 
     def _kv(self, i, j) -> float:
@@ -506,7 +660,7 @@ class RampSVMReference:
         f = self.decision(x)
         qx = float(kernel_eval(x, x, *self.k.args))
         if qx <= 0.0:
-            return f                                               # k(x, x) = 0: nothing to learn
+            return f  # k(x, x) = 0: nothing to learn
         if self.active:
             if abs(f) > max(1.0, -self.s):
                 return f
@@ -524,14 +678,14 @@ class RampSVMReference:
             self.inV = np.append(self.inV, False)
         self.y[j], self.a[j], self.g[j], self.act[j], self.inV[j] = float(y), 0.0, 1.0 - y * f, True, False
         self.q[j] = qx
-        if 0.0 <= self.g[j] <= 1.0 - self.s:                      # Alg. 1 steps 4-8
+        if 0.0 <= self.g[j] <= 1.0 - self.s:  # Alg. 1 steps 4-8
             self.inV[j] = True
             an = min(max(self.g[j] / self.q[j], 0.0), self.C)
             if an != 0.0:
                 self.a[j] = an
                 self._eq15(j, an)
             self._optimize()
-        if self.m is not None:                                     # Alg. 2
+        if self.m is not None:  # Alg. 2
             while np.sum(self.act & (self.a == 0.0)) > self.m:
                 d = np.where(self.act & (self.a == 0.0), np.abs(1.0 - self.g), -1.0)
                 r = int(np.argmax(d))
@@ -542,7 +696,7 @@ class RampSVMReference:
     def _optimize(self):
         upper = 1.0 - self.s
         for _ in range(self.max_cccp):
-            for _it in range(self.max_smo):                       # steps 10-15
+            for _it in range(self.max_smo):  # steps 10-15
                 viol = self._violators()
                 if not viol.any():
                     break
@@ -558,10 +712,10 @@ class RampSVMReference:
                 band = np.maximum(self.tol, np.sqrt(2.0 * self.eps * self.q))
             else:
                 band = self.cccp_tol
-            join = self.act & ~self.inV & (self.g <= upper - band)             # steps 16-22
+            join = self.act & ~self.inV & (self.g <= upper - band)  # steps 16-22
             leave = self.act & self.inV & (self.g > upper + band)
             self.inV = (self.inV | join) & ~leave
-            for j in np.flatnonzero(leave):                        # steps 23-26
+            for j in np.flatnonzero(leave):  # steps 23-26
                 if self.a[j] != 0.0:
                     delta = -self.a[j]
                     self.a[j] = 0.0

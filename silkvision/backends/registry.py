@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["register", "create", "available", "get_class"]
 
@@ -13,18 +13,31 @@ _REGISTRY: dict[str, tuple[type, str]] = {}
 #: Every module of ``silkvision/backends`` with a ``@register(...)`` must be listed here, and every
 #: listed module must import: ``tests/backends/test_registry.py`` checks both, so that a learner
 #: cannot silently drop out of :func:`available` (and of the generic estimator tests).
-_MODULES = ["perceptron", "passive_aggressive", "romma", "alma", "norma", "ilk", "duol", "mduol",
-            "multiclass", "ramp_svm", "novelty"]
+_MODULES = [
+    "perceptron",
+    "passive_aggressive",
+    "romma",
+    "alma",
+    "norma",
+    "ilk",
+    "duol",
+    "mduol",
+    "multiclass",
+    "ramp_svm",
+    "novelty",
+]
 
 
 def register(name: str, description: str) -> Callable[[type], type]:
     """Class decorator: make an estimator available as ``create(name)``."""
+
     def deco(cls):
         if name in _REGISTRY and _REGISTRY[name][0] is not cls:
             raise RuntimeError(f"backend name {name!r} registered twice")
         _REGISTRY[name] = (cls, description)
         cls.registry_name = name
         return cls
+
     return deco
 
 

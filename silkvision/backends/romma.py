@@ -31,8 +31,8 @@ from numba import njit
 
 from silkvision.backends._support import BinaryKernelClassifier, reference_decision, sv_append
 from silkvision.backends.mercer import kernel_eval, make_kernel
-from silkvision.backends.sparse import cols_append, decision_any, row_buffers
 from silkvision.backends.registry import register
+from silkvision.backends.sparse import cols_append, decision_any, row_buffers
 
 __all__ = ["ROMMA", "AggressiveROMMA", "romma_reference"]
 
@@ -102,8 +102,19 @@ class _ROMMABase(BinaryKernelClassifier):
 
     def _run(self, X, y, st):
         pred, st.X, st.coef, st.stamp, st.n, XT, sqn = _romma_loop(
-            X, y, st.X, st.coef, st.stamp, st.n, self._t, self._state, self._aggressive, *self.kernel_.args,
-            st.columns, *st.cols_args())
+            X,
+            y,
+            st.X,
+            st.coef,
+            st.stamp,
+            st.n,
+            self._t,
+            self._state,
+            self._aggressive,
+            *self.kernel_.args,
+            st.columns,
+            *st.cols_args(),
+        )
         st.keep_cols(XT, sqn)
         return pred
 
@@ -154,7 +165,7 @@ def romma_reference(X, y, aggressive=False, kernel="rbf", sigma=1.0, degree=2, c
             continue
         A = np.array(a)
         W = A @ kernel_matrix_reference(np.array(SV), np.array(SV), k) @ A if SV else 0.0
-        if not SV or W <= 0 or yt * f >= kxx * W:     # the new constraint alone (see the module notes)
+        if not SV or W <= 0 or yt * f >= kxx * W:  # the new constraint alone (see the module notes)
             SV, a = [x], [yt / kxx]
             continue
         D = kxx * W - f * f

@@ -48,9 +48,21 @@ from numba import njit
 
 from silkvision.backends._support import grow_vec, sv_decision, sv_decision_multi
 
-__all__ = ["COLUMNS_MIN_FEATURES", "KERNEL_ABS_TOL", "use_columns", "nonzeros", "sqn_of",
-           "cols_from_rows", "cols_append", "cols_remove", "cols_kernel_row", "cols_decision", "decision_any",
-           "decision_any_multi", "row_buffers"]
+__all__ = [
+    "COLUMNS_MIN_FEATURES",
+    "KERNEL_ABS_TOL",
+    "use_columns",
+    "nonzeros",
+    "sqn_of",
+    "cols_from_rows",
+    "cols_append",
+    "cols_remove",
+    "cols_kernel_row",
+    "cols_decision",
+    "decision_any",
+    "decision_any_multi",
+    "row_buffers",
+]
 
 #: inputs with at least this many features use the feature-major path (the smallest d measured)
 COLUMNS_MIN_FEATURES = 8
@@ -145,7 +157,7 @@ def _fix_cancelled(SV, x, sqn, n, xx, den, c, out):
     for j in range(n):
         err = c * (sqn[j] + xx)
         if err > tol:
-            e = err / den    # the largest value that d2 - err allows is at most out[j] exp(e)
+            e = err / den  # the largest value that d2 - err allows is at most out[j] exp(e)
             if e >= 1e-3 or out[j] * (1.0 + 2.0 * e) * err > tol:
                 out[j] = _rbf_direct(SV[j], x, den)
 
@@ -218,8 +230,9 @@ def decision_any(SV, coef, n, x, kind, sigma, degree, coef0, cols, XT, sqn, idx,
     if cols:
         nnz = nonzeros(x, idx, val)
         work = grow_vec(work, 0, n)
-        return cols_decision(XT, sqn, coef, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0,
-                             work, SV, x), work
+        return cols_decision(
+            XT, sqn, coef, n, idx, val, nnz, sqn_of(val, nnz), kind, sigma, degree, coef0, work, SV, x
+        ), work
     return sv_decision(SV, coef, n, x, kind, sigma, degree, coef0), work
 
 

@@ -84,7 +84,9 @@ def checkerboard(n: int, *, grid: int = 4, noise: float = 0.0, seed=None) -> tup
     return X, y
 
 
-def noisy_checkerboard(n: int, *, noise: float = 0.15, grid: int = 4, seed=None) -> tuple[np.ndarray, np.ndarray]:
+def noisy_checkerboard(
+    n: int, *, noise: float = 0.15, grid: int = 4, seed=None
+) -> tuple[np.ndarray, np.ndarray]:
     """*NCheckerboard*: :func:`checkerboard` with the class of 15 % of the examples switched."""
     return checkerboard(n, grid=grid, noise=noise, seed=seed)
 
@@ -116,6 +118,6 @@ def gauss_bayes_predict(X) -> np.ndarray:
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[1] != 2:
         raise ValueError(f"X: expected shape (n, 2), got {X.shape}")
-    a = 0.5 * (X ** 2).sum(1)
+    a = 0.5 * (X**2).sum(1)
     b = 0.125 * ((X - np.array([2.0, 0.0])) ** 2).sum(1)
     return np.where(a - b <= np.log(4.0), 1.0, -1.0)

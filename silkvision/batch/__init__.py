@@ -13,5 +13,4 @@ from silkvision.batch.cluster import Cluster, check_workers, open_cluster
 from silkvision.batch.runner import BatchResult, run_batch
 from silkvision.batch.sources import Job, expand_sources
 
-__all__ = ["Job", "expand_sources", "Cluster", "open_cluster", "check_workers", "BatchResult",
-           "run_batch"]
+__all__ = ["Job", "expand_sources", "Cluster", "open_cluster", "check_workers", "BatchResult", "run_batch"]

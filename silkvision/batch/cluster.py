@@ -36,14 +36,26 @@ def add_cluster_arguments(p: argparse.ArgumentParser, local_default: bool) -> No
         Whether the command runs on a local cluster when neither option is given (``batch``) or
         in its own process (``evaluate``).
     """
-    where = ("default: a local Dask cluster" if local_default else
-             "default: in this process, one sequence after the other")
-    p.add_argument("--workers", metavar="N", type=int, default=None,
-                   help=f"run on a local Dask cluster of N worker processes ({where}"
-                        f"{'' if not local_default else ' of one worker per core'})")
-    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="run on an existing Dask cluster, e.g. tcp://HOST:8786 (workers started "
-                        "with 'dask worker'; they must see the same paths)")
+    where = (
+        "default: a local Dask cluster"
+        if local_default
+        else "default: in this process, one sequence after the other"
+    )
+    p.add_argument(
+        "--workers",
+        metavar="N",
+        type=int,
+        default=None,
+        help=f"run on a local Dask cluster of N worker processes ({where}"
+        f"{'' if not local_default else ' of one worker per core'})",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="run on an existing Dask cluster, e.g. tcp://HOST:8786 (workers started "
+        "with 'dask worker'; they must see the same paths)",
+    )
 
 
 def cluster_wanted(args) -> bool:
@@ -96,12 +108,13 @@ def _check_address(scheduler: str) -> None:
         if not scheduler.strip():
             raise ValueError("empty address")
         scheme, location = parse_address(scheduler)
-        get_backend(scheme)   # a scheme Dask knows
+        get_backend(scheme)  # a scheme Dask knows
         if scheme in ("tcp", "tls", "ws", "wss"):
             parse_host_port(location)
     except ValueError as e:
-        raise ConfigError(f"--scheduler {scheduler!r}: {e}; expected an address such as "
-                          f"tcp://HOST:8786") from None
+        raise ConfigError(
+            f"--scheduler {scheduler!r}: {e}; expected an address such as tcp://HOST:8786"
+        ) from None
 
 
 def _cores() -> int:
@@ -123,8 +136,9 @@ def _need_distributed():
 
 
 @contextlib.contextmanager
-def open_cluster(scheduler: str | None = None, workers: int | None = None, *,
-                 dashboard_address: str = ":8787") -> Iterator[Cluster]:
+def open_cluster(
+    scheduler: str | None = None, workers: int | None = None, *, dashboard_address: str = ":8787"
+) -> Iterator[Cluster]:
     """A :class:`Cluster` on ``scheduler``, or on a new local cluster of ``workers`` processes
     (default: one per core) that is shut down on exit.
 
@@ -136,8 +150,10 @@ def open_cluster(scheduler: str | None = None, workers: int | None = None, *,
         The scheduler cannot be reached.
     """
     if scheduler is not None and workers is not None:
-        raise ConfigError(f"--workers {workers} and --scheduler {scheduler}: choose one (--workers "
-                          f"starts a local cluster; the workers of --scheduler's cluster are its own)")
+        raise ConfigError(
+            f"--workers {workers} and --scheduler {scheduler}: choose one (--workers "
+            f"starts a local cluster; the workers of --scheduler's cluster are its own)"
+        )
     if workers is not None and workers < 1:
         raise ConfigError(f"--workers {workers}: expected an integer >= 1")
     distributed = _need_distributed()
@@ -146,8 +162,10 @@ def open_cluster(scheduler: str | None = None, workers: int | None = None, *,
         try:
             client = distributed.Client(scheduler, timeout="20s", set_as_default=False)
         except (OSError, TimeoutError) as e:
-            raise ClusterError(f"--scheduler {scheduler}: cannot connect ({str(e).splitlines()[0]}); "
-                               f"expected the address of a running 'dask scheduler'") from None
+            raise ClusterError(
+                f"--scheduler {scheduler}: cannot connect ({str(e).splitlines()[0]}); "
+                f"expected the address of a running 'dask scheduler'"
+            ) from None
         try:
             yield Cluster(client, f"scheduler {scheduler}")
         finally:
@@ -157,9 +175,14 @@ def open_cluster(scheduler: str | None = None, workers: int | None = None, *,
     n = workers or cores
     # the cores shared among the worker processes: numba's threads of each (unless the user chose)
     env = {} if "NUMBA_NUM_THREADS" in os.environ else {"NUMBA_NUM_THREADS": str(max(1, cores // n))}
-    cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                       dashboard_address=dashboard_address,
-                                       silence_logs=logging.ERROR, env=env)
+    cluster = distributed.LocalCluster(
+        n_workers=n,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=dashboard_address,
+        silence_logs=logging.ERROR,
+        env=env,
+    )
     try:
         client = distributed.Client(cluster, set_as_default=False)
         try:
@@ -222,6 +245,8 @@ def check_workers(cluster: Cluster, folder: Path) -> int:
     for worker, (ok, answer) in sorted(answers.items()):
         if not ok or answer != silkvision.__version__:
             why = answer if not ok else f"it runs silkvision {answer}, this client {silkvision.__version__}"
-            raise ClusterError(f"worker {worker}: {why}; expected every worker to share the output "
-                               f"folder {folder} (same path) and to run the same silkvision")
+            raise ClusterError(
+                f"worker {worker}: {why}; expected every worker to share the output "
+                f"folder {folder} (same path) and to run the same silkvision"
+            )
     return len(answers)

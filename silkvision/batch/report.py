@@ -48,9 +48,14 @@ def write_report(out: Path, records: list[dict], *, seconds: float, where: str) 
     where : str
         Where it ran (``"local cluster of 2 worker processes"``, ``"scheduler tcp://..."``).
     """
-    doc = {"silkvision": __version__, "ran_on": where, "seconds": round(seconds, 3),
-           "counts": counts(records), "frames": sum(r["frames"] or 0 for r in records),
-           "sources": records}
+    doc = {
+        "silkvision": __version__,
+        "ran_on": where,
+        "seconds": round(seconds, 3),
+        "counts": counts(records),
+        "frames": sum(r["frames"] or 0 for r in records),
+        "sources": records,
+    }
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=FIELDS, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
@@ -70,8 +75,10 @@ def summary(records: list[dict], seconds: float, where: str, *, limit: int = 12)
     frames = sum(r["processed"] or 0 for r in records if r["status"] == "done")
     rate = f", {frames / seconds:.1f} frames/s" if seconds > 0 and frames else ""
     parts = [f"{c[s]} {s}" for s in STATUSES if c[s]]
-    lines = [f"batch of {len(records)} source{'s' if len(records) != 1 else ''} on {where}: "
-             f"{', '.join(parts)}; {frames} frames processed in {seconds:.1f} s{rate}"]
+    lines = [
+        f"batch of {len(records)} source{'s' if len(records) != 1 else ''} on {where}: "
+        f"{', '.join(parts)}; {frames} frames processed in {seconds:.1f} s{rate}"
+    ]
     bad = [r for r in records if r["status"] in ("failed", "unfinished", "pending")]
     width = max((len(r["name"] or r["source"]) for r in bad[:limit]), default=0)
     for r in bad[:limit]:

@@ -49,16 +49,25 @@ class _Bar:
         self.totals: dict = {}
         self.videos = len(names)
         self.finished = self.failed = 0
-        self.bar = tqdm(total=None, unit="frame", file=sys.stderr, disable=not enabled,
-                        dynamic_ncols=True, desc="batch", leave=True)
+        self.bar = tqdm(
+            total=None,
+            unit="frame",
+            file=sys.stderr,
+            disable=not enabled,
+            dynamic_ncols=True,
+            desc="batch",
+            leave=True,
+        )
         self._post()
 
     def _post(self) -> None:
         total = sum(self.totals.values()) if len(self.totals) == self.videos else None
         if total is not None and total != self.bar.total:
             self.bar.total = total
-        self.bar.set_postfix_str(f"videos {self.finished}/{self.videos}"
-                                 + (f", {self.failed} failed" if self.failed else ""), refresh=False)
+        self.bar.set_postfix_str(
+            f"videos {self.finished}/{self.videos}" + (f", {self.failed} failed" if self.failed else ""),
+            refresh=False,
+        )
         self.bar.n = sum(self.frames.values())
         self.bar.refresh()
 
@@ -90,17 +99,28 @@ def _lost(job: Job, out: Path, exc: BaseException) -> dict:
     too often (Dask's KilledWorker), or the task could not be run at all."""
     name = type(exc).__name__
     if name == "KilledWorker":
-        why = ("the workers running it died too often (Dask's KilledWorker: out of memory, or "
-               "killed); its checkpoint is kept, run the batch again to resume")
+        why = (
+            "the workers running it died too often (Dask's KilledWorker: out of memory, or "
+            "killed); its checkpoint is kept, run the batch again to resume"
+        )
     else:
         text = str(exc).strip().splitlines()
         why = f"{name}: {text[0]}" if text else name
     return record(job.name, job.source, str(out / job.name), "failed", error=why)
 
 
-def run_batch(jobs: list[Job], out, config: dict, cluster: Cluster, *, options: dict | None = None,
-              progress: bool = False, log: Callable[[str], None] | None = None,
-              interval: float = 1.0, export=None) -> BatchResult:
+def run_batch(
+    jobs: list[Job],
+    out,
+    config: dict,
+    cluster: Cluster,
+    *,
+    options: dict | None = None,
+    progress: bool = False,
+    log: Callable[[str], None] | None = None,
+    interval: float = 1.0,
+    export=None,
+) -> BatchResult:
     """Export every job's source into ``out/<name>`` on the cluster.
 
     Parameters
@@ -138,14 +158,21 @@ def run_batch(jobs: list[Job], out, config: dict, cluster: Cluster, *, options: 
     out = make_output_folder(out, ExportError).absolute()
     client = cluster.client
     t0 = time.perf_counter()
-    records = [record(j.name, j.source, str(out / j.name) if j.name else None, "failed" if j.error else "pending",
-                      error=j.error) for j in jobs]
+    records = [
+        record(
+            j.name,
+            j.source,
+            str(out / j.name) if j.name else None,
+            "failed" if j.error else "pending",
+            error=j.error,
+        )
+        for j in jobs
+    ]
     index = {j.name: i for i, j in enumerate(jobs) if j.error is None}
     reports: list = []
 
     def report() -> None:
-        reports[:] = write_report(out, records, seconds=time.perf_counter() - t0,
-                                  where=cluster.description)
+        reports[:] = write_report(out, records, seconds=time.perf_counter() - t0, where=cluster.description)
 
     report()
     bar = _Bar([j.name for j in jobs if j.error is None], progress)
@@ -156,9 +183,18 @@ def run_batch(jobs: list[Job], out, config: dict, cluster: Cluster, *, options: 
 
         for j in jobs:
             if j.error is None:
-                fut = client.submit(export_job, j.source, j.name, str(out / j.name), config, options,
-                                    interval=interval,
-                                    export=export, pure=False, key=f"export-{j.name}-{time.time_ns()}")
+                fut = client.submit(
+                    export_job,
+                    j.source,
+                    j.name,
+                    str(out / j.name),
+                    config,
+                    options,
+                    interval=interval,
+                    export=export,
+                    pure=False,
+                    key=f"export-{j.name}-{time.time_ns()}",
+                )
                 futures[fut] = j
         last = time.monotonic()
         for fut in as_completed(list(futures), loop=client.loop):
@@ -179,12 +215,17 @@ def run_batch(jobs: list[Job], out, config: dict, cluster: Cluster, *, options: 
         for i, r in enumerate(records):
             if r["status"] == "pending":
                 left += 1
-                records[i] = {**r, "status": "unfinished",
-                              "error": "the batch was interrupted first; run the same command again to resume"}
+                records[i] = {
+                    **r,
+                    "status": "unfinished",
+                    "error": "the batch was interrupted first; run the same command again to resume",
+                }
         client.cancel(list(futures))
         if log is not None and isinstance(e, KeyboardInterrupt):
-            log(f"interrupted with {left} of {len(records)} sources unfinished (listed in "
-                f"{out / REPORT_JSON}); run the same command again to resume them")
+            log(
+                f"interrupted with {left} of {len(records)} sources unfinished (listed in "
+                f"{out / REPORT_JSON}); run the same command again to resume them"
+            )
         raise
     finally:
         bar.close()
@@ -203,5 +244,7 @@ def _line(rec: dict) -> str:
     if rec["status"] == "skipped":
         return f"{rec['name']}: skipped, already complete ({rec['frames']} frames)"
     resumed = "" if rec["resumed_from"] is None else f", resumed after frame {rec['resumed_from']}"
-    return (f"{rec['name']}: done, {rec['frames']} frames ({rec['processed']} processed{resumed}) at "
-            f"{rec['fps']:.1f} fps on {rec['worker']}")
+    return (
+        f"{rec['name']}: done, {rec['frames']} frames ({rec['processed']} processed{resumed}) at "
+        f"{rec['fps']:.1f} fps on {rec['worker']}"
+    )

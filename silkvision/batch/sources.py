@@ -27,10 +27,32 @@ __all__ = ["Job", "expand_sources", "VIDEO_EXTENSIONS"]
 
 #: File extensions taken as videos when a folder is searched (a file named directly is always
 #: tried, whatever its extension).
-VIDEO_EXTENSIONS = frozenset({
-    ".avi", ".mp4", ".m4v", ".mkv", ".mov", ".mpg", ".mpeg", ".m2v", ".ts", ".mts", ".m2ts",
-    ".webm", ".wmv", ".flv", ".ogv", ".3gp", ".mjpeg", ".mjpg", ".h264", ".h265", ".hevc", ".y4m",
-})
+VIDEO_EXTENSIONS = frozenset(
+    {
+        ".avi",
+        ".mp4",
+        ".m4v",
+        ".mkv",
+        ".mov",
+        ".mpg",
+        ".mpeg",
+        ".m2v",
+        ".ts",
+        ".mts",
+        ".m2ts",
+        ".webm",
+        ".wmv",
+        ".flv",
+        ".ogv",
+        ".3gp",
+        ".mjpeg",
+        ".mjpg",
+        ".h264",
+        ".h265",
+        ".hevc",
+        ".y4m",
+    }
+)
 
 _GLOB_CHARS = set("*?[")
 
@@ -62,8 +84,10 @@ def _is_sequence(folder: Path) -> bool:
         return True
     try:
         with os.scandir(folder) as it:
-            return any(e.is_file() and Path(e.name).suffix.lower() in IMAGE_EXTENSIONS
-                       and not e.name.startswith(".") for e in it)
+            return any(
+                e.is_file() and Path(e.name).suffix.lower() in IMAGE_EXTENSIONS and not e.name.startswith(".")
+                for e in it
+            )
     except OSError:
         return False
 
@@ -76,8 +100,10 @@ def _search(folder: Path, skip: str | None = None) -> list[Path]:
         with os.scandir(folder) as it:
             entries = sorted(it, key=lambda entry: entry.name)
     except OSError as e:
-        raise ConfigError(f"{folder}: cannot list the folder ({e.strerror}); expected a readable "
-                          f"folder of videos or sequences") from None
+        raise ConfigError(
+            f"{folder}: cannot list the folder ({e.strerror}); expected a readable "
+            f"folder of videos or sequences"
+        ) from None
     for entry in entries:
         if entry.name.startswith("."):
             continue
@@ -97,27 +123,33 @@ def _read_list(item: str) -> list[str]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         why = getattr(e, "strerror", None) or "not UTF-8 text"
-        raise ConfigError(f"{item}: cannot read the list {path} ({why}); expected a text file with "
-                          f"one SOURCE a line") from None
+        raise ConfigError(
+            f"{item}: cannot read the list {path} ({why}); expected a text file with one SOURCE a line"
+        ) from None
     lines = [ln.strip() for ln in text.splitlines()]
     return [ln for ln in lines if ln and not ln.startswith("#")]
 
 
-def _paths(items: list[str], in_list: str | None = None,
-           skip: str | None = None) -> list[tuple[str, str | None]]:
+def _paths(
+    items: list[str], in_list: str | None = None, skip: str | None = None
+) -> list[tuple[str, str | None]]:
     """``(source, error)`` for every item, lists and patterns and folders expanded."""
     out: list[tuple[str, str | None]] = []
     for item in items:
         if item == "":
-            raise ConfigError(f"SOURCE ''{f' in {in_list}' if in_list else ''}: empty path; expected "
-                              f"a video file, a folder, a glob pattern or @LIST")
+            raise ConfigError(
+                f"SOURCE ''{f' in {in_list}' if in_list else ''}: empty path; expected "
+                f"a video file, a folder, a glob pattern or @LIST"
+            )
         if item.startswith("@") and in_list is None:
             out += _paths(_read_list(item), in_list=item, skip=skip)
             continue
         if item.strip().isdecimal():
             if not Path(item).exists():
-                raise ConfigError(f"SOURCE {item!r}: a camera index; batch exports recordings (files, "
-                                  f"folders, CDnet sequences), not live cameras (use silkvision export)")
+                raise ConfigError(
+                    f"SOURCE {item!r}: a camera index; batch exports recordings (files, "
+                    f"folders, CDnet sequences), not live cameras (use silkvision export)"
+                )
             item = os.path.join(".", item)  # the file "0", not camera 0
         if _GLOB_CHARS & set(item) and not Path(item).exists():
             matches = sorted(glob.glob(os.path.expanduser(item), recursive=True))
@@ -199,7 +231,11 @@ def expand_sources(items: list[str], out=None) -> list[Job]:
     skip = os.path.realpath(os.path.expanduser(out)) if out is not None else None
     inside = (skip + os.sep) if skip is not None else None
     for src, err in _paths(list(items), skip=skip):
-        if inside is not None and err is None and os.path.realpath(os.path.expanduser(src)).startswith(inside):
+        if (
+            inside is not None
+            and err is None
+            and os.path.realpath(os.path.expanduser(src)).startswith(inside)
+        ):
             continue
         key = os.path.realpath(os.path.expanduser(src)) if err is None else src
         if key in seen:

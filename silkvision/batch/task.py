@@ -26,8 +26,19 @@ __all__ = ["export_job", "PROGRESS_TOPIC", "record"]
 PROGRESS_TOPIC = "silkvision-batch-progress"
 
 #: record fields, in the order of ``batch.csv``
-FIELDS = ("name", "source", "status", "frames", "processed", "fps", "seconds", "worker",
-          "resumed_from", "error", "out")
+FIELDS = (
+    "name",
+    "source",
+    "status",
+    "frames",
+    "processed",
+    "fps",
+    "seconds",
+    "worker",
+    "resumed_from",
+    "error",
+    "out",
+)
 
 
 def record(name: str, source: str, out: str | None, status: str, **values) -> dict:
@@ -41,6 +52,7 @@ def _worker():
     """The Dask worker running this task, or None outside one."""
     try:
         from distributed import get_worker
+
         return get_worker()
     except (ImportError, ValueError):
         return None
@@ -82,8 +94,9 @@ class _ProgressReporter:
                     self.total = json.loads((self.out / MANIFEST).read_text()).get("source_frames")
                 except (OSError, ValueError, AttributeError):
                     pass
-            self.worker.log_event(PROGRESS_TOPIC, {"name": self.name, "frames": _masks_written(self.out),
-                                                   "total": self.total})
+            self.worker.log_event(
+                PROGRESS_TOPIC, {"name": self.name, "frames": _masks_written(self.out), "total": self.total}
+            )
 
 
 def _error_line(exc: BaseException) -> str:
@@ -95,8 +108,16 @@ def _error_line(exc: BaseException) -> str:
     return f"unexpected {type(exc).__name__}" + (f": {text[0]}" if text else "")
 
 
-def export_job(source: str, name: str, out, config: dict, options: dict | None = None, *,
-               interval: float = 1.0, export=None) -> dict:
+def export_job(
+    source: str,
+    name: str,
+    out,
+    config: dict,
+    options: dict | None = None,
+    *,
+    interval: float = 1.0,
+    export=None,
+) -> dict:
     """Export one source into ``out`` as ``silkvision export`` does; the task of a batch.
 
     Parameters
@@ -129,14 +150,32 @@ def export_job(source: str, name: str, out, config: dict, options: dict | None =
     notes: list[str] = []
     try:
         with _ProgressReporter(worker, name, out, interval):
-            res = (export or export_masks)(source, out, config, progress=False, log=notes.append,
-                                           handle_signals=False, **(options or {}))
+            res = (export or export_masks)(
+                source, out, config, progress=False, log=notes.append, handle_signals=False, **(options or {})
+            )
     except Exception as e:  # noqa: BLE001 - one bad source must not stop the batch
-        return record(name, source, str(out), "failed", worker=where, error=_error_line(e),
-                      seconds=round(time.perf_counter() - t0, 3), notes=notes)
+        return record(
+            name,
+            source,
+            str(out),
+            "failed",
+            worker=where,
+            error=_error_line(e),
+            seconds=round(time.perf_counter() - t0, 3),
+            notes=notes,
+        )
     status = "skipped" if res.already_complete else "done" if res.complete else "failed"
-    return record(name, source, str(out), status, frames=res.frames, processed=res.processed,
-                  fps=round(res.fps, 2), seconds=round(time.perf_counter() - t0, 3), worker=where,
-                  resumed_from=res.resumed_from,
-                  error=None if res.complete else (notes[-1] if notes else "export did not finish"),
-                  notes=notes)
+    return record(
+        name,
+        source,
+        str(out),
+        status,
+        frames=res.frames,
+        processed=res.processed,
+        fps=round(res.fps, 2),
+        seconds=round(time.perf_counter() - t0, 3),
+        worker=where,
+        resumed_from=res.resumed_from,
+        error=None if res.complete else (notes[-1] if notes else "export did not finish"),
+        notes=notes,
+    )

@@ -25,9 +25,22 @@ from silkvision.capture.video import VideoSource
 from silkvision.errors import SourceError
 from silkvision.io.paths import expand_user, link_problem
 
-__all__ = ["open_source", "Source", "CameraSource", "StreamSource", "VideoSource", "FolderSource",
-           "CdnetSource", "GroundTruth", "IMAGE_EXTENSIONS", "read_image", "read_roi",
-           "read_temporal_roi", "source_kind", "is_stream_url"]
+__all__ = [
+    "open_source",
+    "Source",
+    "CameraSource",
+    "StreamSource",
+    "VideoSource",
+    "FolderSource",
+    "CdnetSource",
+    "GroundTruth",
+    "IMAGE_EXTENSIONS",
+    "read_image",
+    "read_roi",
+    "read_temporal_roi",
+    "source_kind",
+    "is_stream_url",
+]
 
 
 def _camera_index(spec) -> int | None:
@@ -82,8 +95,14 @@ def _sample_hint(path: Path) -> str:
     return f" (the shipped sample {path.name} is {shipped})" if shipped.is_dir() else ""
 
 
-def open_source(spec, camera_timeout: float = 5.0, resize=None, max_frames=None,
-                groundtruth=None, reconnect_timeout: float = 30.0) -> Source:
+def open_source(
+    spec,
+    camera_timeout: float = 5.0,
+    resize=None,
+    max_frames=None,
+    groundtruth=None,
+    reconnect_timeout: float = 30.0,
+) -> Source:
     """Open a capture source.
 
     Parameters
@@ -122,26 +141,41 @@ def open_source(spec, camera_timeout: float = 5.0, resize=None, max_frames=None,
     cam = _camera_index(spec)
     if cam is not None:
         try:
-            return CameraSource(cam, camera_timeout=camera_timeout, resize=resize,
-                                max_frames=max_frames, groundtruth=groundtruth)
+            return CameraSource(
+                cam,
+                camera_timeout=camera_timeout,
+                resize=resize,
+                max_frames=max_frames,
+                groundtruth=groundtruth,
+            )
         except SourceError as e:
             hint = _path_hint(spec)
             if hint:
                 raise SourceError(f"{e} {hint}") from None
             raise
     if is_stream_url(spec):
-        return StreamSource(spec, camera_timeout=camera_timeout, reconnect_timeout=reconnect_timeout,
-                            resize=resize, max_frames=max_frames, groundtruth=groundtruth)
+        return StreamSource(
+            spec,
+            camera_timeout=camera_timeout,
+            reconnect_timeout=reconnect_timeout,
+            resize=resize,
+            max_frames=max_frames,
+            groundtruth=groundtruth,
+        )
     if not isinstance(spec, (str, os.PathLike)):
         raise ValueError(f"spec: {spec!r} is not a path or a camera index")
-    if not str(spec).strip():   # Path("") is the current folder: never what was meant
-        raise SourceError(f"{str(spec)!r}: empty path; expected a video file, an image folder, a CDnet "
-                          f"sequence folder or a camera index")
+    if not str(spec).strip():  # Path("") is the current folder: never what was meant
+        raise SourceError(
+            f"{str(spec)!r}: empty path; expected a video file, an image folder, a CDnet "
+            f"sequence folder or a camera index"
+        )
     path = expand_user(spec)
     if not path.exists():
         why = link_problem(path) or "no such file or folder"
-        raise SourceError(f"{path}: {why}; expected a video file, an image folder, "
-                          f"a CDnet sequence folder or a camera index{_sample_hint(path)}")
+        raise SourceError(
+            f"{path}: {why}; expected a video file, an image folder, "
+            f"a CDnet sequence folder or a camera index{_sample_hint(path)}"
+        )
     if path.is_dir():
         cls = CdnetSource if (path / "input").is_dir() else FolderSource
         return cls(path, resize=resize, max_frames=max_frames, groundtruth=groundtruth)

@@ -36,24 +36,26 @@ class CameraSource(Source):
     kind = "camera"
     seekable = False
 
-    def __init__(self, index: int, *, camera_timeout: float = 5.0, resize=None, max_frames=None,
-                 groundtruth=None):
+    def __init__(
+        self, index: int, *, camera_timeout: float = 5.0, resize=None, max_frames=None, groundtruth=None
+    ):
         if isinstance(index, bool) or not isinstance(index, int) or index < 0:
             raise ValueError(f"index: {index!r} is not a camera index; expected an integer >= 0")
-        if not (isinstance(camera_timeout, (int, float)) and camera_timeout > 0
-                and math.isfinite(camera_timeout)):
+        if not (
+            isinstance(camera_timeout, (int, float)) and camera_timeout > 0 and math.isfinite(camera_timeout)
+        ):
             raise ValueError(f"camera_timeout: {camera_timeout!r} is not allowed; expected a number > 0")
         super().__init__(f"camera{index}", resize=resize, max_frames=max_frames, groundtruth=groundtruth)
         self.index = index
         self.camera_timeout = float(camera_timeout)
         self.dropped = 0
         self._cond = threading.Condition()
-        self._latest: np.ndarray | None = None   # newest frame not yet delivered
-        self._seq = 0             # frames read from the camera
-        self._taken = 0           # sequence number of the last delivered frame
+        self._latest: np.ndarray | None = None  # newest frame not yet delivered
+        self._seq = 0  # frames read from the camera
+        self._taken = 0  # sequence number of the last delivered frame
         self._delivered = 0
-        self._opened: bool | None = None   # None: still opening; True/False once known
-        self._error: str | None = None     # message once the camera failed
+        self._opened: bool | None = None  # None: still opening; True/False once known
+        self._error: str | None = None  # message once the camera failed
         self._stop = threading.Event()
         self._cap = None
         self._thread = threading.Thread(target=self._run, name=f"silkvision-camera{index}", daemon=True)
@@ -62,12 +64,16 @@ class CameraSource(Source):
             ready = self._cond.wait_for(lambda: self._opened is not None, timeout=self.camera_timeout)
         if not ready:
             self._stop.set()
-            raise SourceError(f"camera {index}: did not open within {self.camera_timeout:g} s "
-                              f"(capture.camera_timeout); expected a connected camera")
+            raise SourceError(
+                f"camera {index}: did not open within {self.camera_timeout:g} s "
+                f"(capture.camera_timeout); expected a connected camera"
+            )
         if not self._opened:
             self._thread.join(timeout=1.0)
-            raise SourceError(f"camera {index}: cannot be opened; expected a connected camera that "
-                              f"no other program is using")
+            raise SourceError(
+                f"camera {index}: cannot be opened; expected a connected camera that "
+                f"no other program is using"
+            )
 
     @property
     def spec(self) -> str:
@@ -96,8 +102,10 @@ class CameraSource(Source):
                     break
                 with self._cond:
                     if not ok or frame is None:
-                        self._error = (f"camera {self.index}: stopped delivering frames after "
-                                       f"{self._seq}; expected a connected camera")
+                        self._error = (
+                            f"camera {self.index}: stopped delivering frames after "
+                            f"{self._seq}; expected a connected camera"
+                        )
                         self._cond.notify_all()
                         return
                     self._latest = frame
@@ -120,13 +128,17 @@ class CameraSource(Source):
         if self.max_frames is not None and self._delivered >= self.max_frames:
             raise StopIteration
         with self._cond:
-            got = self._cond.wait_for(lambda: self._seq > self._taken or self._error is not None
-                                      or self._stop.is_set(), timeout=self.camera_timeout)
+            got = self._cond.wait_for(
+                lambda: self._seq > self._taken or self._error is not None or self._stop.is_set(),
+                timeout=self.camera_timeout,
+            )
             if self._stop.is_set():
-                raise StopIteration   # interrupted or closed: the stream ends here
+                raise StopIteration  # interrupted or closed: the stream ends here
             if not got:
-                raise SourceError(f"camera {self.index}: no frame within {self.camera_timeout:g} s "
-                                  f"(capture.camera_timeout); the camera stalled or was disconnected")
+                raise SourceError(
+                    f"camera {self.index}: no frame within {self.camera_timeout:g} s "
+                    f"(capture.camera_timeout); the camera stalled or was disconnected"
+                )
             if self._seq == self._taken:
                 raise SourceError(self._error)
             frame, self._latest = self._latest, None
@@ -147,4 +159,3 @@ class CameraSource(Source):
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=min(1.0, self.camera_timeout))
         super().close()
-

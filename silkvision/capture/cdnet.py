@@ -28,8 +28,9 @@ def read_temporal_roi(path: Path) -> tuple[int, int]:
     try:
         first, last = (int(p) for p in parts)
     except ValueError:
-        raise SourceError(f"{path}: {' '.join(parts)[:40]!r} is not valid; expected two integers "
-                          f"'first last'") from None
+        raise SourceError(
+            f"{path}: {' '.join(parts)[:40]!r} is not valid; expected two integers 'first last'"
+        ) from None
     if not 1 <= first <= last:
         raise SourceError(f"{path}: range {first} {last} is not valid; expected 1 <= first <= last")
     return first, last
@@ -56,8 +57,13 @@ class CdnetSource(FolderSource):
         self.root = Path(folder)
         if groundtruth is None and (self.root / "groundtruth").is_dir():
             groundtruth = self.root / "groundtruth"
-        super().__init__(self.root / "input", resize=resize, max_frames=max_frames,
-                         groundtruth=groundtruth, name=self.root.resolve().name)
+        super().__init__(
+            self.root / "input",
+            resize=resize,
+            max_frames=max_frames,
+            groundtruth=groundtruth,
+            name=self.root.resolve().name,
+        )
         self._roi = self._troi = None
         self._roi_read = self._troi_read = False
 
@@ -72,7 +78,7 @@ class CdnetSource(FolderSource):
             # present (even as a broken link, a folder or a FIFO) means meant to count: read_roi
             # refuses what it cannot read rather than the whole frame being scored
             self._roi = self._check_roi_size(read_roi(path), path) if os.path.lexists(path) else None
-            self._roi_read = self._native is not None   # its size is checked once frames have one
+            self._roi_read = self._native is not None  # its size is checked once frames have one
         return self._roi
 
     @property

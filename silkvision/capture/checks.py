@@ -17,13 +17,19 @@ def check_resize(resize) -> tuple[int, int] | None:
         return None
     try:
         w, h = resize
-        ok = all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-                 and 0 < v <= MAX_FRAME_SIDE for v in (w, h))
+        ok = all(
+            isinstance(v, (int, np.integer))
+            and not isinstance(v, (bool, np.bool_))
+            and 0 < v <= MAX_FRAME_SIDE
+            for v in (w, h)
+        )
     except (TypeError, ValueError):
         ok = False
     if not ok:
-        raise ValueError(f"resize: {resize!r} is not allowed; expected None or (width, height) "
-                         f"with integers in 1..{MAX_FRAME_SIDE}")
+        raise ValueError(
+            f"resize: {resize!r} is not allowed; expected None or (width, height) "
+            f"with integers in 1..{MAX_FRAME_SIDE}"
+        )
     return int(w), int(h)
 
 

@@ -42,8 +42,9 @@ class FolderSource(Source):
         self.folder = Path(folder)
         images = list_images(self.folder)
         pairs = sorted(zip(number_images(images), images))
-        super().__init__(name or self.folder.resolve().name, resize=resize, max_frames=max_frames,
-                         groundtruth=groundtruth)
+        super().__init__(
+            name or self.folder.resolve().name, resize=resize, max_frames=max_frames, groundtruth=groundtruth
+        )
         if self.max_frames is not None:
             pairs = pairs[: self.max_frames]
         self._indices = [i for i, _ in pairs]
@@ -74,8 +75,10 @@ class FolderSource(Source):
         index = check_index(index)
         k = bisect.bisect_left(self._indices, index)
         if k == len(self._indices) or self._indices[k] != index:
-            raise SourceError(f"{self.spec}: there is no frame {index}; expected a frame number in "
-                              f"{self._indices[0]}..{self._indices[-1]}")
+            raise SourceError(
+                f"{self.spec}: there is no frame {index}; expected a frame number in "
+                f"{self._indices[0]}..{self._indices[-1]}"
+            )
         return k
 
     def seek(self, index: int) -> None:

@@ -26,8 +26,13 @@ class GroundTruth:
     def __init__(self, folder: Path):
         self.folder = Path(folder)
         if not self.folder.is_dir():
-            what = ("is a file, not a folder" if self.folder.is_file() else "is not a folder"
-                    if self.folder.exists() else "ground-truth folder not found")
+            what = (
+                "is a file, not a folder"
+                if self.folder.is_file()
+                else "is not a folder"
+                if self.folder.exists()
+                else "ground-truth folder not found"
+            )
             raise SourceError(f"{self.folder}: {what}; expected a folder of gt%06d.png masks")
         images = list_images(self.folder, strict=False, what="ground-truth folder")
         self._paths = dict(zip(number_images(images, "ground-truth folder"), images))
@@ -43,8 +48,9 @@ class GroundTruth:
         """The lowest frame number with a mask."""
         return min(self._paths)
 
-    def read(self, index: int, size: tuple[int, int] | None = None,
-             resize: tuple[int, int] | None = None) -> np.ndarray | None:
+    def read(
+        self, index: int, size: tuple[int, int] | None = None, resize: tuple[int, int] | None = None
+    ) -> np.ndarray | None:
         """HxW uint8 labels of frame ``index`` (None when there is no file for it).
 
         ``size`` is the (width, height) the file must have (the source's native frame size);
@@ -56,8 +62,10 @@ class GroundTruth:
         gt = read_image(path, cv2.IMREAD_UNCHANGED, "a ground-truth mask")
         gt = to_labels(gt, path)
         if size is not None and (gt.shape[1], gt.shape[0]) != tuple(size):
-            raise SourceError(f"{path}: ground truth is {gt.shape[1]}x{gt.shape[0]} but the frames are "
-                              f"{size[0]}x{size[1]}; expected the frame size")
+            raise SourceError(
+                f"{path}: ground truth is {gt.shape[1]}x{gt.shape[0]} but the frames are "
+                f"{size[0]}x{size[1]}; expected the frame size"
+            )
         if resize is not None and (gt.shape[1], gt.shape[0]) != tuple(resize):
             gt = cv2.resize(gt, resize, interpolation=cv2.INTER_NEAREST)
         return gt

@@ -18,14 +18,42 @@ import numpy as np
 from silkvision.capture.opencv import quiet_opencv
 from silkvision.errors import SourceError
 
-__all__ = ["IMAGE_EXTENSIONS", "IGNORED_FILES", "read_image", "list_images", "number_images",
-           "not_a_file", "to_bgr"]
+__all__ = [
+    "IMAGE_EXTENSIONS",
+    "IGNORED_FILES",
+    "read_image",
+    "list_images",
+    "number_images",
+    "not_a_file",
+    "to_bgr",
+]
 
 #: File extensions read as images (what OpenCV's imread decodes).
-IMAGE_EXTENSIONS = frozenset({
-    ".jpg", ".jpeg", ".jpe", ".png", ".bmp", ".dib", ".tif", ".tiff", ".webp", ".jp2", ".pbm",
-    ".pgm", ".ppm", ".pnm", ".pxm", ".sr", ".ras", ".exr", ".hdr", ".pic", ".avif",
-})
+IMAGE_EXTENSIONS = frozenset(
+    {
+        ".jpg",
+        ".jpeg",
+        ".jpe",
+        ".png",
+        ".bmp",
+        ".dib",
+        ".tif",
+        ".tiff",
+        ".webp",
+        ".jp2",
+        ".pbm",
+        ".pgm",
+        ".ppm",
+        ".pnm",
+        ".pxm",
+        ".sr",
+        ".ras",
+        ".exr",
+        ".hdr",
+        ".pic",
+        ".avif",
+    }
+)
 _JPEG = frozenset({".jpg", ".jpeg", ".jpe"})
 #: Operating-system clutter that may sit in an image folder and is ignored (besides hidden files).
 IGNORED_FILES = frozenset({"thumbs.db", "desktop.ini"})
@@ -97,7 +125,6 @@ def read_image(path: Path, flags: int = cv2.IMREAD_COLOR, what: str = "image") -
     return img
 
 
-
 def _natural_key(name: str):
     return [int(t) if t.isdecimal() else t.lower() for t in re.split(r"(\d+)", name)]
 
@@ -125,8 +152,10 @@ def list_images(folder: Path, strict: bool = True, what: str = "image folder") -
         if Path(entry.name).suffix.lower() in IMAGE_EXTENSIONS:
             images.append(Path(entry.path))
         elif strict:
-            raise SourceError(f"{entry.path}: not an image file in the {what} {folder}; expected only "
-                              f"images (.jpg, .png, .bmp, .tif, ...); move it elsewhere")
+            raise SourceError(
+                f"{entry.path}: not an image file in the {what} {folder}; expected only "
+                f"images (.jpg, .png, .bmp, .tif, ...); move it elsewhere"
+            )
     if not images:
         raise SourceError(f"{folder}: no images in the {what}; expected .jpg, .png, .bmp, .tif, ... files")
     images.sort(key=lambda p: _natural_key(p.name))
@@ -173,10 +202,12 @@ def number_images(images: list[Path], what: str = "image folder") -> list[int]:
     seen: dict = {}
     for p, n in zip(images, numbers):
         if n in seen:
-            raise SourceError(f"{p}: frame number {n} is also that of {seen[n].name} in the {what} "
-                              f"{p.parent}; expected one image per frame number (move one elsewhere)")
+            raise SourceError(
+                f"{p}: frame number {n} is also that of {seen[n].name} in the {what} "
+                f"{p.parent}; expected one image per frame number (move one elsewhere)"
+            )
         seen[n] = p
-    return [n for n in numbers if n is not None]   # all of them: none is missing here
+    return [n for n in numbers if n is not None]  # all of them: none is missing here
 
 
 def _mixed_numbering(images: list[Path], numbers: list, what: str) -> str:
@@ -188,10 +219,11 @@ def _mixed_numbering(images: list[Path], numbers: list, what: str) -> str:
     has = "has no frame number at the end of its name" if odd is plain else "ends in a frame number"
     many = len(others) != 1
     have = ("have" if many else "has") + (" one" if odd is plain else " none")
-    return (f"{odd[0]}: {has}, while {len(others)} other image{'s' if many else ''} of the {what} "
-            f"{odd[0].parent} {have} (e.g. {others[0].name}); expected every image numbered "
-            f"(in000123.jpg) or none, so that frames are not renumbered; move it elsewhere")
-
+    return (
+        f"{odd[0]}: {has}, while {len(others)} other image{'s' if many else ''} of the {what} "
+        f"{odd[0].parent} {have} (e.g. {others[0].name}); expected every image numbered "
+        f"(in000123.jpg) or none, so that frames are not renumbered; move it elsewhere"
+    )
 
 
 def to_bgr(frame: np.ndarray) -> np.ndarray:

@@ -28,7 +28,7 @@ from silkvision.errors import BadFrame, SourceError
 
 __all__ = ["Source"]
 
-_open_sources: weakref.WeakSet[Source] = weakref.WeakSet()   # for _renew_locks_after_fork
+_open_sources: weakref.WeakSet[Source] = weakref.WeakSet()  # for _renew_locks_after_fork
 
 
 def _renew_locks_after_fork() -> None:
@@ -73,7 +73,7 @@ class Source:
         self.fps: float | None = None
         self.first_index = 1
         self._native: tuple[int, int] | None = None  # (w, h) of the frames as stored
-        self._native_from = ""                        # which frame set _native (for messages)
+        self._native_from = ""  # which frame set _native (for messages)
         self._gt = GroundTruth(groundtruth) if groundtruth is not None else None
         self._closed = False
         # one read, seek or close at a time: a video closed from another thread during a read made
@@ -118,7 +118,7 @@ class Source:
         index = check_index(index)
         if self._gt is None:
             return None
-        return self._gt.read(index, self.native_size, self.resize)   # a video's: header size first
+        return self._gt.read(index, self.native_size, self.resize)  # a video's: header size first
 
     def check_groundtruth(self) -> tuple[int, np.ndarray] | None:
         """Read the first ground-truth mask (and a CDnet ``ROI.bmp``) now, so that a ground-truth
@@ -142,8 +142,8 @@ class Source:
             return None
         first = self._gt.first
         labels = self.groundtruth(first)
-        assert labels is not None   # the first frame with a mask file
-        self.roi   # a CDnet ROI.bmp of the wrong size is refused now too
+        assert labels is not None  # the first frame with a mask file
+        self.roi  # a CDnet ROI.bmp of the wrong size is refused now too
         return first, labels
 
     @property
@@ -167,7 +167,7 @@ class Source:
             index, frame, where = self._next()
             try:
                 return index, self._prepare(frame, where)
-            except SourceError as e:   # another size than the frames before: this frame only
+            except SourceError as e:  # another size than the frames before: this frame only
                 raise BadFrame(str(e), index) from None
 
     def _next(self) -> tuple[int, np.ndarray, str]:  # pragma: no cover - abstract
@@ -186,8 +186,10 @@ class Source:
                 got, frame = next(self)
             except StopIteration:
                 last = self.frame_count
-                raise SourceError(f"{self.spec}: there is no frame {index}; expected a frame number in "
-                                  f"{self.first_index}..{last if last is not None else '?'}") from None
+                raise SourceError(
+                    f"{self.spec}: there is no frame {index}; expected a frame number in "
+                    f"{self.first_index}..{last if last is not None else '?'}"
+                ) from None
             return frame
 
     def _prepare(self, frame: np.ndarray, where: str) -> np.ndarray:
@@ -196,17 +198,21 @@ class Source:
         if self._native is None:
             self._native, self._native_from = size, where
         elif size != self._native:
-            raise SourceError(f"{where}: frame size {size[0]}x{size[1]} differs from "
-                              f"{self._native[0]}x{self._native[1]} of {self._native_from}; expected "
-                              f"all frames to have the same size")
+            raise SourceError(
+                f"{where}: frame size {size[0]}x{size[1]} differs from "
+                f"{self._native[0]}x{self._native[1]} of {self._native_from}; expected "
+                f"all frames to have the same size"
+            )
         if self.resize is not None and size != self.resize:
             frame = cv2.resize(frame, self.resize, interpolation=cv2.INTER_AREA)
         return frame
 
     def _check_roi_size(self, mask: np.ndarray, path: Path) -> np.ndarray:
         if self._native is not None and (mask.shape[1], mask.shape[0]) != self._native:
-            raise SourceError(f"{path}: ROI is {mask.shape[1]}x{mask.shape[0]} but the frames are "
-                              f"{self._native[0]}x{self._native[1]}; expected the frame size")
+            raise SourceError(
+                f"{path}: ROI is {mask.shape[1]}x{mask.shape[0]} but the frames are "
+                f"{self._native[0]}x{self._native[1]}; expected the frame size"
+            )
         if self.resize is not None and (mask.shape[1], mask.shape[0]) != self.resize:
             mask = cv2.resize(mask.astype(np.uint8), self.resize, interpolation=cv2.INTER_NEAREST) > 0
         return mask
@@ -240,5 +246,4 @@ class Source:
 
     def __repr__(self) -> str:
         size = "x".join(map(str, self.frame_size)) if self.frame_size else "?"
-        return (f"<{type(self).__name__} {self.spec!r} {size} frames={self.frame_count} "
-                f"fps={self.fps}>")
+        return f"<{type(self).__name__} {self.spec!r} {size} frames={self.frame_count} fps={self.fps}>"

@@ -47,7 +47,7 @@ def redact_url(url: str) -> str:
     if parts.password is None:
         return url
     host = parts.hostname or ""
-    if ":" in host:          # an IPv6 address
+    if ":" in host:  # an IPv6 address
         host = f"[{host}]"
     netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
     return urlunsplit(parts._replace(netloc=netloc))
@@ -100,16 +100,32 @@ class StreamSource(Source):
     kind = "stream"
     seekable = False
 
-    def __init__(self, url: str, *, camera_timeout: float = 5.0, reconnect_timeout: float = 30.0,
-                 resize=None, max_frames=None, groundtruth=None):
+    def __init__(
+        self,
+        url: str,
+        *,
+        camera_timeout: float = 5.0,
+        reconnect_timeout: float = 30.0,
+        resize=None,
+        max_frames=None,
+        groundtruth=None,
+    ):
         if not is_stream_url(url):
             raise ValueError(f"url: {url!r} is not a stream URL; expected rtsp://, http:// or https://")
-        for name, value, lo_open in (("camera_timeout", camera_timeout, True),
-                                     ("reconnect_timeout", reconnect_timeout, False)):
-            if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
-                    or value < 0 or (lo_open and value == 0)):
-                raise ValueError(f"{name}: {value!r} is not allowed; expected a number "
-                                 f"{'>' if lo_open else '>='} 0")
+        for name, value, lo_open in (
+            ("camera_timeout", camera_timeout, True),
+            ("reconnect_timeout", reconnect_timeout, False),
+        ):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or value < 0
+                or (lo_open and value == 0)
+            ):
+                raise ValueError(
+                    f"{name}: {value!r} is not allowed; expected a number {'>' if lo_open else '>='} 0"
+                )
         super().__init__(_stream_name(url), resize=resize, max_frames=max_frames, groundtruth=groundtruth)
         self.url = url.strip()
         self.camera_timeout = float(camera_timeout)
@@ -118,33 +134,36 @@ class StreamSource(Source):
         self.delivered = 0
         self.gaps: list[dict] = []
         self._cond = threading.Condition()
-        self._latest: tuple | None = None   # (frame, connection number, arrival time) not yet delivered
-        self._seq = 0              # frames read from the stream
-        self._taken = 0            # sequence number of the last delivered frame
-        self._delivered = 0        # number of the last delivered frame (gaps included)
-        self._conn = 0             # connection number (1 = the first)
-        self._conn_delivered = 0   # connection of the last delivered frame
-        self._last_time: float | None = None   # arrival time of the last delivered frame
-        self._rate: dict[int, float] = {}   # measured frame rate of each connection
-        self._event = time.monotonic()   # last frame read or connection made by the thread
-        self._lost_at: float | None = None   # monotonic time of the drop while reconnecting, else None
-        self._attempts = 0         # connections tried since the drop
+        self._latest: tuple | None = None  # (frame, connection number, arrival time) not yet delivered
+        self._seq = 0  # frames read from the stream
+        self._taken = 0  # sequence number of the last delivered frame
+        self._delivered = 0  # number of the last delivered frame (gaps included)
+        self._conn = 0  # connection number (1 = the first)
+        self._conn_delivered = 0  # connection of the last delivered frame
+        self._last_time: float | None = None  # arrival time of the last delivered frame
+        self._rate: dict[int, float] = {}  # measured frame rate of each connection
+        self._event = time.monotonic()  # last frame read or connection made by the thread
+        self._lost_at: float | None = None  # monotonic time of the drop while reconnecting, else None
+        self._attempts = 0  # connections tried since the drop
         self._told_lost = False
-        self._opened: bool | None = None   # None: still opening; True/False once known
-        self._error: str | None = None     # message once the stream failed for good
+        self._opened: bool | None = None  # None: still opening; True/False once known
+        self._error: str | None = None  # message once the stream failed for good
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"silkvision-stream-{self.name}",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"silkvision-stream-{self.name}", daemon=True)
         self._thread.start()
         with self._cond:
-            ready = self._cond.wait_for(lambda: self._opened is not None,
-                                        timeout=self.camera_timeout + 1.0)
+            ready = self._cond.wait_for(lambda: self._opened is not None, timeout=self.camera_timeout + 1.0)
         if not ready or not self._opened:
             self._stop.set()
-            why = (f"did not open within {self.camera_timeout:g} s (capture.camera_timeout)" if not ready
-                   else "cannot be opened")
-            raise SourceError(f"{self.spec_redacted}: {why}; expected a reachable rtsp/http(s) stream "
-                              f"that OpenCV's FFmpeg back end can read")
+            why = (
+                f"did not open within {self.camera_timeout:g} s (capture.camera_timeout)"
+                if not ready
+                else "cannot be opened"
+            )
+            raise SourceError(
+                f"{self.spec_redacted}: {why}; expected a reachable rtsp/http(s) stream "
+                f"that OpenCV's FFmpeg back end can read"
+            )
 
     # -- description ------------------------------------------------------------------------------
     @property
@@ -163,8 +182,9 @@ class StreamSource(Source):
     # -- the reading thread -------------------------------------------------------------------------
     def _open(self):
         ms = int(self.camera_timeout * 1000)
-        cap = open_capture(self.url, cv2.CAP_FFMPEG,
-                           [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms])
+        cap = open_capture(
+            self.url, cv2.CAP_FFMPEG, [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms]
+        )
         if cap.isOpened():
             return cap
         cap.release()
@@ -234,9 +254,11 @@ class StreamSource(Source):
                 return cap
         with self._cond:
             if not self._stop.is_set():
-                self._error = (f"{self.spec_redacted}: stream lost after frame {self._delivered} and not "
-                               f"back within {self.reconnect_timeout:g} s (capture.reconnect_timeout; "
-                               f"{self._attempts} attempts); expected a reachable stream")
+                self._error = (
+                    f"{self.spec_redacted}: stream lost after frame {self._delivered} and not "
+                    f"back within {self.reconnect_timeout:g} s (capture.reconnect_timeout; "
+                    f"{self._attempts} attempts); expected a reachable stream"
+                )
             self._lost_at = None
             self._cond.notify_all()
         return None
@@ -259,7 +281,7 @@ class StreamSource(Source):
             note = None
             with self._cond:
                 if self._stop.is_set():
-                    raise StopIteration   # interrupted or closed: the stream ends here
+                    raise StopIteration  # interrupted or closed: the stream ends here
                 if self._seq > self._taken:
                     frame, conn, arrived = self._latest
                     self._latest = None
@@ -270,15 +292,19 @@ class StreamSource(Source):
                     raise SourceError(self._error)
                 if self._lost_at is not None and not self._told_lost:
                     self._told_lost = True
-                    note = (f"{self.spec_redacted}: stream lost after frame {self._delivered}; "
-                            f"reconnecting for up to {self.reconnect_timeout:g} s "
-                            f"(capture.reconnect_timeout)")
+                    note = (
+                        f"{self.spec_redacted}: stream lost after frame {self._delivered}; "
+                        f"reconnecting for up to {self.reconnect_timeout:g} s "
+                        f"(capture.reconnect_timeout)"
+                    )
                 else:
                     deadline = self._deadline(since)
                     now = time.monotonic()
                     if now >= deadline:
-                        raise SourceError(f"{self.spec_redacted}: no frame and no reconnection for "
-                                          f"{now - max(since, self._event):.0f} s; the stream stalled")
+                        raise SourceError(
+                            f"{self.spec_redacted}: no frame and no reconnection for "
+                            f"{now - max(since, self._event):.0f} s; the stream stalled"
+                        )
                     self._cond.wait(timeout=min(deadline - now, 1.0))
             if note is not None:
                 self._tell(note)
@@ -294,11 +320,19 @@ class StreamSource(Source):
         seconds = arrived - (self._last_time or arrived)
         rate = self._rate.get(self._conn_delivered) or self.fps or _FALLBACK_FPS
         missed = max(1, round(seconds * rate))
-        self.gaps.append({"after": index - 1, "next": index + missed, "seconds": round(seconds, 3),
-                          "attempts": self._attempts})
+        self.gaps.append(
+            {
+                "after": index - 1,
+                "next": index + missed,
+                "seconds": round(seconds, 3),
+                "attempts": self._attempts,
+            }
+        )
         self._told_lost = False
-        self._tell(f"{self.spec_redacted}: stream back after {seconds:.1f} s; frames {index}.."
-                   f"{index + missed - 1} were lost (a gap in the numbering)")
+        self._tell(
+            f"{self.spec_redacted}: stream back after {seconds:.1f} s; frames {index}.."
+            f"{index + missed - 1} were lost (a gap in the numbering)"
+        )
         return index + missed
 
     def _tell(self, note: str) -> None:

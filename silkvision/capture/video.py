@@ -66,8 +66,10 @@ class VideoSource(Source):
         self._cap = open_capture(str(self.path), cv2.CAP_FFMPEG)
         if not self._cap.isOpened():
             self._cap.release()
-            raise SourceError(f"{self.path}: cannot open as a video (corrupt file or unsupported "
-                              f"format); expected a video file OpenCV/FFmpeg can decode")
+            raise SourceError(
+                f"{self.path}: cannot open as a video (corrupt file or unsupported "
+                f"format); expected a video file OpenCV/FFmpeg can decode"
+            )
         n = self._cap.get(cv2.CAP_PROP_FRAME_COUNT)
         self.reported_frames = int(n) if n and n > 0 and math.isfinite(n) else None
         fps = self._cap.get(cv2.CAP_PROP_FPS)
@@ -109,8 +111,10 @@ class VideoSource(Source):
             index = check_index(index)
             last = self.frame_count
             if index < 1 or (last is not None and index > last + 1):
-                raise SourceError(f"{self.spec}: there is no frame {index}; expected a frame number in "
-                                  f"1..{last if last is not None else '?'}")
+                raise SourceError(
+                    f"{self.spec}: there is no frame {index}; expected a frame number in "
+                    f"1..{last if last is not None else '?'}"
+                )
             if index != self._pos:
                 if index == 1 or (self.seeks_by_reading and index < self._pos):
                     # rewind by opening the file again: exact in every container, whereas a seek to
@@ -134,8 +138,10 @@ class VideoSource(Source):
         while self._pos < index:
             if not self._cap.grab():
                 self._ended = True  # until a seek that succeeds
-                raise SourceError(f"{self.spec}: cannot seek to frame {index}: decoding stopped "
-                                  f"before it; the file is truncated or corrupt")
+                raise SourceError(
+                    f"{self.spec}: cannot seek to frame {index}: decoding stopped "
+                    f"before it; the file is truncated or corrupt"
+                )
             self._pos += 1
 
     def _next(self):
@@ -154,15 +160,18 @@ class VideoSource(Source):
             self._ended = True
             n = self.reported_frames
             if n is not None and self._pos <= n:
-                raise BadFrame(f"{self.spec}: could not decode frame {self._pos} of the {n} the "
-                               f"container reports; the file is truncated or corrupt", self._pos)
+                raise BadFrame(
+                    f"{self.spec}: could not decode frame {self._pos} of the {n} the "
+                    f"container reports; the file is truncated or corrupt",
+                    self._pos,
+                )
             raise StopIteration
         index = self._pos
         self._pos += 1
         return index, frame, f"{self.spec} frame {index}"
 
     def close(self) -> None:
-        with self._io:   # not while another thread is inside a read (OpenCV would crash)
+        with self._io:  # not while another thread is inside a read (OpenCV would crash)
             if not self._closed:
                 self._cap.release()
                 if self._decoder is not None:

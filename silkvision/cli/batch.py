@@ -30,24 +30,48 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     from silkvision.cli.main import add_config_arguments
     from silkvision.config import ALGORITHMS
 
-    p = subparsers.add_parser("batch", help="export many videos/sequences on a Dask cluster (resumable)",
-                              description=DESCRIPTION,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("sources", nargs="+", metavar="SOURCE",
-                   help="video file, image folder, CDnet sequence, folder of them, glob, or @LIST")
-    p.add_argument("--out", "-o", metavar="DIR", required=True,
-                   help="output folder (one sub-folder per source), shared by every worker")
-    p.add_argument("--algorithm", "-a", choices=ALGORITHMS,
-                   help="detector (default: config detector.algorithm)")
-    p.add_argument("--scores", action=argparse.BooleanOptionalAction, default=None,
-                   help="also write per-frame scores as float16 .npz (config export.scores)")
-    p.add_argument("--video", action=argparse.BooleanOptionalAction, default=None,
-                   help="also write a lossless mask video masks.mkv (config export.video)")
+    p = subparsers.add_parser(
+        "batch",
+        help="export many videos/sequences on a Dask cluster (resumable)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="video file, image folder, CDnet sequence, folder of them, glob, or @LIST",
+    )
+    p.add_argument(
+        "--out",
+        "-o",
+        metavar="DIR",
+        required=True,
+        help="output folder (one sub-folder per source), shared by every worker",
+    )
+    p.add_argument(
+        "--algorithm", "-a", choices=ALGORITHMS, help="detector (default: config detector.algorithm)"
+    )
+    p.add_argument(
+        "--scores",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also write per-frame scores as float16 .npz (config export.scores)",
+    )
+    p.add_argument(
+        "--video",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also write a lossless mask video masks.mkv (config export.video)",
+    )
     add_overwrite_argument(p, "redo earlier exports and write into folders with other files")
     add_cluster_arguments(p, local_default=True)
-    p.add_argument("--no-progress", action="store_true",
-                   help="no progress bar (there is none when stderr is not a terminal); a line per "
-                        "finished source instead")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (there is none when stderr is not a terminal); a line per "
+        "finished source instead",
+    )
     add_config_arguments(p)
     return p
 
@@ -64,8 +88,16 @@ def run(args: argparse.Namespace) -> int:
     cfg = load_export_config(args)
     out = check_writable_folder(args.out, ExportError).absolute()
     jobs = expand_sources(args.sources, out)
-    options = {k: v for k, v in (("algorithm", args.algorithm), ("scores", args.scores),
-                                 ("video", args.video), ("overwrite", args.overwrite)) if v is not None}
+    options = {
+        k: v
+        for k, v in (
+            ("algorithm", args.algorithm),
+            ("scores", args.scores),
+            ("video", args.video),
+            ("overwrite", args.overwrite),
+        )
+        if v is not None
+    }
     progress = not args.no_progress and hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
 
     def note(msg: str) -> None:
@@ -74,9 +106,15 @@ def run(args: argparse.Namespace) -> int:
     with open_cluster(args.scheduler, args.workers) as cluster:
         n = check_workers(cluster, out)
         dash = cluster.dashboard
-        note(f"{len(jobs)} source{'s' if len(jobs) != 1 else ''} on the {cluster.description}"
-             + ("" if n or args.scheduler is None else " (no worker connected yet: the tasks wait for one)")
-             + (f"; Dask dashboard {dash}" if dash else "; no Dask dashboard (it needs bokeh on the scheduler)"))
+        note(
+            f"{len(jobs)} source{'s' if len(jobs) != 1 else ''} on the {cluster.description}"
+            + ("" if n or args.scheduler is None else " (no worker connected yet: the tasks wait for one)")
+            + (
+                f"; Dask dashboard {dash}"
+                if dash
+                else "; no Dask dashboard (it needs bokeh on the scheduler)"
+            )
+        )
         result = run_batch(jobs, out, cfg, cluster, options=options, progress=progress, log=note)
     print(summary(result.records, result.seconds, result.where), flush=True)
     for path in result.reports:

@@ -15,11 +15,13 @@ from silkvision.cli.main import add_config_arguments
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        "config", help="print the effective configuration with every key's help and allowed values",
+        "config",
+        help="print the effective configuration with every key's help and allowed values",
         description="Print the configuration as YAML, every key commented with its help and its "
-                    "allowed values: the built-in defaults, merged with ./config.yaml, --config "
-                    "files and --set overrides as every command merges them (precedence: defaults "
-                    "< ./config.yaml < --config < --set).")
+        "allowed values: the built-in defaults, merged with ./config.yaml, --config "
+        "files and --set overrides as every command merges them (precedence: defaults "
+        "< ./config.yaml < --config < --set).",
+    )
     add_config_arguments(p)
     return p
 

@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         seq = sv.samples.clip(clip)
         for algo in algorithms:
             out = Path(args.out) / clip / algo
-            with CompileWatch() as compiling:   # the time and fps leave out compiling (first run only)
+            with CompileWatch() as compiling:  # the time and fps leave out compiling (first run only)
                 try:
                     result = export_masks(seq, out, cfg, algorithm=algo, overwrite=args.overwrite)
                 except ExportMismatchError as e:

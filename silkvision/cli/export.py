@@ -28,20 +28,36 @@ DIR/config.yaml records export.overwrite as false, so it can be reused as --conf
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("export", help="write the masks of a video/folder/camera (resumable)",
-                              description=DESCRIPTION,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("source", metavar="SOURCE",
-                   help="video file, image folder, CDnet sequence folder, camera index, or "
-                        "rtsp/http(s) stream URL")
+    p = subparsers.add_parser(
+        "export",
+        help="write the masks of a video/folder/camera (resumable)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "source",
+        metavar="SOURCE",
+        help="video file, image folder, CDnet sequence folder, camera index, or rtsp/http(s) stream URL",
+    )
     p.add_argument("--out", "-o", metavar="DIR", required=True, help="output folder")
-    p.add_argument("--algorithm", "-a", choices=ALGORITHMS,
-                   help="detector (default: config detector.algorithm; gsoc and cnt need "
-                        "opencv-contrib)")
-    p.add_argument("--scores", action=argparse.BooleanOptionalAction, default=None,
-                   help="also write per-frame scores as float16 .npz (config export.scores)")
-    p.add_argument("--video", action=argparse.BooleanOptionalAction, default=None,
-                   help="also write a lossless mask video masks.mkv (config export.video)")
+    p.add_argument(
+        "--algorithm",
+        "-a",
+        choices=ALGORITHMS,
+        help="detector (default: config detector.algorithm; gsoc and cnt need opencv-contrib)",
+    )
+    p.add_argument(
+        "--scores",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also write per-frame scores as float16 .npz (config export.scores)",
+    )
+    p.add_argument(
+        "--video",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also write a lossless mask video masks.mkv (config export.video)",
+    )
     add_overwrite_argument(p, "replace an earlier export and write into a folder with other files")
     add_object_arguments(p)
     add_config_arguments(p)
@@ -63,16 +79,36 @@ def add_object_arguments(p: argparse.ArgumentParser) -> None:
     written from the masks once the export is complete; see docs/commands/export-objects.md)."""
     from silkvision.config.schema import OBJECT_FORMATS
 
-    p.add_argument("--objects", nargs="?", const="csv", choices=OBJECT_FORMATS, default=None,
-                   help="also write the foreground regions of every mask (bounding box, area, "
-                        "centroid) to DIR/objects.csv or .jsonl (default csv; config export.objects)")
-    p.add_argument("--events", nargs="?", const="csv", choices=OBJECT_FORMATS, default=None,
-                   help="also write motion events (start/end frame and time, largest region) to "
-                        "DIR/events.csv or .jsonl (default csv; config export.events)")
-    p.add_argument("--min-area", type=_at_least_one, metavar="N",
-                   help="smallest region in pixels for --objects and --events (config export.min_area)")
-    p.add_argument("--event-min-frames", type=_at_least_one, metavar="N",
-                   help="shortest event, in frames with regions (config export.event_min_frames)")
+    p.add_argument(
+        "--objects",
+        nargs="?",
+        const="csv",
+        choices=OBJECT_FORMATS,
+        default=None,
+        help="also write the foreground regions of every mask (bounding box, area, "
+        "centroid) to DIR/objects.csv or .jsonl (default csv; config export.objects)",
+    )
+    p.add_argument(
+        "--events",
+        nargs="?",
+        const="csv",
+        choices=OBJECT_FORMATS,
+        default=None,
+        help="also write motion events (start/end frame and time, largest region) to "
+        "DIR/events.csv or .jsonl (default csv; config export.events)",
+    )
+    p.add_argument(
+        "--min-area",
+        type=_at_least_one,
+        metavar="N",
+        help="smallest region in pixels for --objects and --events (config export.min_area)",
+    )
+    p.add_argument(
+        "--event-min-frames",
+        type=_at_least_one,
+        metavar="N",
+        help="shortest event, in frames with regions (config export.event_min_frames)",
+    )
 
 
 def write_objects_after(source, result, cfg: dict, args: argparse.Namespace) -> str | None:
@@ -86,15 +122,20 @@ def write_objects_after(source, result, cfg: dict, args: argparse.Namespace) -> 
     if not (objects or events) or not result.complete:
         return None
     fps, first = None, 1
-    if not str(source).isdigit():   # a camera is not opened again: its events have no times
+    if not str(source).isdigit():  # a camera is not opened again: its events have no times
         from silkvision.capture import open_source
 
         with open_source(source) as src:
             fps, first = src.fps, src.first_index
-    paths = write_object_files(result.out_dir, objects=objects, events=events,
-                               min_area=args.min_area or ex["min_area"],
-                               event_min_frames=args.event_min_frames or ex["event_min_frames"],
-                               fps=fps, first_index=first)
+    paths = write_object_files(
+        result.out_dir,
+        objects=objects,
+        events=events,
+        min_area=args.min_area or ex["min_area"],
+        event_min_frames=args.event_min_frames or ex["event_min_frames"],
+        fps=fps,
+        first_index=first,
+    )
     return "wrote " + ", ".join(str(p) for p in paths.values())
 
 
@@ -108,8 +149,7 @@ def add_overwrite_argument(p: argparse.ArgumentParser, what: str) -> None:
     what : str
         What the flag does for that command (its help, before the config key).
     """
-    p.add_argument("--overwrite", action="store_true", default=None,
-                   help=f"{what} (config export.overwrite)")
+    p.add_argument("--overwrite", action="store_true", default=None, help=f"{what} (config export.overwrite)")
 
 
 def check_installed(algorithm: str, given_by: str) -> None:
@@ -120,8 +160,10 @@ def check_installed(algorithm: str, given_by: str) -> None:
 
     have = available_subtractors()
     if algorithm not in have:
-        raise ConfigError(f"{given_by}: {algorithm!r} needs opencv-contrib (cv2.bgsegm), which is not "
-                          f"installed; expected one of {', '.join(have)}")
+        raise ConfigError(
+            f"{given_by}: {algorithm!r} needs opencv-contrib (cv2.bgsegm), which is not "
+            f"installed; expected one of {', '.join(have)}"
+        )
 
 
 def load_export_config(args: argparse.Namespace) -> dict:
@@ -161,16 +203,25 @@ def run(args: argparse.Namespace) -> int:
     from silkvision.export import export_masks
 
     if args.source == "":  # Path("") would be the current folder
-        raise ConfigError("SOURCE '': empty path; expected a video file, an image folder, a CDnet "
-                          "sequence folder or a camera index")
+        raise ConfigError(
+            "SOURCE '': empty path; expected a video file, an image folder, a CDnet "
+            "sequence folder or a camera index"
+        )
     if args.out == "":
         raise ConfigError("--out '': empty path; expected an output folder")
     cfg = load_export_config(args)
     from silkvision.jit import CompileWatch
 
-    with CompileWatch() as compiling:   # the time and fps leave out compiling (first run only)
-        result = export_masks(args.source, args.out, cfg, algorithm=args.algorithm, scores=args.scores,
-                              video=args.video, overwrite=args.overwrite)
+    with CompileWatch() as compiling:  # the time and fps leave out compiling (first run only)
+        result = export_masks(
+            args.source,
+            args.out,
+            cfg,
+            algorithm=args.algorithm,
+            scores=args.scores,
+            video=args.video,
+            overwrite=args.overwrite,
+        )
     result.seconds = max(result.seconds - compiling.seconds, 0.0)
     print(result.summary(), flush=True)
     line = write_objects_after(args.source, result, cfg, args)

@@ -27,8 +27,9 @@ COMMANDS = ["export", "batch", "evaluate", "gui", "online_bench", "demo", "confi
 _NO_COMPILE_NOTE = {"config", "gui"}
 #: commands whose summary leaves the compilation out of its time and fps (cli/export.py, cli/demo.py)
 _FPS_COMMANDS = {"export", "demo"}
-COMPILING_NOTE = ("silkvision: note: compiling the kernels (first run only: later runs load them from "
-                  "numba's cache) ...")
+COMPILING_NOTE = (
+    "silkvision: note: compiling the kernels (first run only: later runs load them from numba's cache) ..."
+)
 
 
 class _VersionAction(argparse.Action):
@@ -49,9 +50,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="silkvision",
         description="Background subtraction and online classification with budgeted implicit "
-                    "online kernel learning (SILK).")
-    parser.add_argument("--version", action=_VersionAction,
-                        help="show the version, numba's threading layer and thread count, and exit")
+        "online kernel learning (SILK).",
+    )
+    parser.add_argument(
+        "--version",
+        action=_VersionAction,
+        help="show the version, numba's threading layer and thread count, and exit",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
@@ -68,11 +73,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_config_arguments(p: argparse.ArgumentParser) -> None:
     """The ``--config FILE`` and ``--set key=value`` options shared by all sub-commands."""
-    p.add_argument("--config", metavar="FILE", action="append", default=None,
-                   help="YAML configuration file (every key: silkvision config); repeatable: the files are merged "
-                        "in the order given, a later file overriding the keys it sets")
-    p.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], dest="overrides",
-                   help="override one configuration key, e.g. --set detector.silk.tau=0.02 (repeatable)")
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        action="append",
+        default=None,
+        help="YAML configuration file (every key: silkvision config); repeatable: the files are merged "
+        "in the order given, a later file overriding the keys it sets",
+    )
+    p.add_argument(
+        "--set",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        dest="overrides",
+        help="override one configuration key, e.g. --set detector.silk.tau=0.02 (repeatable)",
+    )
 
 
 def _terminate(signum, frame):
@@ -102,10 +118,13 @@ def _compile_note(command):
 
     with CompileWatch(announce=lambda: print(COMPILING_NOTE, file=sys.stderr, flush=True)) as watch:
         yield
-        if watch.compiled:      # (not after an error, whose line stays the last)
+        if watch.compiled:  # (not after an error, whose line stays the last)
             fps = " (not counted in the time and fps above)" if command in _FPS_COMMANDS else ""
-            print(f"silkvision: note: compiling the kernels took {watch.seconds:.1f} s{fps}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"silkvision: note: compiling the kernels took {watch.seconds:.1f} s{fps}",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,8 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     # Python handler cannot run inside Qt's event loop, so gui keeps the default SIGTERM
     old = None
     # (and in a multiprocessing child SIGTERM must stop the process: errors.may_catch_sigterm)
-    if (getattr(args, "command", None) != "gui" and threading.current_thread() is threading.main_thread()
-            and may_catch_sigterm()):
+    if (
+        getattr(args, "command", None) != "gui"
+        and threading.current_thread() is threading.main_thread()
+        and may_catch_sigterm()
+    ):
         old = signal.signal(signal.SIGTERM, _terminate)
     try:
         with _opencv_log(), _compile_note(getattr(args, "command", None)):

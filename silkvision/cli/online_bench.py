@@ -31,7 +31,6 @@ import signal
 import sys
 import threading
 
-
 from silkvision.errors import ConfigError, SilkvisionError, Terminated
 
 NAME = "online-bench"
@@ -39,40 +38,75 @@ NAME = "online-bench"
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        NAME, help="mistake rate, model size and time of online classifiers (JMLR DUOL protocol)",
+        NAME,
+        help="mistake rate, model size and time of online classifiers (JMLR DUOL protocol)",
         description="Run online learners over a data set in the online protocol (predict each "
-                    "example, then learn it) for several orderings and report the mean mistake rate, "
-                    "number of support vectors and seconds per run. Defaults: Gaussian kernel sigma=8, "
-                    "C=5, rho=0 (binary) or C=10 (multiclass), as in Zhao, Hoi & Jin (JMLR 2011).",
-        epilog="Ctrl-C prints the table (with --json: the JSON object, with \"partial\": true and "
-               "\"runs_done\" per learner) of the runs that finished, then exits with status 130.")
-    p.add_argument("--list", action="store_true",
-                   help="list the learner names with one-line descriptions, and the named data sets")
-    p.add_argument("--dataset", metavar="NAME|PATH",
-                   help="a data-set name under the online-data root (e.g. german, spambase, dna) or a "
-                        "file (.mat, LIBSVM, CSV, ARFF; a CSV's label is its header column y/label/class/"
-                        "target, else the first column: see --label-column)")
-    p.add_argument("--algorithms", "-a", metavar="A,B,...",
-                   help="comma-separated learner names (see --list)")
-    p.add_argument("--runs", type=int, default=20,
-                   help="number of orderings (default 20; the stored ones first, then seeded random "
-                        "ones, generated one per run)")
-    p.add_argument("--seed", type=int, default=0,
-                   help="seed of the random orderings, an integer >= 0 (default 0)")
-    p.add_argument("--set", metavar="PARAM=VALUE", action="append", default=[], dest="params",
-                   help="learner parameter, for all learners that take it (C=10) or one (duol.rho=0.1); "
-                        "repeatable")
-    p.add_argument("--data-root", metavar="DIR", default=None,
-                   help="folder of named data sets (default $SILKVISION_ONLINE_DATA or ../shared/data/online)")
-    p.add_argument("--label-column", metavar="INDEX", type=int, default=None,
-                   help="0-based column of the label in a CSV or ARFF file; -1 = the last (default: "
-                        "CSV: the header column named y/label/class/target, else the first; ARFF: the "
-                        "last attribute). An error for LIBSVM and .mat files, whose label is always first")
-    p.add_argument("--header", choices=("auto", "yes", "no"), default="auto",
-                   help="whether a CSV file's first line is a header (default auto: detected from its "
-                        "cells; an error for other formats when not auto)")
-    p.add_argument("--format", choices=("mat", "libsvm", "csv", "arff"), default=None, dest="fmt",
-                   help="read the file as this format (default: from its suffix, else from its content)")
+        "example, then learn it) for several orderings and report the mean mistake rate, "
+        "number of support vectors and seconds per run. Defaults: Gaussian kernel sigma=8, "
+        "C=5, rho=0 (binary) or C=10 (multiclass), as in Zhao, Hoi & Jin (JMLR 2011).",
+        epilog='Ctrl-C prints the table (with --json: the JSON object, with "partial": true and '
+        '"runs_done" per learner) of the runs that finished, then exits with status 130.',
+    )
+    p.add_argument(
+        "--list",
+        action="store_true",
+        help="list the learner names with one-line descriptions, and the named data sets",
+    )
+    p.add_argument(
+        "--dataset",
+        metavar="NAME|PATH",
+        help="a data-set name under the online-data root (e.g. german, spambase, dna) or a "
+        "file (.mat, LIBSVM, CSV, ARFF; a CSV's label is its header column y/label/class/"
+        "target, else the first column: see --label-column)",
+    )
+    p.add_argument("--algorithms", "-a", metavar="A,B,...", help="comma-separated learner names (see --list)")
+    p.add_argument(
+        "--runs",
+        type=int,
+        default=20,
+        help="number of orderings (default 20; the stored ones first, then seeded random "
+        "ones, generated one per run)",
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the random orderings, an integer >= 0 (default 0)"
+    )
+    p.add_argument(
+        "--set",
+        metavar="PARAM=VALUE",
+        action="append",
+        default=[],
+        dest="params",
+        help="learner parameter, for all learners that take it (C=10) or one (duol.rho=0.1); repeatable",
+    )
+    p.add_argument(
+        "--data-root",
+        metavar="DIR",
+        default=None,
+        help="folder of named data sets (default $SILKVISION_ONLINE_DATA or ../shared/data/online)",
+    )
+    p.add_argument(
+        "--label-column",
+        metavar="INDEX",
+        type=int,
+        default=None,
+        help="0-based column of the label in a CSV or ARFF file; -1 = the last (default: "
+        "CSV: the header column named y/label/class/target, else the first; ARFF: the "
+        "last attribute). An error for LIBSVM and .mat files, whose label is always first",
+    )
+    p.add_argument(
+        "--header",
+        choices=("auto", "yes", "no"),
+        default="auto",
+        help="whether a CSV file's first line is a header (default auto: detected from its "
+        "cells; an error for other formats when not auto)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("mat", "libsvm", "csv", "arff"),
+        default=None,
+        dest="fmt",
+        help="read the file as this format (default: from its suffix, else from its content)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return p
@@ -91,8 +125,10 @@ def _scalar(key: str, text: str):
         return None
     v = parse_value(t, key)
     if isinstance(v, (list, dict)):
-        raise ConfigError(f"--set {key}: expected a number, true/false, null or a name, got a YAML "
-                          f"{'list' if isinstance(v, list) else 'mapping'}")
+        raise ConfigError(
+            f"--set {key}: expected a number, true/false, null or a name, got a YAML "
+            f"{'list' if isinstance(v, list) else 'mapping'}"
+        )
     return v
 
 
@@ -110,18 +146,22 @@ def _parse_params(items: list[str]) -> dict:
 def format_table(res: dict) -> str:
     """The results as a fixed-width text table (a partial result ends with a line saying so)."""
     w = max([14] + [len(a) for a in res["results"]])
-    lines = [f"dataset {res['dataset']}: {res['n_samples']} examples, {res['n_features']} features, "
-             f"{res['n_classes']} classes; {res['runs']} run{'s' if res['runs'] != 1 else ''}, orderings: "
-             f"{res['orderings']}",
-             f"{'algorithm':<{w}} {'mistakes (%)':>20} {'support vectors (#)':>22} {'time (s)':>10}"]
+    lines = [
+        f"dataset {res['dataset']}: {res['n_samples']} examples, {res['n_features']} features, "
+        f"{res['n_classes']} classes; {res['runs']} run{'s' if res['runs'] != 1 else ''}, orderings: "
+        f"{res['orderings']}",
+        f"{'algorithm':<{w}} {'mistakes (%)':>20} {'support vectors (#)':>22} {'time (s)':>10}",
+    ]
     active = any("n_queried_mean" in r for r in res["results"].values())
     if active:
         lines[-1] += f" {'labels queried':>15}"
     for a, r in res["results"].items():
-        ms, ss = r["mistake_rate_std"], r["n_support_std"]       # None after one run: no spread
-        line = (f"{a:<{w}} {r['mistake_rate_mean']:>10.3f} +- {'n/a' if ms is None else f'{ms:.3f}':<6} "
-                f"{r['n_support_mean']:>12.2f} +- {'n/a' if ss is None else f'{ss:.2f}':<7} "
-                f"{r['seconds_mean']:>10.3f}")
+        ms, ss = r["mistake_rate_std"], r["n_support_std"]  # None after one run: no spread
+        line = (
+            f"{a:<{w}} {r['mistake_rate_mean']:>10.3f} +- {'n/a' if ms is None else f'{ms:.3f}':<6} "
+            f"{r['n_support_mean']:>12.2f} +- {'n/a' if ss is None else f'{ss:.2f}':<7} "
+            f"{r['seconds_mean']:>10.3f}"
+        )
         if active:
             q = r.get("n_queried_mean")
             line += f" {q:>15.1f}" if q is not None else f" {'(all)':>15}"
@@ -141,24 +181,38 @@ def run(args) -> int:
         from silkvision.backends.registry import get_class
 
         learners = available()
-        classifiers = {n: t for n, t in learners.items()
-                       if issubclass(get_class(n), (BinaryClassifier, MultiClassifier))}
+        classifiers = {
+            n: t for n, t in learners.items() if issubclass(get_class(n), (BinaryClassifier, MultiClassifier))
+        }
         novelty = {n: t for n, t in learners.items() if n not in classifiers}
         names = datasets.available_names(args.data_root)  # empty when the data root is absent
         root = args.data_root if args.data_root is not None else datasets.default_root()
         root = None if root is None else str(root)
         if args.json:
-            _write(json.dumps({"learners": classifiers, "novelty_detectors": novelty,
-                               "datasets": names, "data_root": root}) + "\n")
+            _write(
+                json.dumps(
+                    {
+                        "learners": classifiers,
+                        "novelty_detectors": novelty,
+                        "datasets": names,
+                        "data_root": root,
+                    }
+                )
+                + "\n"
+            )
             return 0
         lines = [f"{n:<22} {t}" for n, t in classifiers.items()]
         if novelty:
-            lines.append("\nnovelty detectors (Python API only; online-bench runs classifiers): "
-                         + ", ".join(novelty))
+            lines.append(
+                "\nnovelty detectors (Python API only; online-bench runs classifiers): " + ", ".join(novelty)
+            )
         where = "there is no data root" if root is None else f"{root} does not exist or holds none"
-        lines.append(f"\ndata sets under {root}: " + ", ".join(names) if names else
-                     f"\nno named data sets: {where} (use --data-root DIR, or $SILKVISION_ONLINE_DATA; "
-                     f"--dataset also takes a file)")
+        lines.append(
+            f"\ndata sets under {root}: " + ", ".join(names)
+            if names
+            else f"\nno named data sets: {where} (use --data-root DIR, or $SILKVISION_ONLINE_DATA; "
+            f"--dataset also takes a file)"
+        )
         _write("\n".join(lines) + "\n")
         return 0
     for opt in ("dataset", "algorithms"):
@@ -214,7 +268,7 @@ class _CtrlC:
         raise self.caught()
 
     def _unraisable(self, u):
-        if isinstance(u.exc_value, KeyboardInterrupt):   # (Terminated is one)
+        if isinstance(u.exc_value, KeyboardInterrupt):  # (Terminated is one)
             self.caught = self.caught or type(u.exc_value)
             return
         self._old_hook(u)
@@ -252,20 +306,32 @@ def _print_result(res: dict, as_json: bool) -> None:
 
 def _run(args, algos, overrides, bench, datasets, ctrl_c) -> int:
     header = {"auto": "auto", "yes": True, "no": False}[args.header]
-    ds = datasets.load(args.dataset, root=args.data_root, label_column=args.label_column, header=header,
-                       fmt=args.fmt)
+    ds = datasets.load(
+        args.dataset, root=args.data_root, label_column=args.label_column, header=header, fmt=args.fmt
+    )
 
     def progress(algo, i, total, r):
         if not args.quiet:
-            print(f"[{algo}] run {i + 1}/{total}: mistakes {r.mistake_rate:.3f}%, "
-                  f"{r.n_support} SVs, {r.seconds:.3f} s", file=sys.stderr, flush=True)
+            print(
+                f"[{algo}] run {i + 1}/{total}: mistakes {r.mistake_rate:.3f}%, "
+                f"{r.n_support} SVs, {r.seconds:.3f} s",
+                file=sys.stderr,
+                flush=True,
+            )
         if ctrl_c.pressed:  # a signal that the compiler swallowed: stop after this run
             raise ctrl_c.caught()
 
     if not args.quiet:
         print(f"{ds!r}", file=sys.stderr, flush=True)
-    res = bench.benchmark(ds, algos, runs=args.runs, seed=args.seed, overrides=overrides, progress=progress,
-                          stop_requested=lambda: ctrl_c.pressed)
+    res = bench.benchmark(
+        ds,
+        algos,
+        runs=args.runs,
+        seed=args.seed,
+        overrides=overrides,
+        progress=progress,
+        stop_requested=lambda: ctrl_c.pressed,
+    )
     _print_result(res, args.json)
     for w in sigma_warnings(ds, res, overrides):
         print(f"silkvision: warning: {w}", file=sys.stderr, flush=True)
@@ -302,7 +368,7 @@ def median_distance(X, sample: int = SIGMA_SAMPLE, seed: int = 0) -> float:
         return 0.0
     if len(X) > sample:
         X = X[np.random.default_rng(seed).choice(len(X), size=sample, replace=False)]
-    X = X - X.mean(axis=0)        # the distances are the same; the sum below cancels less
+    X = X - X.mean(axis=0)  # the distances are the same; the sum below cancels less
     sq = np.einsum("ij,ij->i", X, X)
     d2 = sq[:, None] + sq[None, :] - 2.0 * (X @ X.T)
     iu = np.triu_indices(len(X), 1)
@@ -320,12 +386,15 @@ def sigma_warnings(ds, res: dict, overrides: dict) -> list[str]:
     from silkvision.backends import bench
 
     counts = np.unique(ds.y, return_counts=True)[1]
-    chance = 100.0 * (1.0 - counts.max() / counts.sum())      # mistakes of the majority guess
+    chance = 100.0 * (1.0 - counts.max() / counts.sum())  # mistakes of the majority guess
     by_sigma: dict = {}
     for a, r in res["results"].items():
         p = bench.resolve_params(a, not ds.is_binary, overrides, ds.n_classes)
-        if p.get("kernel") in ("rbf", "gaussian") and r.get("mistake_rate_mean") is not None \
-                and r["mistake_rate_mean"] >= chance:
+        if (
+            p.get("kernel") in ("rbf", "gaussian")
+            and r.get("mistake_rate_mean") is not None
+            and r["mistake_rate_mean"] >= chance
+        ):
             by_sigma.setdefault(float(p["sigma"]), []).append(a)
     if not by_sigma:
         return []
@@ -334,8 +403,10 @@ def sigma_warnings(ds, res: dict, overrides: dict) -> list[str]:
     for sigma, names in by_sigma.items():
         if m <= 0 or 1 / SIGMA_FACTOR <= sigma / m <= SIGMA_FACTOR:
             continue
-        out.append(f"{', '.join(names)}: no fewer mistakes than always predicting the most frequent "
-                   f"class ({chance:.1f} %) with the RBF kernel's sigma = {sigma:g}, which is "
-                   f"{sigma / m:.3g} times the median distance between examples ({m:.3g}); try "
-                   f"--set sigma={m:.3g}")
+        out.append(
+            f"{', '.join(names)}: no fewer mistakes than always predicting the most frequent "
+            f"class ({chance:.1f} %) with the RBF kernel's sigma = {sigma:g}, which is "
+            f"{sigma / m:.3g} times the median distance between examples ({m:.3g}); try "
+            f"--set sigma={m:.3g}"
+        )
     return out

@@ -12,18 +12,30 @@ import math
 import os
 import re
 import reprlib
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import yaml
 
-from silkvision.errors import ConfigError
 from silkvision.config.schema import SCHEMA, Param
+from silkvision.errors import ConfigError
 
-__all__ = ["defaults", "load_config", "validate", "parse_set", "dump_config", "write_config",
-           "get", "DEFAULT_CONFIG_NAME", "render_commented", "key_source", "MAX_EXPANDED_VALUES",
-           "parse_value"]
+__all__ = [
+    "defaults",
+    "load_config",
+    "validate",
+    "parse_set",
+    "dump_config",
+    "write_config",
+    "get",
+    "DEFAULT_CONFIG_NAME",
+    "render_commented",
+    "key_source",
+    "MAX_EXPANDED_VALUES",
+    "parse_value",
+]
 
 DEFAULT_CONFIG_NAME = "config.yaml"
 
@@ -48,9 +60,9 @@ class ConfigLoader(yaml.SafeLoader):
 
     def __init__(self, stream):
         super().__init__(stream)
-        self._expanded = 0        # values in the document so far, aliases expanded
-        self._sizes: dict = {}    # id(node) -> its size with aliases expanded
-        self._depth = 0           # nesting of the node being composed
+        self._expanded = 0  # values in the document so far, aliases expanded
+        self._sizes: dict = {}  # id(node) -> its size with aliases expanded
+        self._depth = 0  # nesting of the node being composed
 
 
 #: Most values (scalars, lists and mappings) a configuration document may hold once its aliases are
@@ -62,7 +74,7 @@ class _AliasError(yaml.composer.ComposerError):
     """An alias (``anchor``, at ``problem_mark``) that refers to the node it is in (``recursive``),
     or with which the document grows beyond :data:`MAX_EXPANDED_VALUES` values."""
 
-    problem_mark: yaml.Mark   # always given (yaml's base class allows None)
+    problem_mark: yaml.Mark  # always given (yaml's base class allows None)
 
     def __init__(self, anchor: str, recursive: bool, mark):
         super().__init__(None, None, f"refused alias *{anchor}", mark)
@@ -73,8 +85,7 @@ class _AliasError(yaml.composer.ComposerError):
         """What is wrong, for a message; ``where`` is what holds the alias (``"the file"``)."""
         if self.recursive:
             return f"alias *{_short(self.anchor)} refers to the node it is in (a recursive structure)"
-        return (f"alias *{_short(self.anchor)} expands {where} to more than {MAX_EXPANDED_VALUES} "
-                f"values")
+        return f"alias *{_short(self.anchor)} expands {where} to more than {MAX_EXPANDED_VALUES} values"
 
 
 #: Deepest nesting of lists and mappings a configuration document may have: the schema nests three
@@ -86,7 +97,7 @@ MAX_NESTING = 32
 class _NestingError(yaml.composer.ComposerError):
     """Lists or mappings nested more than :data:`MAX_NESTING` levels deep (at ``problem_mark``)."""
 
-    problem_mark: yaml.Mark   # always given (yaml's base class allows None)
+    problem_mark: yaml.Mark  # always given (yaml's base class allows None)
 
     def __init__(self, mark):
         super().__init__(None, None, f"nested more than {MAX_NESTING} levels deep", mark)
@@ -123,8 +134,8 @@ def _compose_node(self, parent, index):
             self._depth -= 1
     event = self.peek_event()
     node = self.anchors.get(event.anchor)
-    if node is not None:   # (an undefined alias: the base class reports it)
-        if node.end_mark is None:   # still being composed: the alias is inside its own anchor
+    if node is not None:  # (an undefined alias: the base class reports it)
+        if node.end_mark is None:  # still being composed: the alias is inside its own anchor
             raise _AliasError(event.anchor, True, event.start_mark)
         self._expanded += _expanded_size(node, self._sizes)
         if self._expanded > MAX_EXPANDED_VALUES:
@@ -141,7 +152,7 @@ ConfigLoader.add_implicit_resolver("tag:yaml.org,2002:float", _SCI_FLOAT, list("
 class _DuplicateKeyError(yaml.constructor.ConstructorError):
     """A key appears twice in one YAML mapping (``key``; ``first_line`` is 1-based)."""
 
-    problem_mark: yaml.Mark   # always given (yaml's base class allows None)
+    problem_mark: yaml.Mark  # always given (yaml's base class allows None)
 
     def __init__(self, key, first_line: int, mark):
         super().__init__(None, None, f"duplicate key {_show(key)} (first given at line {first_line})", mark)
@@ -158,7 +169,7 @@ def _construct_mapping(self, node, deep=False):
             key = self.construct_object(key_node, deep=deep)
             try:
                 first = seen.setdefault(key, key_node)
-            except TypeError:      # unhashable: the base class reports it
+            except TypeError:  # unhashable: the base class reports it
                 continue
             if first is not key_node:
                 raise _DuplicateKeyError(key, first.start_mark.line + 1, key_node.start_mark)
@@ -177,7 +188,7 @@ class _NumberFormError(yaml.constructor.ConstructorError):
     """A number in one of YAML 1.1's other forms (``0x10``, ``0o17``, ``0b101``, ``1:30``), which
     would silently be read as 16, 15, 5 and 90 (``1_000`` is 1000, as in Python)."""
 
-    problem_mark: yaml.Mark   # always given (yaml's base class allows None)
+    problem_mark: yaml.Mark  # always given (yaml's base class allows None)
 
     def __init__(self, text: str, mark):
         super().__init__(None, None, f"{_show(text)} is not a plain decimal number", mark)
@@ -201,7 +212,7 @@ def _construct_int(self, node):
 
 
 def _construct_float(self, node):
-    if ":" in node.value:     # 1:30.5, sexagesimal
+    if ":" in node.value:  # 1:30.5, sexagesimal
         raise _NumberFormError(node.value, node.start_mark)
     return yaml.SafeLoader.construct_yaml_float(self, node)
 
@@ -244,8 +255,7 @@ def _show(value: Any) -> str:
 
 
 def _defaults(node) -> dict:
-    return {k: (_defaults(v) if isinstance(v, dict) else copy.deepcopy(v.default))
-            for k, v in node.items()}
+    return {k: (_defaults(v) if isinstance(v, dict) else copy.deepcopy(v.default)) for k, v in node.items()}
 
 
 def defaults() -> dict:
@@ -254,7 +264,7 @@ def defaults() -> dict:
 
 
 # largest integer a key accepts, whatever its own range says: the values end up in C ints
-_INT_MAX = 2 ** 31 - 1
+_INT_MAX = 2**31 - 1
 
 
 def _finite_allowed(allowed: str) -> str:
@@ -284,23 +294,27 @@ def _check_value(key: str, value: Any, spec: Param, source: str) -> Any:
         raise ConfigError(f"{key}: null{where} is not allowed; expected {spec.allowed}")
     try:
         value = _plain(value)
-    except RecursionError:   # a value built in Python (validate) is not bounded by MAX_NESTING
+    except RecursionError:  # a value built in Python (validate) is not bounded by MAX_NESTING
         raise ConfigError(f"{key}: a list nested too deeply{where}; expected {spec.allowed}") from None
     t = spec.type
     if t is float and isinstance(value, int) and not isinstance(value, bool):
         try:
             value = float(value)
         except OverflowError:  # beyond the float range
-            raise ConfigError(f"{key}: {_show(value)}{where} is out of range; "
-                              f"expected {_finite_allowed(spec.allowed)}") from None
+            raise ConfigError(
+                f"{key}: {_show(value)}{where} is out of range; expected {_finite_allowed(spec.allowed)}"
+            ) from None
     ok_type = isinstance(value, t) and not (t in (int, float) and isinstance(value, bool))
     if not ok_type:
         raise ConfigError(f"{key}: {_show(value)}{where} has the wrong type; expected {spec.allowed}")
     if isinstance(value, int) and t is int and abs(value) > _INT_MAX:  # OpenCV/Qt take C ints
-        raise ConfigError(f"{key}: {_show(value)}{where} is out of range; "
-                          f"expected {spec.allowed} (at most {_INT_MAX})")
+        raise ConfigError(
+            f"{key}: {_show(value)}{where} is out of range; expected {spec.allowed} (at most {_INT_MAX})"
+        )
     if isinstance(value, float) and not math.isfinite(value):
-        raise ConfigError(f"{key}: {value!r}{where} is out of range; expected {_finite_allowed(spec.allowed)}")
+        raise ConfigError(
+            f"{key}: {value!r}{where} is out of range; expected {_finite_allowed(spec.allowed)}"
+        )
     if spec.check is not None and not spec.check(value):
         what = "is not valid" if isinstance(value, (list, tuple)) else "is out of range"  # e.g. [640]
         raise ConfigError(f"{key}: {_show(value)}{where} {what}; expected {spec.allowed}")
@@ -309,8 +323,10 @@ def _check_value(key: str, value: Any, spec: Param, source: str) -> Any:
 
 def _merge(base: dict, update: Mapping, schema: dict, prefix: str, source: str) -> None:
     if not isinstance(update, Mapping):
-        raise ConfigError(f"{prefix or 'config'}: expected a mapping{' in ' + source if source else ''}, "
-                          f"got {type(update).__name__}")
+        raise ConfigError(
+            f"{prefix or 'config'}: expected a mapping{' in ' + source if source else ''}, "
+            f"got {type(update).__name__}"
+        )
     for k, v in update.items():
         key = f"{prefix}.{_short(str(k))}" if prefix else _short(str(k))
         if k not in schema:
@@ -336,9 +352,11 @@ def _check_cross(config: Mapping, source: str) -> None:
     eta, lam = norma["eta"], norma["lambda"]
     if eta * lam >= 1.0:
         where = f" in {source}" if source else ""
-        raise ConfigError(f"detector.norma.eta, detector.norma.lambda: eta * lambda = {eta * lam:g}{where} "
-                          f"is out of range (eta={_show(eta)}, lambda={_show(lam)}); expected "
-                          f"eta * lambda < 1")
+        raise ConfigError(
+            f"detector.norma.eta, detector.norma.lambda: eta * lambda = {eta * lam:g}{where} "
+            f"is out of range (eta={_show(eta)}, lambda={_show(lam)}); expected "
+            f"eta * lambda < 1"
+        )
 
 
 def validate(config: Mapping, source: str = "", cross: bool = True) -> dict:
@@ -359,16 +377,18 @@ def validate(config: Mapping, source: str = "", cross: bool = True) -> dict:
 
 
 #: the largest config file read (a config is a few kB; this stops /dev/zero or a wrong huge file)
-MAX_CONFIG_BYTES = 4 * 2 ** 20
+MAX_CONFIG_BYTES = 4 * 2**20
 
 
 def _read_yaml(path: Path) -> dict:
     try:
-        with open(path, "rb") as f:   # a pipe works too: --config <(...)
+        with open(path, "rb") as f:  # a pipe works too: --config <(...)
             data = f.read(MAX_CONFIG_BYTES + 1)
         if len(data) > MAX_CONFIG_BYTES:
-            raise ConfigError(f"{path}: is larger than {MAX_CONFIG_BYTES // 2 ** 20} MiB; expected a YAML "
-                              f"config file of a few kB")
+            raise ConfigError(
+                f"{path}: is larger than {MAX_CONFIG_BYTES // 2**20} MiB; expected a YAML "
+                f"config file of a few kB"
+            )
         text = data.decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
@@ -382,25 +402,35 @@ def _read_yaml(path: Path) -> dict:
         pos = e.position
         line = text.count("\n", 0, pos) + 1
         column = pos - (text.rfind("\n", 0, pos) + 1) + 1
-        raise ConfigError(f"{path}: invalid YAML at line {line}, column {column}: "
-                          f"unacceptable character #x{e.character:04x} ({e.reason})") from None
+        raise ConfigError(
+            f"{path}: invalid YAML at line {line}, column {column}: "
+            f"unacceptable character #x{e.character:04x} ({e.reason})"
+        ) from None
     except _DuplicateKeyError as e:
         mark = e.problem_mark
-        raise ConfigError(f"{path}: duplicate key {_show(e.key)} at line {mark.line + 1}, column {mark.column + 1} "
-                          f"(first given at line {e.first_line})") from None
+        raise ConfigError(
+            f"{path}: duplicate key {_show(e.key)} at line {mark.line + 1}, column {mark.column + 1} "
+            f"(first given at line {e.first_line})"
+        ) from None
     except _AliasError as e:
         mark = e.problem_mark
-        raise ConfigError(f"{path}: {e.describe('the file')} (line {mark.line + 1}, column "
-                          f"{mark.column + 1}); expected aliases (*name) that copy a few settings, "
-                          f"or none") from None
+        raise ConfigError(
+            f"{path}: {e.describe('the file')} (line {mark.line + 1}, column "
+            f"{mark.column + 1}); expected aliases (*name) that copy a few settings, "
+            f"or none"
+        ) from None
     except _NestingError as e:
         mark = e.problem_mark
-        raise ConfigError(f"{path}: {e.describe()} at line {mark.line + 1}, column {mark.column + 1}; "
-                          f"expected a config of mappings and short lists") from None
+        raise ConfigError(
+            f"{path}: {e.describe()} at line {mark.line + 1}, column {mark.column + 1}; "
+            f"expected a config of mappings and short lists"
+        ) from None
     except _NumberFormError as e:
         mark = e.problem_mark
-        raise ConfigError(f"{path}: {_show(e.text)} at line {mark.line + 1}, column {mark.column + 1} "
-                          f"is not a plain decimal number; {e.advice}") from None
+        raise ConfigError(
+            f"{path}: {_show(e.text)} at line {mark.line + 1}, column {mark.column + 1} "
+            f"is not a plain decimal number; {e.advice}"
+        ) from None
     except yaml.YAMLError as e:
         at = getattr(e, "problem_mark", None)
         loc = f" at line {at.line + 1}, column {at.column + 1}" if at else ""
@@ -429,7 +459,9 @@ def parse_set(item: str) -> tuple[str, Any]:
         raise ConfigError(f"--set {_show(item)}: empty key; expected key=value, e.g. detector.silk.tau=0.02")
     spec = _lookup_spec(key)
     if isinstance(spec, dict):
-        raise ConfigError(f"{key}: is a section, not a key; set one of its keys, e.g. {key}.{next(iter(spec))}=...")
+        raise ConfigError(
+            f"{key}: is a section, not a key; set one of its keys, e.g. {key}.{next(iter(spec))}=..."
+        )
     text = spec.type is str
     value = parse_value(raw, key, f"expected {spec.allowed}", text_ok=text) if raw.strip() != "" else None
     if text and not isinstance(value, str) and value is not None:
@@ -461,12 +493,15 @@ def parse_value(raw: str, what: str, expected: str = "", text_ok: bool = False) 
     except _NumberFormError as e:
         if text_ok:
             return raw.strip()
-        raise ConfigError(f"{what}: {_show(e.text)} in --set is not a plain decimal number; "
-                          f"{e.advice}") from None
+        raise ConfigError(
+            f"{what}: {_show(e.text)} in --set is not a plain decimal number; {e.advice}"
+        ) from None
     except _LongIntError as e:
         if text_ok:
             return raw.strip()
-        raise ConfigError(f"{what}: an integer with {e.digits} digits in --set is out of range{end}") from None
+        raise ConfigError(
+            f"{what}: an integer with {e.digits} digits in --set is out of range{end}"
+        ) from None
     except yaml.YAMLError:
         return raw
 
@@ -497,8 +532,11 @@ def _config_files(path, use_cwd: bool) -> list[Path]:
     return given
 
 
-def load_config(path: str | os.PathLike | Iterable[str | os.PathLike] | None = None,
-                overrides: Iterable[str] = (), use_cwd: bool = True) -> dict:
+def load_config(
+    path: str | os.PathLike | Iterable[str | os.PathLike] | None = None,
+    overrides: Iterable[str] = (),
+    use_cwd: bool = True,
+) -> dict:
     """Build the effective configuration.
 
     Parameters
@@ -536,11 +574,15 @@ def load_config(path: str | os.PathLike | Iterable[str | os.PathLike] | None = N
     return cfg
 
 
-_MISSING = object()   # (a key a file does not set; None is a value)
+_MISSING = object()  # (a key a file does not set; None is a value)
 
 
-def key_source(dotted: str, path: str | os.PathLike | Iterable[str | os.PathLike] | None = None,
-               overrides: Iterable[str] = (), use_cwd: bool = True) -> str:
+def key_source(
+    dotted: str,
+    path: str | os.PathLike | Iterable[str | os.PathLike] | None = None,
+    overrides: Iterable[str] = (),
+    use_cwd: bool = True,
+) -> str:
     """Where the value of ``dotted`` (``"capture.resize"``) in :func:`load_config`'s result came
     from: ``"--set"``, the path of the configuration file that set it last, or ``""`` (the built-in
     default). For messages about a valid value that a command cannot use; call it with
@@ -589,8 +631,11 @@ def render_commented(config: Mapping | None = None) -> str:
     """YAML text of ``config`` (default: the built-in defaults) with every key's help and allowed
     values as comments; this is how the top-level ``config.yaml`` is produced."""
     config = defaults() if config is None else config
-    lines = ["# silkvision configuration: every key, its default and what it may be.",
-             "# Precedence: built-in defaults < ./config.yaml < --config FILE < --set key=value.", ""]
+    lines = [
+        "# silkvision configuration: every key, its default and what it may be.",
+        "# Precedence: built-in defaults < ./config.yaml < --config FILE < --set key=value.",
+        "",
+    ]
 
     def walk(node: Mapping, schema: Mapping, indent: int) -> None:
         pad = "  " * indent

@@ -6,8 +6,9 @@ that they agree) and :func:`silkvision.config.load_config` validates against it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -62,23 +63,34 @@ def ranged(default, type_, lo=None, hi=None, lo_open=False, hi_open=False, help=
         text = f"a number in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
 
     def check(v):
-        return ((lo is None or (v > lo if lo_open else v >= lo))
-                and (hi is None or (v < hi if hi_open else v <= hi)))
+        return (lo is None or (v > lo if lo_open else v >= lo)) and (
+            hi is None or (v < hi if hi_open else v <= hi)
+        )
 
-    return Param(default, type_, ("null or " if nullable else "") + text, check, nullable=nullable,
-                 help=help, bounds=(lo, hi), open_ends=(lo_open, hi_open))
+    return Param(
+        default,
+        type_,
+        ("null or " if nullable else "") + text,
+        check,
+        nullable=nullable,
+        help=help,
+        bounds=(lo, hi),
+        open_ends=(lo_open, hi_open),
+    )
 
 
 def one_of(default, values, text, help=""):
     """An integer from a short list ``values`` (the ``allowed`` text says it in words)."""
     values = tuple(values)
-    return Param(default, int, text, lambda v: v in values, help=help,
-                 bounds=(min(values), max(values)), values=values)
+    return Param(
+        default, int, text, lambda v: v in values, help=help, bounds=(min(values), max(values)), values=values
+    )
 
 
 def choice(default, values, help=""):
-    return Param(default, str, "one of " + ", ".join(repr(v) for v in values),
-                 lambda v: v in values, help=help)
+    return Param(
+        default, str, "one of " + ", ".join(repr(v) for v in values), lambda v: v in values, help=help
+    )
 
 
 def positive(default, help="", hi=None):
@@ -144,45 +156,62 @@ COLOUR_SPACES = ("rgb", "ycrcb", "lab", "gray")
 
 SCHEMA: dict[str, Any] = {
     "detector": {
-        "algorithm": choice("silk", ALGORITHMS, "background subtractor of export and demo when none is named "
-                                                   "(evaluate compares its --algorithms list)"),
+        "algorithm": choice(
+            "silk",
+            ALGORITHMS,
+            "background subtractor of export and demo when none is named "
+            "(evaluate compares its --algorithms list)",
+        ),
         "colour_space": choice("ycrcb", COLOUR_SPACES, "pixel feature for SILK/NORMA"),
-        "median": one_of(5, FILTER_SIZES, "0 (off) or an odd integer 3..15",
-                         help="median filter size applied to the mask"),
-        "close": one_of(5, FILTER_SIZES, "0 (off) or an odd integer 3..15",
-                        help="size of the elliptic closing applied to the mask after the median"),
+        "median": one_of(
+            5, FILTER_SIZES, "0 (off) or an odd integer 3..15", help="median filter size applied to the mask"
+        ),
+        "close": one_of(
+            5,
+            FILTER_SIZES,
+            "0 (off) or an odd integer 3..15",
+            help="size of the elliptic closing applied to the mask after the median",
+        ),
         "fill_holes": boolean(True, "fill enclosed background holes of the mask, after the closing"),
         "silk": {
-            "omega": ranged(20, int, 1, 255,
-                           help="support-vector buffer size per pixel"),
+            "omega": ranged(20, int, 1, 255, help="support-vector buffer size per pixel"),
             "tau": unit_open(0.000503, "decay: old coefficients are multiplied by (1 - tau)"),
             "C": coefficient(0.4, "box constraint: new coefficient <= (1 - tau) C"),
             "rho": coefficient(1.0, "margin of the novelty hinge loss"),
             "sigma": kernel_width(8.0, "Gaussian kernel width in 8-bit colour units"),
             "threshold": threshold(0.45, "foreground if score f(x) < threshold"),
             "conservative": boolean(True, "soft conservative update for foreground pixels"),
-            "kappa": ranged(0.078125, float, 0, 1,
-                           help="cap factor of the new coefficient for foreground pixels"),
-            "warmup": ranged(200, int, 0,
-                            help="frames learned with the milder warm-up cap warmup_kappa"),
-            "warmup_kappa": ranged(0.5, float, 0, 1,
-                                  help="cap factor for foreground pixels during the warm-up; "
-                                       "1 = no cap"),
-            "hold": ranged(1, int, 0, 100,
-                          help="the conservative cap also applies for this many frames after a "
-                               "pixel was last scored foreground"),
-            "global_change": ranged(0.5, float, 0, 1, lo_open=True,
-                                   help="if more than this fraction of the last frame was foreground "
-                                        "(e.g. a light switch), learn without the conservative cap; "
-                                        "1 = never"),
+            "kappa": ranged(
+                0.078125, float, 0, 1, help="cap factor of the new coefficient for foreground pixels"
+            ),
+            "warmup": ranged(200, int, 0, help="frames learned with the milder warm-up cap warmup_kappa"),
+            "warmup_kappa": ranged(
+                0.5, float, 0, 1, help="cap factor for foreground pixels during the warm-up; 1 = no cap"
+            ),
+            "hold": ranged(
+                1,
+                int,
+                0,
+                100,
+                help="the conservative cap also applies for this many frames after a "
+                "pixel was last scored foreground",
+            ),
+            "global_change": ranged(
+                0.5,
+                float,
+                0,
+                1,
+                lo_open=True,
+                help="if more than this fraction of the last frame was foreground "
+                "(e.g. a light switch), learn without the conservative cap; "
+                "1 = never",
+            ),
         },
         "norma": {
-            "omega": ranged(20, int, 1, 255,
-                           help="truncation: the last omega terms are kept"),
+            "omega": ranged(20, int, 1, 255, help="truncation: the last omega terms are kept"),
             "eta": coefficient(0.1, "learning rate (coefficient of a new term)"),
             "lambda": positive(0.1, "regulariser: old terms decay by (1 - eta*lambda)"),
-            "nu": ranged(0.5, float, 0, 1,
-                        help="nu of NORMA's novelty detection (offset update)"),
+            "nu": ranged(0.5, float, 0, 1, help="nu of NORMA's novelty detection (offset update)"),
             "sigma": kernel_width(15.0, "Gaussian kernel width in 8-bit colour units"),
             "threshold": threshold(0.36, "foreground if score f(x) < threshold"),
         },
@@ -198,59 +227,94 @@ SCHEMA: dict[str, Any] = {
         },
     },
     "capture": {
-        "camera_timeout": ranged(5.0, float, 0, 86400, lo_open=True,
-                                help="seconds to wait for a camera or stream frame before giving up"),
-        "reconnect_timeout": ranged(30.0, float, 0, 86400,
-                                   help="seconds a network stream keeps reconnecting after it "
-                                        "dropped (0: a drop ends it)"),
-        "max_frames": ranged(None, int, 1, nullable=True,
-                            help="stop after this many frames"),
-        "resize": Param(None, list, f"null or [width, height] with integers in 1..{MAX_FRAME_SIDE}",
-                        lambda v: len(v) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
-                                                      and 0 < x <= MAX_FRAME_SIDE for x in v),
-                        nullable=True, bounds=(1, MAX_FRAME_SIDE), help="resize frames before detection"),
-        "on_bad_frame": choice("stop", ("stop", "skip"),
-                               "what export does at a frame that cannot be decoded or has another "
-                               "size: stop with an error (the export resumes), or skip it (no mask; "
-                               "listed in export.json)"),
+        "camera_timeout": ranged(
+            5.0,
+            float,
+            0,
+            86400,
+            lo_open=True,
+            help="seconds to wait for a camera or stream frame before giving up",
+        ),
+        "reconnect_timeout": ranged(
+            30.0,
+            float,
+            0,
+            86400,
+            help="seconds a network stream keeps reconnecting after it dropped (0: a drop ends it)",
+        ),
+        "max_frames": ranged(None, int, 1, nullable=True, help="stop after this many frames"),
+        "resize": Param(
+            None,
+            list,
+            f"null or [width, height] with integers in 1..{MAX_FRAME_SIDE}",
+            lambda v: (
+                len(v) == 2
+                and all(isinstance(x, int) and not isinstance(x, bool) and 0 < x <= MAX_FRAME_SIDE for x in v)
+            ),
+            nullable=True,
+            bounds=(1, MAX_FRAME_SIDE),
+            help="resize frames before detection",
+        ),
+        "on_bad_frame": choice(
+            "stop",
+            ("stop", "skip"),
+            "what export does at a frame that cannot be decoded or has another "
+            "size: stop with an error (the export resumes), or skip it (no mask; "
+            "listed in export.json)",
+        ),
     },
     "export": {
         "scores": boolean(False, "also write per-frame scores (float16, compressed .npz)"),
         "video": boolean(False, "also write a lossless mask video (FFV1 .mkv)"),
         "overwrite": boolean(False, "allow writing into a non-empty folder with other content"),
-        "checkpoint_every": ranged(100, int, 0,
-                                  help="save the detector state every N frames so an interrupted "
-                                       "export resumes (0: only when interrupted by Ctrl-C or SIGTERM)"),
-        "objects": Param(None, str, "null or one of " + ", ".join(repr(v) for v in OBJECT_FORMATS),
-                         lambda v: v in OBJECT_FORMATS, nullable=True,
-                         help="also write the foreground regions of each mask (box, area, centroid) "
-                              "to objects.csv or objects.jsonl"),
-        "events": Param(None, str, "null or one of " + ", ".join(repr(v) for v in OBJECT_FORMATS),
-                        lambda v: v in OBJECT_FORMATS, nullable=True,
-                        help="also write motion events (runs of frames with regions) to events.csv "
-                             "or events.jsonl"),
+        "checkpoint_every": ranged(
+            100,
+            int,
+            0,
+            help="save the detector state every N frames so an interrupted "
+            "export resumes (0: only when interrupted by Ctrl-C or SIGTERM)",
+        ),
+        "objects": Param(
+            None,
+            str,
+            "null or one of " + ", ".join(repr(v) for v in OBJECT_FORMATS),
+            lambda v: v in OBJECT_FORMATS,
+            nullable=True,
+            help="also write the foreground regions of each mask (box, area, centroid) "
+            "to objects.csv or objects.jsonl",
+        ),
+        "events": Param(
+            None,
+            str,
+            "null or one of " + ", ".join(repr(v) for v in OBJECT_FORMATS),
+            lambda v: v in OBJECT_FORMATS,
+            nullable=True,
+            help="also write motion events (runs of frames with regions) to events.csv or events.jsonl",
+        ),
         "min_area": ranged(20, int, 1, help="smallest region of objects and events, in pixels"),
         "event_min_frames": ranged(5, int, 1, help="shortest motion event, in frames with regions"),
     },
     "evaluation": {
-        "bins": ranged(4096, int, 16, 1 << 20,
-                      help="score histogram bins for the ROC"),
-        "light_switch_window": ranged(100, int, 1,
-                                     help="frames after a light switch that are scored"),
-        "recovery_tolerance": ranged(0.05, float, 0, 1, lo_open=True, hi_open=True,
-                                    help="F-measure gap that counts as recovered"),
-        "recovery_smoothing": ranged(10, int, 1,
-                                    help="frames whose per-frame F-measures are averaged when "
-                                         "testing recovery after a light switch (1 = single frame)"),
+        "bins": ranged(4096, int, 16, 1 << 20, help="score histogram bins for the ROC"),
+        "light_switch_window": ranged(100, int, 1, help="frames after a light switch that are scored"),
+        "recovery_tolerance": ranged(
+            0.05, float, 0, 1, lo_open=True, hi_open=True, help="F-measure gap that counts as recovered"
+        ),
+        "recovery_smoothing": ranged(
+            10,
+            int,
+            1,
+            help="frames whose per-frame F-measures are averaged when "
+            "testing recovery after a light switch (1 = single frame)",
+        ),
     },
     "gui": {
-        "second_algorithm": choice("norma", tuple(a for a in ALGORITHMS if a != "silk"),
-                                   "algorithm shown beside SILK"),
+        "second_algorithm": choice(
+            "norma", tuple(a for a in ALGORITHMS if a != "silk"), "algorithm shown beside SILK"
+        ),
         "show_scores": boolean(True, "show the SILK score heat map"),
         "show_overlay": boolean(False, "show the mask overlaid on the input"),
-        "roc_every": ranged(5, int, 1,
-                           help="redraw the ROC every N frames"),
-        "display_fps": ranged(30.0, float, 0.1, 1000,
-                             help="maximum display refresh rate"),
+        "roc_every": ranged(5, int, 1, help="redraw the ROC every N frames"),
+        "display_fps": ranged(30.0, float, 0.1, 1000, help="maximum display refresh rate"),
     },
 }

@@ -88,8 +88,9 @@ class BackgroundSubtractor(ABC):
     def reset(self) -> None:
         """Forget everything learned; the next frame may have another size."""
 
-    def mask_from_scores(self, scores: np.ndarray, threshold: float | None = None,
-                         out: np.ndarray | None = None) -> np.ndarray:
+    def mask_from_scores(
+        self, scores: np.ndarray, threshold: float | None = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """Mask (0/255 uint8) of ``scores < threshold`` with this detector's post-processing.
 
         Used by the GUI's threshold slider and by the evaluation to re-threshold without
@@ -119,8 +120,10 @@ class BackgroundSubtractor(ABC):
             return
         meant = parameter_typo(self, name, self._attribute_params())
         if meant is not None:
-            raise AttributeError(f"{type(self).__name__} has no parameter {name!r}; did you mean "
-                                 f"{meant!r}? (a new attribute would change nothing)")
+            raise AttributeError(
+                f"{type(self).__name__} has no parameter {name!r}; did you mean "
+                f"{meant!r}? (a new attribute would change nothing)"
+            )
         super().__setattr__(name, value)
 
     def __copy__(self):

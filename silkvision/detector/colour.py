@@ -22,8 +22,14 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["COLOUR_SPACES", "channels", "check_colour_space", "check_frame", "FeatureConverter",
-           "features_to_bgr"]
+__all__ = [
+    "COLOUR_SPACES",
+    "channels",
+    "check_colour_space",
+    "check_frame",
+    "FeatureConverter",
+    "features_to_bgr",
+]
 
 COLOUR_SPACES = ("rgb", "ycrcb", "lab", "gray")
 _CHANNELS = {"rgb": 3, "ycrcb": 3, "lab": 3, "gray": 1}
@@ -34,8 +40,9 @@ _FROM = {"ycrcb": cv2.COLOR_YCrCb2BGR, "lab": cv2.COLOR_Lab2BGR, "gray": cv2.COL
 def check_colour_space(name: str) -> str:
     """Return ``name`` if it is a known colour space, else raise ``ValueError`` naming it."""
     if name not in _CHANNELS:
-        raise ValueError(f"colour_space: {name!r} is unknown; expected one of "
-                         + ", ".join(repr(c) for c in COLOUR_SPACES))
+        raise ValueError(
+            f"colour_space: {name!r} is unknown; expected one of " + ", ".join(repr(c) for c in COLOUR_SPACES)
+        )
     return name
 
 
@@ -48,8 +55,10 @@ def check_frame(frame) -> np.ndarray:
     """Validate a frame (HxWx3 BGR uint8, HxW or HxWx1 grey uint8) and return it as an array."""
     frame = np.asarray(frame)
     if frame.dtype != np.uint8 or not (frame.ndim == 2 or (frame.ndim == 3 and frame.shape[2] in (1, 3))):
-        raise ValueError(f"frame: expected an HxWx3 (BGR) or HxW (grey) uint8 image, "
-                         f"got dtype {frame.dtype} and shape {frame.shape}")
+        raise ValueError(
+            f"frame: expected an HxWx3 (BGR) or HxW (grey) uint8 image, "
+            f"got dtype {frame.dtype} and shape {frame.shape}"
+        )
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise ValueError(f"frame: empty image of shape {frame.shape}")
     if frame.ndim == 3 and frame.shape[2] == 1:

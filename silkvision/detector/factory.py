@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from silkvision.config import ALGORITHMS, validate
 from silkvision.detector.base import BackgroundSubtractor
@@ -20,8 +21,9 @@ def available_subtractors() -> list[str]:
     return [a for a in ALGORITHMS if a in ("silk", "norma") or opencv_available(a)]
 
 
-def create_subtractor(name: str | None = None, config: Mapping | None = None,
-                      **overrides: Any) -> BackgroundSubtractor:
+def create_subtractor(
+    name: str | None = None, config: Mapping | None = None, **overrides: Any
+) -> BackgroundSubtractor:
     """Create a background subtractor.
 
     Parameters
@@ -46,7 +48,7 @@ def create_subtractor(name: str | None = None, config: Mapping | None = None,
     >>> import silkvision as sv
     >>> det = sv.create_subtractor("silk", tau=0.02)
     """
-    cfg = validate(config or {}, "config", cross=False)   # rules between keys: after the overrides
+    cfg = validate(config or {}, "config", cross=False)  # rules between keys: after the overrides
     if name is None:
         name = cfg["detector"]["algorithm"]
     if not isinstance(name, str) or name not in ALGORITHMS:
@@ -57,7 +59,7 @@ def create_subtractor(name: str | None = None, config: Mapping | None = None,
     shared = {k: det_cfg[k] for k in SHARED_KEYS}
     # the OpenCV baselines model BGR themselves: a colour_space override would be ignored
     own = SHARED_KEYS if name in ("silk", "norma") else tuple(k for k in SHARED_KEYS if k != "colour_space")
-    if name == "norma" and "lam" in overrides:   # NormaSubtractor's own name of "lambda" (repr, set_params)
+    if name == "norma" and "lam" in overrides:  # NormaSubtractor's own name of "lambda" (repr, set_params)
         if "lambda" in overrides:
             raise ConfigError("norma: give lambda or lam, not both")
         overrides = {("lambda" if k == "lam" else k): v for k, v in overrides.items()}
@@ -75,11 +77,15 @@ def create_subtractor(name: str | None = None, config: Mapping | None = None,
     validate(check, "create_subtractor")
     if name == "silk":
         from silkvision.detector.silk import SilkSubtractor
+
         return SilkSubtractor(**params, **shared)
     if name == "norma":
         from silkvision.detector.norma import NormaSubtractor
+
         params["lam"] = params.pop("lambda")  # "lambda" is a Python keyword
         return NormaSubtractor(**params, **shared)
     from silkvision.detector.opencv import OpenCVSubtractor
-    return OpenCVSubtractor(name, median=shared["median"], close=shared["close"],
-                            fill_holes=shared["fill_holes"], **params)
+
+    return OpenCVSubtractor(
+        name, median=shared["median"], close=shared["close"], fill_holes=shared["fill_holes"], **params
+    )

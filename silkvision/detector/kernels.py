@@ -70,9 +70,22 @@ from numba import njit, prange
 from numba.core import types as _nbt
 from numba.extending import intrinsic
 
-__all__ = ["fma32", "exp2_neg", "exp2_neg_array", "fma32_array", "silk_frame", "norma_frame",
-           "renormalise", "silk_frame_serial", "norma_frame_serial", "renormalise_serial", "U_MIN",
-           "EXP2_COEFFS", "SCRATCH_ROWS", "kernel_log2_scale"]
+__all__ = [
+    "fma32",
+    "exp2_neg",
+    "exp2_neg_array",
+    "fma32_array",
+    "silk_frame",
+    "norma_frame",
+    "renormalise",
+    "silk_frame_serial",
+    "norma_frame_serial",
+    "renormalise_serial",
+    "U_MIN",
+    "EXP2_COEFFS",
+    "SCRATCH_ROWS",
+    "kernel_log2_scale",
+]
 
 #: exp2_neg(u) = 2^max(u, U_MIN): kernel values below 2^-72 = 2.1e-22 are clamped to it.
 U_MIN = np.float32(-72.0)
@@ -187,7 +200,7 @@ def _slot_exponents(colours, y, featf, ubuf, nl, C, W, j):
             t0 = f0[x] - np.float32(c0[x])
             t1 = f1[x] - np.float32(c1[x])
             t2 = f2[x] - np.float32(c2[x])
-            d2 = fma32(t2, t2, fma32(t1, t1, t0 * t0))   # integers < 2^24: exact
+            d2 = fma32(t2, t2, fma32(t1, t1, t0 * t0))  # integers < 2^24: exact
             ubuf[x] = d2 * nl
     else:
         c0 = colours[y, j, 0]
@@ -232,8 +245,28 @@ def _scores_and_mask(acc, scale, threshold, srow, mrow, W):
 
 
 @njit(inline="always", cache=True)
-def _silk_row(y, tid, feat, colours, alphas, since, scale, inv_scale_new, decay, rho, cap, cap_fg,
-              threshold, hold, nl, learn, scores, mask, scr_f, scr_i):
+def _silk_row(
+    y,
+    tid,
+    feat,
+    colours,
+    alphas,
+    since,
+    scale,
+    inv_scale_new,
+    decay,
+    rho,
+    cap,
+    cap_fg,
+    threshold,
+    hold,
+    nl,
+    learn,
+    scores,
+    mask,
+    scr_f,
+    scr_i,
+):
     """Row ``y`` of :func:`silk_frame`, with the scratch of thread ``tid``."""
     H, W, C = feat.shape
     omega = alphas.shape[1]
@@ -247,7 +280,7 @@ def _silk_row(y, tid, feat, colours, alphas, since, scale, inv_scale_new, decay,
         acc[x] = _ZERO
         minv[x] = _INF
         mini[x] = np.uint32(0)
-    if learn:   # also the lowest coefficient and its slot (first slot on ties)
+    if learn:  # also the lowest coefficient and its slot (first slot on ties)
         for j in range(omega):
             _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j)
     else:
@@ -290,8 +323,26 @@ def _silk_row(y, tid, feat, colours, alphas, since, scale, inv_scale_new, decay,
 
 
 @njit(parallel=True, cache=True)
-def silk_frame(feat, colours, alphas, since, scale, inv_scale_new, decay, rho, cap, cap_fg,
-               threshold, hold, nl, learn, scores, mask, scr_f, scr_i):
+def silk_frame(
+    feat,
+    colours,
+    alphas,
+    since,
+    scale,
+    inv_scale_new,
+    decay,
+    rho,
+    cap,
+    cap_fg,
+    threshold,
+    hold,
+    nl,
+    learn,
+    scores,
+    mask,
+    scr_f,
+    scr_i,
+):
     """One frame of per-pixel SILK novelty detection (see :mod:`silkvision.detector.silk`).
 
     Parameters
@@ -331,24 +382,99 @@ def silk_frame(feat, colours, alphas, since, scale, inv_scale_new, decay, rho, c
     """
     H = feat.shape[0]
     for y in prange(H):
-        _silk_row(y, numba.get_thread_id(), feat, colours, alphas, since, scale, inv_scale_new, decay,
-                  rho, cap, cap_fg, threshold, hold, nl, learn, scores, mask, scr_f, scr_i)
+        _silk_row(
+            y,
+            numba.get_thread_id(),
+            feat,
+            colours,
+            alphas,
+            since,
+            scale,
+            inv_scale_new,
+            decay,
+            rho,
+            cap,
+            cap_fg,
+            threshold,
+            hold,
+            nl,
+            learn,
+            scores,
+            mask,
+            scr_f,
+            scr_i,
+        )
 
 
 @njit(cache=True)
-def silk_frame_serial(feat, colours, alphas, since, scale, inv_scale_new, decay, rho, cap, cap_fg,
-                      threshold, hold, nl, learn, scores, mask, scr_f, scr_i):
+def silk_frame_serial(
+    feat,
+    colours,
+    alphas,
+    since,
+    scale,
+    inv_scale_new,
+    decay,
+    rho,
+    cap,
+    cap_fg,
+    threshold,
+    hold,
+    nl,
+    learn,
+    scores,
+    mask,
+    scr_f,
+    scr_i,
+):
     """:func:`silk_frame` on the calling thread alone (the same results): what a process forked
     after numba's OpenMP threads started must use
     (:func:`~silkvision.detector.numba_threads.parallel_allowed`)."""
     for y in range(feat.shape[0]):
-        _silk_row(y, 0, feat, colours, alphas, since, scale, inv_scale_new, decay, rho, cap, cap_fg,
-                  threshold, hold, nl, learn, scores, mask, scr_f, scr_i)
+        _silk_row(
+            y,
+            0,
+            feat,
+            colours,
+            alphas,
+            since,
+            scale,
+            inv_scale_new,
+            decay,
+            rho,
+            cap,
+            cap_fg,
+            threshold,
+            hold,
+            nl,
+            learn,
+            scores,
+            mask,
+            scr_f,
+            scr_i,
+        )
 
 
 @njit(inline="always", cache=True)
-def _norma_row(y, tid, feat, colours, alphas, ptr, rho, scale, alpha_new, rho_down, rho_up,
-               threshold, nl, learn, scores, mask, scr_f):
+def _norma_row(
+    y,
+    tid,
+    feat,
+    colours,
+    alphas,
+    ptr,
+    rho,
+    scale,
+    alpha_new,
+    rho_down,
+    rho_up,
+    threshold,
+    nl,
+    learn,
+    scores,
+    mask,
+    scr_f,
+):
     """Row ``y`` of :func:`norma_frame`, with the scratch of thread ``tid``."""
     H, W, C = feat.shape
     omega = alphas.shape[1]
@@ -371,7 +497,7 @@ def _norma_row(y, tid, feat, colours, alphas, ptr, rho, scale, alpha_new, rho_do
         for x in range(W):
             r = rrow[x]
             if srow[x] < r:
-                j = np.intp(prow[x])      # intp throughout: a uint32 + int compare went through float64
+                j = np.intp(prow[x])  # intp throughout: a uint32 + int compare went through float64
                 arows[j, x] = alpha_new
                 for c in range(C):
                     crows[j, c, x] = frow[x, c]
@@ -383,8 +509,23 @@ def _norma_row(y, tid, feat, colours, alphas, ptr, rho, scale, alpha_new, rho_do
 
 
 @njit(parallel=True, cache=True)
-def norma_frame(feat, colours, alphas, ptr, rho, scale, alpha_new, rho_down, rho_up,
-                threshold, nl, learn, scores, mask, scr_f):
+def norma_frame(
+    feat,
+    colours,
+    alphas,
+    ptr,
+    rho,
+    scale,
+    alpha_new,
+    rho_down,
+    rho_up,
+    threshold,
+    nl,
+    learn,
+    scores,
+    mask,
+    scr_f,
+):
     """One frame of per-pixel truncated NORMA novelty detection (see :mod:`silkvision.detector.norma`).
 
     Parameters
@@ -401,17 +542,66 @@ def norma_frame(feat, colours, alphas, ptr, rho, scale, alpha_new, rho_down, rho
         ``eta (1 - nu)`` (rho falls when ``f < rho``) and ``eta nu`` (rho rises otherwise).
     """
     for y in prange(feat.shape[0]):
-        _norma_row(y, numba.get_thread_id(), feat, colours, alphas, ptr, rho, scale, alpha_new,
-                   rho_down, rho_up, threshold, nl, learn, scores, mask, scr_f)
+        _norma_row(
+            y,
+            numba.get_thread_id(),
+            feat,
+            colours,
+            alphas,
+            ptr,
+            rho,
+            scale,
+            alpha_new,
+            rho_down,
+            rho_up,
+            threshold,
+            nl,
+            learn,
+            scores,
+            mask,
+            scr_f,
+        )
 
 
 @njit(cache=True)
-def norma_frame_serial(feat, colours, alphas, ptr, rho, scale, alpha_new, rho_down, rho_up,
-                       threshold, nl, learn, scores, mask, scr_f):
+def norma_frame_serial(
+    feat,
+    colours,
+    alphas,
+    ptr,
+    rho,
+    scale,
+    alpha_new,
+    rho_down,
+    rho_up,
+    threshold,
+    nl,
+    learn,
+    scores,
+    mask,
+    scr_f,
+):
     """:func:`norma_frame` on the calling thread alone (see :func:`silk_frame_serial`)."""
     for y in range(feat.shape[0]):
-        _norma_row(y, 0, feat, colours, alphas, ptr, rho, scale, alpha_new, rho_down, rho_up,
-                   threshold, nl, learn, scores, mask, scr_f)
+        _norma_row(
+            y,
+            0,
+            feat,
+            colours,
+            alphas,
+            ptr,
+            rho,
+            scale,
+            alpha_new,
+            rho_down,
+            rho_up,
+            threshold,
+            nl,
+            learn,
+            scores,
+            mask,
+            scr_f,
+        )
 
 
 @njit(inline="always", cache=True)

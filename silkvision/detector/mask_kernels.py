@@ -63,14 +63,19 @@ def _min5(a, x):
 def _median_row(r0, r1, r2, r3, r4, v, mr, W):
     """Step 1 for one row: ``r0..r4`` are the raw rows y-2..y+2 (clamped), ``v`` a (W + 4) scratch
     row, ``mr`` the bordered output row of ``med``."""
-    vc = v[2:W + 2]
+    vc = v[2 : W + 2]
     for x in range(W):
-        vc[x] = (np.uint8(r0[x] >> _U7) + np.uint8(r1[x] >> _U7) + np.uint8(r2[x] >> _U7)
-                 + np.uint8(r3[x] >> _U7) + np.uint8(r4[x] >> _U7))
+        vc[x] = (
+            np.uint8(r0[x] >> _U7)
+            + np.uint8(r1[x] >> _U7)
+            + np.uint8(r2[x] >> _U7)
+            + np.uint8(r3[x] >> _U7)
+            + np.uint8(r4[x] >> _U7)
+        )
     v[0] = v[1] = v[2]
     v[W + 2] = v[W + 3] = v[W + 1]
     mr[0] = mr[1] = mr[W + 2] = mr[W + 3] = _U0
-    mc = mr[2:W + 2]
+    mc = mr[2 : W + 2]
     for x in range(W):
         s = np.uint8(np.uint8(np.uint8(v[x] + v[x + 1]) + np.uint8(v[x + 2] + v[x + 3])) + v[x + 4])
         mc[x] = _U255 if s >= _U13 else _U0
@@ -80,7 +85,7 @@ def _median_row(r0, r1, r2, r3, r4, v, mr, W):
 def _dilate_row(a, b, c, d, e, dr, W):
     """Step 2 for one row: ``a..e`` are the bordered ``med`` rows y-2..y+2, ``dr`` the row of ``dil``."""
     dr[0] = dr[1] = dr[W + 2] = dr[W + 3] = _U255
-    dc = dr[2:W + 2]
+    dc = dr[2 : W + 2]
     for x in range(W):
         dc[x] = max(max(max(_max5(b, x), _max5(c, x)), max(_max5(d, x), a[x + 2])), e[x + 2])
 
@@ -117,8 +122,16 @@ def median5_close5(raw, out, med, dil, scratch):
             dil[H + 2 + y, x] = _U255
     # 1. median, replicated border: 255 iff at least 13 of the 25 pixels are
     for y in range(H):
-        _median_row(raw[max(y - 2, 0)], raw[max(y - 1, 0)], raw[y], raw[min(y + 1, H - 1)],
-                    raw[min(y + 2, H - 1)], scratch, med[y + 2], W)
+        _median_row(
+            raw[max(y - 2, 0)],
+            raw[max(y - 1, 0)],
+            raw[y],
+            raw[min(y + 1, H - 1)],
+            raw[min(y + 2, H - 1)],
+            scratch,
+            med[y + 2],
+            W,
+        )
     # 2. dilation: rows y-1..y+1 over 5 columns, rows y-2 and y+2 the centre column only
     for y in range(H):
         _dilate_row(med[y], med[y + 1], med[y + 2], med[y + 3], med[y + 4], dil[y + 2], W)
@@ -140,8 +153,7 @@ def check_mask_out(out, shape: tuple, name: str = "out") -> None:
     takes an output mask checks it.
     """
     shape = tuple(shape)
-    if (isinstance(out, np.ndarray) and out.dtype == np.uint8 and out.shape == shape
-            and out.flags.writeable):
+    if isinstance(out, np.ndarray) and out.dtype == np.uint8 and out.shape == shape and out.flags.writeable:
         return
     if not isinstance(out, np.ndarray):
         got = type(out).__name__

@@ -20,7 +20,7 @@ from pathlib import Path
 __all__ = ["available_memory", "check_fits"]
 
 _CGROUP_ROOT = Path("/sys/fs/cgroup")
-_NO_LIMIT = 2 ** 60   # cgroup v1 reports "no limit" as a huge number (about 2^63)
+_NO_LIMIT = 2**60  # cgroup v1 reports "no limit" as a huge number (about 2^63)
 
 
 def _read_text(path: str | Path) -> str | None:
@@ -65,9 +65,9 @@ def _cgroup_dirs() -> list[Path]:
         if len(parts) != 3:
             continue
         _, controllers, path = parts
-        if controllers == "":                        # cgroup v2: "0::/path"
+        if controllers == "":  # cgroup v2: "0::/path"
             base = _CGROUP_ROOT
-        elif "memory" in controllers.split(","):     # cgroup v1: "4:memory:/path"
+        elif "memory" in controllers.split(","):  # cgroup v1: "4:memory:/path"
             base = _CGROUP_ROOT / "memory"
         else:
             continue
@@ -87,11 +87,11 @@ def _cgroup_headroom() -> int | None:
     for d in _cgroup_dirs():
         stat = _read_text(d / "memory.stat")
         v2_max = _read_text(d / "memory.max")
-        if v2_max is not None:                      # v2 ("max": no limit)
+        if v2_max is not None:  # v2 ("max": no limit)
             limit = _int(v2_max)
             used = _int(_read_text(d / "memory.current"))
             cache = _field(stat, "inactive_file") or 0
-        else:                                       # v1
+        else:  # v1
             limit = _int(_read_text(d / "memory.limit_in_bytes"))
             used = _int(_read_text(d / "memory.usage_in_bytes"))
             cache = _field(stat, "total_inactive_file") or _field(stat, "inactive_file") or 0
@@ -119,7 +119,7 @@ def available_memory() -> int | None:
 
 
 def _size(n: float) -> str:
-    return f"{n / 2 ** 30:.1f} GiB" if n >= 2 ** 30 else f"{n / 2 ** 20:.1f} MiB"
+    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
 
 
 def check_fits(need: int, what: str) -> None:
@@ -131,5 +131,7 @@ def check_fits(need: int, what: str) -> None:
         return
     avail = available_memory()
     if avail is not None and need > avail:
-        raise MemoryError(f"{what} needs {_size(need)}, but only {_size(avail)} of memory is available "
-                          f"(SILKVISION_MEMORY_CHECK=0 skips this check)")
+        raise MemoryError(
+            f"{what} needs {_size(need)}, but only {_size(avail)} of memory is available "
+            f"(SILKVISION_MEMORY_CHECK=0 skips this check)"
+        )

@@ -31,7 +31,8 @@ import numpy as np
 from silkvision.config.schema import SCHEMA
 from silkvision.detector import kernels as _k
 from silkvision.detector.numba_threads import run_kernel
-from silkvision.detector.pixel import KernelPixelSubtractor, check_param, schema_default as _default
+from silkvision.detector.pixel import KernelPixelSubtractor, check_param
+from silkvision.detector.pixel import schema_default as _default
 
 __all__ = ["NormaSubtractor", "RHO0"]
 
@@ -71,27 +72,54 @@ class NormaSubtractor(KernelPixelSubtractor):
     """
 
     name = "norma"
-    _PARAM_NAMES = ("omega", "eta", "lam", "nu", "sigma", "threshold", "colour_space", "median",
-                    "close", "fill_holes")
+    _PARAM_NAMES = (
+        "omega",
+        "eta",
+        "lam",
+        "nu",
+        "sigma",
+        "threshold",
+        "colour_space",
+        "median",
+        "close",
+        "fill_holes",
+    )
 
-    def __init__(self, omega: int = _default("norma", "omega"), eta: float = _default("norma", "eta"),
-                 lam: float = _default("norma", "lambda"), nu: float = _default("norma", "nu"),
-                 sigma: float = _default("norma", "sigma"),
-                 threshold: float = _default("norma", "threshold"),
-                 colour_space: str = SCHEMA["detector"]["colour_space"].default,
-                 median: int = SCHEMA["detector"]["median"].default,
-                 close: int = SCHEMA["detector"]["close"].default,
-                 fill_holes: bool = SCHEMA["detector"]["fill_holes"].default, **config_key):
+    def __init__(
+        self,
+        omega: int = _default("norma", "omega"),
+        eta: float = _default("norma", "eta"),
+        lam: float = _default("norma", "lambda"),
+        nu: float = _default("norma", "nu"),
+        sigma: float = _default("norma", "sigma"),
+        threshold: float = _default("norma", "threshold"),
+        colour_space: str = SCHEMA["detector"]["colour_space"].default,
+        median: int = SCHEMA["detector"]["median"].default,
+        close: int = SCHEMA["detector"]["close"].default,
+        fill_holes: bool = SCHEMA["detector"]["fill_holes"].default,
+        **config_key,
+    ):
         if config_key:  # ``lambda``, the config key and get_params' name, which Python cannot spell
             unknown = set(config_key) - {"lambda"}
             if unknown:
-                raise TypeError(f"NormaSubtractor() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+                raise TypeError(
+                    f"NormaSubtractor() got an unexpected keyword argument {sorted(unknown)[0]!r}"
+                )
             if lam != _default("norma", "lambda"):
                 raise ValueError("lam, lambda: give one of them, not both")
             lam = config_key["lambda"]
-        super().__init__(omega=omega, eta=eta, lam=lam, nu=nu, sigma=sigma, threshold=threshold,
-                         colour_space=colour_space, median=median, close=close,
-                         fill_holes=fill_holes)
+        super().__init__(
+            omega=omega,
+            eta=eta,
+            lam=lam,
+            nu=nu,
+            sigma=sigma,
+            threshold=threshold,
+            colour_space=colour_space,
+            median=median,
+            close=close,
+            fill_holes=fill_holes,
+        )
 
     def _set(self, params: dict, initial: bool = False) -> bool:
         if "lambda" in params:  # accept the config key too
@@ -117,8 +145,10 @@ class NormaSubtractor(KernelPixelSubtractor):
         p["eta"] = check_param("norma", "eta", p["eta"])
         p["lam"] = check_param("norma", "lambda", p["lam"])
         if p["eta"] * p["lam"] >= 1.0:  # named by the config key (lambda) the GUI and YAML use
-            raise ValueError(f"eta, lambda: eta * lambda = {p['eta'] * p['lam']!r} must be < 1 "
-                             f"(eta={p['eta']!r}, lambda={p['lam']!r})")
+            raise ValueError(
+                f"eta, lambda: eta * lambda = {p['eta'] * p['lam']!r} must be < 1 "
+                f"(eta={p['eta']!r}, lambda={p['lam']!r})"
+            )
         for key in ("nu", "sigma", "threshold"):
             p[key] = check_param("norma", key, p[key])
         return p
@@ -132,21 +162,39 @@ class NormaSubtractor(KernelPixelSubtractor):
     def _check_state_arrays(self, arrays: dict) -> None:
         # the kernel writes slot ptr without a bounds check
         if arrays["ptr"].max() >= self._p["omega"]:
-            raise ValueError(f"state: 'ptr' holds slot {int(arrays['ptr'].max())}, must be < omega "
-                             f"({self._p['omega']})")
+            raise ValueError(
+                f"state: 'ptr' holds slot {int(arrays['ptr'].max())}, must be < omega ({self._p['omega']})"
+            )
 
     def kernel_args(self, learn: bool) -> tuple:
         """Scalar arguments of :func:`~silkvision.detector.kernels.norma_frame`: ``(scale,
         alpha_new, rho_down, rho_up, threshold, nl, learn)``."""
         p = self._p
         g_new = self._scale * (1.0 - p["eta"] * p["lam"]) if learn else self._scale
-        return (_F(self._scale), _F(p["eta"] / g_new), _F(p["eta"] * (1.0 - p["nu"])),
-                _F(p["eta"] * p["nu"]), _F(p["threshold"]), _k.kernel_log2_scale(p["sigma"]),
-                bool(learn))
+        return (
+            _F(self._scale),
+            _F(p["eta"] / g_new),
+            _F(p["eta"] * (1.0 - p["nu"])),
+            _F(p["eta"] * p["nu"]),
+            _F(p["threshold"]),
+            _k.kernel_log2_scale(p["sigma"]),
+            bool(learn),
+        )
 
     def _run(self, feat: np.ndarray, learn: bool) -> None:
         a = self.kernel_args(learn)
-        run_kernel(_k.norma_frame, _k.norma_frame_serial, feat, self._colours, self._alphas,
-                   self._extra["ptr"], self._extra["rho"], *a, self._scores, self._raw, self._scr_f)
+        run_kernel(
+            _k.norma_frame,
+            _k.norma_frame_serial,
+            feat,
+            self._colours,
+            self._alphas,
+            self._extra["ptr"],
+            self._extra["rho"],
+            *a,
+            self._scores,
+            self._raw,
+            self._scr_f,
+        )
         if learn:
             self._scale *= 1.0 - self._p["eta"] * self._p["lam"]

@@ -54,13 +54,13 @@ limit_omp_spinning()
 
 
 _forked_after_omp = False
-_concurrent_ok = False           # the threading layer allows parallel loops from several threads
+_concurrent_ok = False  # the threading layer allows parallel loops from several threads
 _one_at_a_time = threading.Lock()
 
 
 def _after_fork_in_child() -> None:
     global _forked_after_omp, _one_at_a_time
-    _one_at_a_time = threading.Lock()   # another thread of the parent may have held it
+    _one_at_a_time = threading.Lock()  # another thread of the parent may have held it
     layer = sys.modules.get("numba.np.ufunc.parallel")
     if layer is not None and layer._is_initialized and layer._threading_layer == "omp":
         pool = sys.modules.get("numba.np.ufunc.omppool")

@@ -78,12 +78,14 @@ class OpenCVSubtractor(BackgroundSubtractor):
 
     POST_PARAMS = ("median", "close", "fill_holes")
 
-    def __init__(self, name: str = "mog2", median: int = 0, close: int = 0, fill_holes: bool = False,
-                 **params):
+    def __init__(
+        self, name: str = "mog2", median: int = 0, close: int = 0, fill_holes: bool = False, **params
+    ):
         if name not in ("mog2", "knn", *_CONTRIB):
             raise ValueError(f"name: {name!r} is not an OpenCV baseline; expected mog2, knn, gsoc or cnt")
         if not opencv_available(name):
             from silkvision.errors import ConfigError
+
             raise ConfigError(f"algorithm {name!r} needs opencv-contrib (cv2.bgsegm), which is not installed")
         self.name = name
         self._post = MaskFilter(median, close, fill_holes)
@@ -92,7 +94,7 @@ class OpenCVSubtractor(BackgroundSubtractor):
         self._params.update(self._check_params(params))
         self.score_range = None
         self._raw: np.ndarray | None = None
-        self._bgr: np.ndarray | None = None   # grey -> BGR staging buffer
+        self._bgr: np.ndarray | None = None  # grey -> BGR staging buffer
         # the thread whose cv::theRNG() only this subtractor uses (module docstring), made at the
         # first frame of each process: a forked child inherits no running thread (see _worker)
         self._rng_thread: ThreadPoolExecutor | None = None
@@ -104,8 +106,10 @@ class OpenCVSubtractor(BackgroundSubtractor):
         :func:`~silkvision.detector.factory.create_subtractor`); ``ValueError`` naming the key."""
         unknown = set(params) - set(_KEYS[self.name])
         if unknown:
-            raise ValueError(f"{self.name}: unknown parameter {sorted(unknown)[0]!r}; allowed: "
-                             + (", ".join(_KEYS[self.name] + self.POST_PARAMS)))
+            raise ValueError(
+                f"{self.name}: unknown parameter {sorted(unknown)[0]!r}; allowed: "
+                + (", ".join(_KEYS[self.name] + self.POST_PARAMS))
+            )
         if not params:
             return {}
         checked = validate({"detector": {self.name: dict(params)}})["detector"][self.name]
@@ -115,10 +119,12 @@ class OpenCVSubtractor(BackgroundSubtractor):
         p = self._params
         if self.name == "mog2":
             return cv2.createBackgroundSubtractorMOG2(
-                history=p["history"], varThreshold=p["var_threshold"], detectShadows=p["detect_shadows"])
+                history=p["history"], varThreshold=p["var_threshold"], detectShadows=p["detect_shadows"]
+            )
         if self.name == "knn":
             return cv2.createBackgroundSubtractorKNN(
-                history=p["history"], dist2Threshold=p["dist2_threshold"], detectShadows=p["detect_shadows"])
+                history=p["history"], dist2Threshold=p["dist2_threshold"], detectShadows=p["detect_shadows"]
+            )
         # cv2.bgsegm comes with opencv-contrib, which the stubs of opencv-python-headless lack
         return getattr(cv2.bgsegm, _CONTRIB[self.name])()  # type: ignore[attr-defined]
 
@@ -129,7 +135,9 @@ class OpenCVSubtractor(BackgroundSubtractor):
         self._shape: tuple[int, int] | None = None
         self.frames_seen = 0
 
-    def apply(self, frame: np.ndarray, learningRate: float = -1, fgmask: np.ndarray | None = None) -> np.ndarray:
+    def apply(
+        self, frame: np.ndarray, learningRate: float = -1, fgmask: np.ndarray | None = None
+    ) -> np.ndarray:
         """Run OpenCV's ``apply`` on ``frame`` and return the post-processed mask.
 
         Parameters
@@ -156,14 +164,17 @@ class OpenCVSubtractor(BackgroundSubtractor):
         frame = check_frame(frame)
         lr = check_learning_rate(learningRate)
         if lr > 1.0:
-            raise ValueError(f"learningRate: {learningRate!r} must be at most 1 for OpenCV's "
-                             f"{self.name} (negative = automatic, 0 = no update, 1 = re-initialise)")
+            raise ValueError(
+                f"learningRate: {learningRate!r} must be at most 1 for OpenCV's "
+                f"{self.name} (negative = automatic, 0 = no update, 1 = re-initialise)"
+            )
         H, W = frame.shape[:2]
         if fgmask is not None:
             check_mask_out(fgmask, (H, W), "fgmask")
         if self._shape is not None and (H, W) != self._shape:
-            raise ValueError(f"frame: size changed from {self._shape[1]}x{self._shape[0]} to "
-                             f"{W}x{H}; call reset() first")
+            raise ValueError(
+                f"frame: size changed from {self._shape[1]}x{self._shape[0]} to {W}x{H}; call reset() first"
+            )
         if frame.ndim == 2:
             if self._bgr is None or self._bgr.shape[:2] != (H, W):
                 self._bgr = np.empty((H, W, 3), np.uint8)
@@ -191,7 +202,7 @@ class OpenCVSubtractor(BackgroundSubtractor):
         if self._rng_pid != pid:
             self._rng_thread = ThreadPoolExecutor(1, thread_name_prefix=f"silkvision-{self.name}")
             self._rng_pid = pid
-        assert self._rng_thread is not None   # made above for this process
+        assert self._rng_thread is not None  # made above for this process
         return self._rng_thread
 
     def _apply_seeded(self, frame: np.ndarray, lr: float) -> np.ndarray:
@@ -202,7 +213,7 @@ class OpenCVSubtractor(BackgroundSubtractor):
 
     def get_background_image(self) -> np.ndarray:
         """HxWx3 BGR uint8 background image of OpenCV's model (``ValueError`` before the first frame)."""
-        if self._shape is None:   # OpenCV's KNN crashes on an empty model
+        if self._shape is None:  # OpenCV's KNN crashes on an empty model
             raise ValueError("no frame seen yet: call apply() first")
         img = self._model.getBackgroundImage()
         if img is None:
@@ -223,9 +234,11 @@ class OpenCVSubtractor(BackgroundSubtractor):
     def __getstate__(self):
         # pickle, copy.copy and copy.deepcopy: OpenCV's model objects cannot be pickled (a raw
         # "cannot pickle 'cv2.BackgroundSubtractorMOG2' object" otherwise)
-        raise TypeError(f"a {self.name.upper()} detector cannot be pickled or copied (OpenCV's model objects "
-                        f"refuse it); make another with create_subtractor({self.name!r}) and feed it the "
-                        f"same frames")
+        raise TypeError(
+            f"a {self.name.upper()} detector cannot be pickled or copied (OpenCV's model objects "
+            f"refuse it); make another with create_subtractor({self.name!r}) and feed it the "
+            f"same frames"
+        )
 
     def get_params(self) -> dict:
         """Every parameter: the algorithm's keys and the post-processing's."""

@@ -19,21 +19,38 @@ import numba
 import numpy as np
 from numba.np.ufunc import parallel as _nb_parallel
 
-from silkvision.config.schema import SCHEMA, SIGMA_MIN as _SIGMA_MIN
+from silkvision.config.schema import SCHEMA
+from silkvision.config.schema import SIGMA_MIN as _SIGMA_MIN
 from silkvision.detector import kernels as _k
 from silkvision.detector.base import BackgroundSubtractor, check_learning_rate
-from silkvision.detector.colour import FeatureConverter, channels, check_colour_space, check_frame, features_to_bgr
+from silkvision.detector.colour import (
+    FeatureConverter,
+    channels,
+    check_colour_space,
+    check_frame,
+    features_to_bgr,
+)
 from silkvision.detector.memory import check_fits
 from silkvision.detector.numba_threads import run_kernel
 from silkvision.detector.postprocess import MaskFilter, check_mask_out
 
-__all__ = ["KernelPixelSubtractor", "check_number", "check_int", "check_sigma", "check_param",
-           "state_number", "schema_default", "scratch_threads", "RENORM_BELOW", "ALPHA_FLOOR",
-           "SIGMA_MIN"]
+__all__ = [
+    "KernelPixelSubtractor",
+    "check_number",
+    "check_int",
+    "check_sigma",
+    "check_param",
+    "state_number",
+    "schema_default",
+    "scratch_threads",
+    "RENORM_BELOW",
+    "ALPHA_FLOOR",
+    "SIGMA_MIN",
+]
 
 _F = np.float32
 #: the global decay scale is renormalised to 1 once it falls below this
-RENORM_BELOW = 2.0 ** -40
+RENORM_BELOW = 2.0**-40
 #: at renormalisation, true coefficients below this are set to 0 (no subnormal float32 ever)
 ALPHA_FLOOR = 1e-8
 #: smallest kernel width ``sigma`` accepted. The kernel's float32 scale
@@ -60,7 +77,7 @@ def scratch_threads() -> int:
 
 
 def check_number(name, value, lo=None, hi=None, lo_open=False, hi_open=False) -> float:
-    if isinstance(value, (str, bytes)):   # float("0.3") would take it; learningRate refuses it too
+    if isinstance(value, (str, bytes)):  # float("0.3") would take it; learningRate refuses it too
         raise ValueError(f"{name}: {value!r} is not a number")
     try:
         v = float(value)
@@ -79,8 +96,9 @@ def check_sigma(value) -> float:
     """The kernel width: a finite number >= :data:`SIGMA_MIN` (the schema's ``kernel_width``)."""
     v = check_number("sigma", value, 0, lo_open=True)
     if v < SIGMA_MIN:
-        raise ValueError(f"sigma: {value!r} must be >= {SIGMA_MIN} (smaller widths overflow the "
-                         f"kernel's float32 scale)")
+        raise ValueError(
+            f"sigma: {value!r} must be >= {SIGMA_MIN} (smaller widths overflow the kernel's float32 scale)"
+        )
     return v
 
 
@@ -157,7 +175,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
 
     def __init__(self, **params: Any):
         self._p: dict = {}
-        self._thr_raw: np.ndarray | None = None   # mask_from_scores's raw-mask buffer
+        self._thr_raw: np.ndarray | None = None  # mask_from_scores's raw-mask buffer
         self._set(params, initial=True)
         self.reset()
 
@@ -165,11 +183,13 @@ class KernelPixelSubtractor(BackgroundSubtractor):
     def _set(self, params: dict, initial: bool = False) -> bool:
         unknown = set(params) - set(self._PARAM_NAMES)
         if unknown:
-            raise ValueError(f"{self.name}: unknown parameter {sorted(unknown)[0]!r}; allowed: "
-                             + ", ".join(self._PARAM_NAMES))
+            raise ValueError(
+                f"{self.name}: unknown parameter {sorted(unknown)[0]!r}; allowed: "
+                + ", ".join(self._PARAM_NAMES)
+            )
         merged = {**self._p, **params}
         merged["colour_space"] = check_colour_space(merged["colour_space"])
-        post = MaskFilter(merged["median"], merged["close"], merged["fill_holes"])   # checks all three
+        post = MaskFilter(merged["median"], merged["close"], merged["fill_holes"])  # checks all three
         merged["median"], merged["close"], merged["fill_holes"] = post.median, post.close, post.fill_holes
         merged["omega"] = check_param(self.name, "omega", merged["omega"])
         merged = self._check(merged)
@@ -201,7 +221,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         return self._PARAM_NAMES if self.__dict__.get("_p") else ()
 
     def _attribute_value(self, name: str):
-        return self._p[name]      # by _PARAM_NAMES
+        return self._p[name]  # by _PARAM_NAMES
 
     @property
     def threshold(self) -> float:
@@ -247,7 +267,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         self._shape = None
         self._frames = 0
         self._frames_scored = 0
-        self._fg_fraction = 0.0   # foreground fraction of the last learned frame's raw mask
+        self._fg_fraction = 0.0  # foreground fraction of the last learned frame's raw mask
         self._fg_pending = False  # True: _fg_fraction is not yet counted from _raw (see _fg_now)
         self._scale = 1.0
         self._bound = self._score_bound()
@@ -261,8 +281,10 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         (:attr:`state_nbytes`), the scores, the raw mask and the kernels' per-thread scratch (not the
         colour conversion's and post-processing's buffers, about 9 bytes per pixel more: BENCHMARKS §9)."""
         om, C = self._p["omega"], channels(self._p["colour_space"])
-        extras = sum(int(np.prod(shape)) * np.dtype(dtype).itemsize
-                     for shape, dtype, _ in self._extra_state_shapes(H, W).values())
+        extras = sum(
+            int(np.prod(shape)) * np.dtype(dtype).itemsize
+            for shape, dtype, _ in self._extra_state_shapes(H, W).values()
+        )
         scratch = scratch_threads() * W * (4 * _k.SCRATCH_ROWS + 4)
         return H * W * (om * C + 4 * om + 4 + 1) + extras + scratch
 
@@ -283,13 +305,15 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         self._scores = np.zeros((H, W), np.float32)
         self._raw = np.zeros((H, W), np.uint8)
         self._allocate_scratch()
-        self._extra = {k: np.full(shape, fill, dtype) for k, (shape, dtype, fill)
-                       in self._extra_state_shapes(H, W).items()}
+        self._extra = {
+            k: np.full(shape, fill, dtype)
+            for k, (shape, dtype, fill) in self._extra_state_shapes(H, W).items()
+        }
 
     def _allocate_scratch(self) -> None:
         """Per-thread scratch of the kernels, one slice per numba thread of THIS process (the kernels
         index it by ``numba.get_thread_id()`` without bounds checks)."""
-        assert self._shape is not None   # called once the first frame has set the size
+        assert self._shape is not None  # called once the first frame has set the size
         T, W = scratch_threads(), self._shape[1]
         self._scr_f = np.zeros((T, _k.SCRATCH_ROWS, W), np.float32)
         self._scr_i = np.zeros((T, W), np.uint32)
@@ -299,11 +323,11 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         # more threads would write past it), make it again on unpickling
         state = self.__dict__.copy()
         state["_scr_f"] = state["_scr_i"] = None
-        state["_thr_raw"] = None   # mask_from_scores's work buffer: nothing worth pickling
+        state["_thr_raw"] = None  # mask_from_scores's work buffer: nothing worth pickling
         return state
 
     def __setstate__(self, state: dict) -> None:
-        state = {"_fg_pending": False, "_thr_raw": None, **state}   # pickles of older versions
+        state = {"_fg_pending": False, "_thr_raw": None, **state}  # pickles of older versions
         self.__dict__.update(state)
         if self._shape is not None:
             self._allocate_scratch()
@@ -312,8 +336,9 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         return {}
 
     # ------------------------------------------------------------------ detection
-    def apply(self, frame: np.ndarray, learningRate: float = -1,
-              fgmask: np.ndarray | None = None) -> np.ndarray:
+    def apply(
+        self, frame: np.ndarray, learningRate: float = -1, fgmask: np.ndarray | None = None
+    ) -> np.ndarray:
         """Score ``frame``, learn from it (unless ``learningRate == 0``) and return the mask.
 
         Parameters
@@ -342,23 +367,25 @@ class KernelPixelSubtractor(BackgroundSubtractor):
             self.check_memory(H, W)
             self._allocate(H, W)
         elif (H, W) != self._shape:
-            raise ValueError(f"frame: size changed from {self._shape[1]}x{self._shape[0]} to "
-                             f"{W}x{H}; call reset() first")
+            raise ValueError(
+                f"frame: size changed from {self._shape[1]}x{self._shape[0]} to {W}x{H}; call reset() first"
+            )
         if self._scr_i is None or self._scr_i.shape[0] < scratch_threads():
             self._allocate_scratch()
-        assert self._conv is not None and self._raw is not None   # allocated above
+        assert self._conv is not None and self._raw is not None  # allocated above
         feat = self._conv(frame)
         learn = lr != 0.0
         if not learn and self._fg_pending:
-            self._fg_now()   # this frame overwrites the last learned frame's raw mask
+            self._fg_now()  # this frame overwrites the last learned frame's raw mask
         self._run(feat, learn)
         self._frames_scored += 1
         if learn:
-            self._fg_pending = True   # counted when (if ever) needed: see _fg_now
+            self._fg_pending = True  # counted when (if ever) needed: see _fg_now
             self._frames += 1
             if self._scale < RENORM_BELOW:
-                run_kernel(_k.renormalise, _k.renormalise_serial, self._alphas, _F(self._scale),
-                           _F(ALPHA_FLOOR))
+                run_kernel(
+                    _k.renormalise, _k.renormalise_serial, self._alphas, _F(self._scale), _F(ALPHA_FLOOR)
+                )
                 self._scale = 1.0
         return self._post(self._raw, out=fgmask)
 
@@ -366,13 +393,14 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         """Foreground fraction of the last learned frame's raw mask, counted on first use (NORMA and
         SILK without the global-change rule never need it per frame)."""
         if self._fg_pending:
-            assert self._raw is not None   # pending only after a learned frame
+            assert self._raw is not None  # pending only after a learned frame
             self._fg_fraction = np.count_nonzero(self._raw) / self._raw.size
             self._fg_pending = False
         return self._fg_fraction
 
-    def mask_from_scores(self, scores: np.ndarray, threshold: float | None = None,
-                         out: np.ndarray | None = None) -> np.ndarray:
+    def mask_from_scores(
+        self, scores: np.ndarray, threshold: float | None = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """``(scores < threshold)`` as 0/255 uint8, then this detector's post-processing
         (:attr:`mask_filter`).
 
@@ -402,7 +430,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
             raise ValueError(f"scores: expected an (H, W) array, got shape {scores.shape}")
         if scores.dtype.kind not in "fiu":
             raise ValueError(f"scores: expected real numbers, got dtype {scores.dtype}")
-        raw = self._thr_raw   # (a wrong ``out`` is refused by the mask chain, checked_mask_pair)
+        raw = self._thr_raw  # (a wrong ``out`` is refused by the mask chain, checked_mask_pair)
         if raw is None or raw.shape != scores.shape:
             raw = self._thr_raw = np.empty(scores.shape, np.uint8)
         np.less(scores, _F(thr), out=raw.view(np.bool_))
@@ -415,11 +443,11 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         if self._shape is None:
             raise ValueError("no frame seen yet: call apply() first")
         H, W = self._shape
-        assert self._colours is not None and self._alphas is not None   # allocated with _shape
+        assert self._colours is not None and self._alphas is not None  # allocated with _shape
         C = self._colours.shape[2]
-        idx = np.argmax(self._alphas, axis=1)                          # (H, W)
+        idx = np.argmax(self._alphas, axis=1)  # (H, W)
         idx4 = np.broadcast_to(idx[:, None, None, :], (H, 1, C, W))
-        best = np.take_along_axis(self._colours, idx4, axis=1)[:, 0]   # (H, C, W)
+        best = np.take_along_axis(self._colours, idx4, axis=1)[:, 0]  # (H, C, W)
         img = features_to_bgr(np.ascontiguousarray(best.transpose(0, 2, 1)), self._p["colour_space"])
         # an empty slot's features (0, 0, 0) are not black in YCrCb or Lab
         img[~(self._alphas.max(axis=1) > 0)] = 0
@@ -466,11 +494,12 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         omega_lo, omega_hi = SCHEMA["detector"][self.name]["omega"].bounds
         omega = state_number(state, "omega", omega_lo, omega_hi, integer=True)
         if omega != self._p["omega"]:
-            raise ValueError(f"state: omega {omega} does not match this detector's "
-                             f"omega {self._p['omega']}")
+            raise ValueError(f"state: omega {omega} does not match this detector's omega {self._p['omega']}")
         if str(state["colour_space"]) != self._p["colour_space"]:
-            raise ValueError(f"state: colour_space {str(state['colour_space'])!r} does not match this "
-                             f"detector's {self._p['colour_space']!r}")
+            raise ValueError(
+                f"state: colour_space {str(state['colour_space'])!r} does not match this "
+                f"detector's {self._p['colour_space']!r}"
+            )
         # the global decay scale starts at 1 and only decays, and apply renormalises it to 1 once it
         # is below RENORM_BELOW: [RENORM_BELOW, 1] (a smaller one overflows 1 / scale in float32)
         scale = state_number(state, "scale", RENORM_BELOW, 1.0)
@@ -486,8 +515,11 @@ class KernelPixelSubtractor(BackgroundSubtractor):
             raise ValueError(f"state: colours must be 4-D (H, omega, C, W), got shape {col.shape}")
         H, W = col.shape[0], col.shape[3]
         om, C = self._p["omega"], channels(self._p["colour_space"])
-        expected = {"colours": ((H, om, C, W), np.uint8), "alphas": ((H, om, W), np.float32),
-                    **{k: (shape, dtype) for k, (shape, dtype, _) in self._extra_state_shapes(H, W).items()}}
+        expected = {
+            "colours": ((H, om, C, W), np.uint8),
+            "alphas": ((H, om, W), np.float32),
+            **{k: (shape, dtype) for k, (shape, dtype, _) in self._extra_state_shapes(H, W).items()},
+        }
         arrays = {}
         for key, (shape, dtype) in expected.items():
             src = np.asarray(state[key]) if key in state else None
@@ -500,7 +532,7 @@ class KernelPixelSubtractor(BackgroundSubtractor):
         if arrays["alphas"].min() < 0:
             raise ValueError("state: 'alphas' holds negative coefficients")
         self._check_state_arrays(arrays)
-        self.check_memory(H, W)   # before reset(): on a MemoryError the detector keeps its model
+        self.check_memory(H, W)  # before reset(): on a MemoryError the detector keeps its model
         self.reset()
         self._allocate(H, W)
         for key, dst in self._state_arrays().items():

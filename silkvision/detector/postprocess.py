@@ -18,8 +18,16 @@ import numpy as np
 from silkvision.config.schema import FILTER_SIZES
 from silkvision.detector.mask_kernels import MedianClose5, check_mask_out, checked_mask_pair, run_into
 
-__all__ = ["median_mask", "close_mask", "fill_holes", "MaskFilter", "NO_POSTPROCESSING", "check_mask_out",
-           "check_filter_size", "MAX_FILTER_SIZE"]
+__all__ = [
+    "median_mask",
+    "close_mask",
+    "fill_holes",
+    "MaskFilter",
+    "NO_POSTPROCESSING",
+    "check_mask_out",
+    "check_filter_size",
+    "MAX_FILTER_SIZE",
+]
 
 #: detector keys that switch the whole chain off: the returned mask is the raw ``score < threshold``
 NO_POSTPROCESSING = {"median": 0, "close": 0, "fill_holes": False}
@@ -37,8 +45,11 @@ def check_filter_size(name: str, size) -> int:
     The one check of every entry point: :class:`MaskFilter` (so the OpenCV baselines too), the
     SILK/NORMA parameters, :func:`median_mask` and :func:`close_mask`.
     """
-    if (isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer))
-            or int(size) not in FILTER_SIZES):
+    if (
+        isinstance(size, (bool, np.bool_))
+        or not isinstance(size, (int, np.integer))
+        or int(size) not in FILTER_SIZES
+    ):
         raise ValueError(f"{name}: {size!r} must be 0 (off) or an odd integer 3..{MAX_FILTER_SIZE}")
     return int(size)
 
@@ -57,8 +68,9 @@ def _copy(mask: np.ndarray, out: np.ndarray | None) -> np.ndarray:
     return out
 
 
-def median_mask(mask: np.ndarray, size: int, out: np.ndarray | None = None,
-                work: np.ndarray | None = None) -> np.ndarray:
+def median_mask(
+    mask: np.ndarray, size: int, out: np.ndarray | None = None, work: np.ndarray | None = None
+) -> np.ndarray:
     """Median filter of a 0/255 uint8 mask with a ``size`` x ``size`` window (0 = no filter).
 
     Equal to ``cv2.medianBlur``. For sizes >= 5 it counts the foreground pixels of every window with
@@ -85,10 +97,11 @@ def median_mask(mask: np.ndarray, size: int, out: np.ndarray | None = None,
     if _is_off("median", size):
         return _copy(mask, out)
     if size >= 5:
-        box = cv2.boxFilter(mask, cv2.CV_16U, (size, size), dst=work, normalize=False,
-                            borderType=cv2.BORDER_REPLICATE)
+        box = cv2.boxFilter(
+            mask, cv2.CV_16U, (size, size), dst=work, normalize=False, borderType=cv2.BORDER_REPLICATE
+        )
         thr = (size * size // 2 + 1) * 255 - 1
-        if box.size < 4:   # cv2.compare takes a 1x1..1x3 array for a scalar
+        if box.size < 4:  # cv2.compare takes a 1x1..1x3 array for a scalar
             res = np.where(box > thr, 255, 0).astype(np.uint8)
             return res if out is None else _copy(res, out)
         # cv2 takes a scalar for src2; its stubs accept only arrays
@@ -103,8 +116,9 @@ def closing_footprint(size: int) -> np.ndarray:
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
 
 
-def close_mask(mask: np.ndarray, size: int, out: np.ndarray | None = None,
-               footprint: np.ndarray | None = None) -> np.ndarray:
+def close_mask(
+    mask: np.ndarray, size: int, out: np.ndarray | None = None, footprint: np.ndarray | None = None
+) -> np.ndarray:
     """Morphological closing (dilation, then erosion) of a 0/255 mask with a ``size`` x ``size``
     ellipse (0 = off). Pixels outside the image neither dilate nor erode (OpenCV's default border).
 
@@ -147,7 +161,7 @@ def fill_holes(mask: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
     if hierarchy is not None:
         for c, h in zip(contours, hierarchy[0]):
-            if h[3] >= 0:   # a child: a hole's boundary. One at a time: contours drawn in one call
+            if h[3] >= 0:  # a child: a hole's boundary. One at a time: contours drawn in one call
                 # are filled together by parity, so the hole of an island inside a hole cancelled out
                 cv2.drawContours(out, [c], -1, 255, cv2.FILLED)
     return out
@@ -206,12 +220,12 @@ class MaskFilter:
             Fortran-order array) receives a copy of the mask computed in a temporary buffer.
         """
         out = checked_mask_pair(raw, out, "out: must not be (or overlap) the input mask itself")
-        return run_into(self._run, raw, out)   # OpenCV and the kernel write C-contiguous arrays
+        return run_into(self._run, raw, out)  # OpenCV and the kernel write C-contiguous arrays
 
     def _run(self, raw: np.ndarray, out: np.ndarray) -> np.ndarray:
         """The chain without the checks of :meth:`__call__`: ``out`` C-contiguous, not ``raw``."""
         if self._fused is not None:
-            self._fused.run(raw, out)   # MedianClose5's own checks were made above
+            self._fused.run(raw, out)  # MedianClose5's own checks were made above
         else:
             self._buffers(raw.shape)
             median_mask(raw, self.median, out=out, work=self._box)

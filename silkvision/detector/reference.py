@@ -21,9 +21,18 @@ import numpy as np
 
 from silkvision.detector.kernels import EXP2_COEFFS, U_MIN
 
-__all__ = ["fma32_reference", "exp2_neg_reference", "silk_frame_reference", "norma_frame_reference",
-           "renormalise_reference", "SilkPixelModel", "NormaPixelModel", "median_mask_reference",
-           "close_mask_reference", "fill_holes_reference"]
+__all__ = [
+    "fma32_reference",
+    "exp2_neg_reference",
+    "silk_frame_reference",
+    "norma_frame_reference",
+    "renormalise_reference",
+    "SilkPixelModel",
+    "NormaPixelModel",
+    "median_mask_reference",
+    "close_mask_reference",
+    "fill_holes_reference",
+]
 
 _F = np.float32
 
@@ -57,8 +66,9 @@ def exp2_neg_reference(u: np.ndarray) -> np.ndarray:
     n = np.floor(u)
     f = u - n
     c1, c2, c3, c4 = (_F(c) for c in EXP2_COEFFS)
-    p = fma32_reference(fma32_reference(fma32_reference(fma32_reference(c4, f, c3), f, c2), f, c1),
-                        f, _F(1.0))
+    p = fma32_reference(
+        fma32_reference(fma32_reference(fma32_reference(c4, f, c3), f, c2), f, c1), f, _F(1.0)
+    )
     bits = p.view(np.int32) + n.astype(np.int32) * np.int32(1 << 23)
     return bits.view(np.float32)
 
@@ -66,22 +76,38 @@ def exp2_neg_reference(u: np.ndarray) -> np.ndarray:
 def _kernel_sums(feat, colours, alphas, nl):
     """sum_j alphas[:, j] * k(colours[:, j], feat) in the kernel's order; (H, W) float32."""
     H, W, C = feat.shape
-    f = feat.astype(np.float32).transpose(2, 0, 1)          # (C, H, W)
+    f = feat.astype(np.float32).transpose(2, 0, 1)  # (C, H, W)
     acc = np.zeros((H, W), np.float32)
     for j in range(alphas.shape[1]):
-        cj = colours[:, j].astype(np.float32)               # (H, C, W)
+        cj = colours[:, j].astype(np.float32)  # (H, C, W)
         t = f[0] - cj[:, 0]
         d2 = t * t
-        for c in range(1, C):                               # integer values < 2^24: exact, so
-            t = f[c] - cj[:, c]                             # fused or not gives the same d2
+        for c in range(1, C):  # integer values < 2^24: exact, so
+            t = f[c] - cj[:, c]  # fused or not gives the same d2
             d2 = d2 + t * t
         k = exp2_neg_reference(d2 * _F(nl))
         acc = fma32_reference(alphas[:, j], k, acc)
     return acc
 
 
-def silk_frame_reference(feat, colours, alphas, since, scale, inv_scale_new, decay, rho, cap,
-                         cap_fg, threshold, hold, nl, learn, scores, mask) -> None:
+def silk_frame_reference(
+    feat,
+    colours,
+    alphas,
+    since,
+    scale,
+    inv_scale_new,
+    decay,
+    rho,
+    cap,
+    cap_fg,
+    threshold,
+    hold,
+    nl,
+    learn,
+    scores,
+    mask,
+) -> None:
     """NumPy mirror of :func:`silkvision.detector.kernels.silk_frame` (same arguments, no scratch).
 
     Updates ``colours``, ``alphas``, ``since`` (when ``learn``), ``scores`` and ``mask`` in place.
@@ -101,7 +127,7 @@ def silk_frame_reference(feat, colours, alphas, since, scale, inv_scale_new, dec
     a = _F(rho) - _F(decay) * s
     a = np.minimum(np.maximum(a, _F(0.0)), cp)
     a = a * _F(inv_scale_new)
-    jmin = np.argmin(alphas, axis=1)                         # (H, W): first index of the minimum
+    jmin = np.argmin(alphas, axis=1)  # (H, W): first index of the minimum
     yy, xx = np.mgrid[0:H, 0:W]
     amin = alphas[yy, jmin, xx]
     ins = a > amin
@@ -111,8 +137,9 @@ def silk_frame_reference(feat, colours, alphas, since, scale, inv_scale_new, dec
         colours[yi, ji, c, xi] = feat[yi, xi, c]
 
 
-def norma_frame_reference(feat, colours, alphas, ptr, rho, scale, alpha_new, rho_down, rho_up,
-                          threshold, nl, learn, scores, mask) -> None:
+def norma_frame_reference(
+    feat, colours, alphas, ptr, rho, scale, alpha_new, rho_down, rho_up, threshold, nl, learn, scores, mask
+) -> None:
     """NumPy mirror of :func:`silkvision.detector.kernels.norma_frame` (same arguments, no scratch)."""
     H, W, C = feat.shape
     omega = alphas.shape[1]
@@ -157,15 +184,27 @@ class SilkPixelModel:
     largest coefficients (the new one replaces the lowest iff it is larger; ties: the first slot).
     """
 
-    def __init__(self, omega, tau, C, rho, sigma, threshold, conservative=False, kappa=1.0,
-                 warmup=0, hold=0, warmup_kappa=1.0):
+    def __init__(
+        self,
+        omega,
+        tau,
+        C,
+        rho,
+        sigma,
+        threshold,
+        conservative=False,
+        kappa=1.0,
+        warmup=0,
+        hold=0,
+        warmup_kappa=1.0,
+    ):
         self.omega, self.tau, self.C, self.rho, self.sigma = omega, tau, C, rho, sigma
         self.threshold, self.conservative, self.kappa, self.warmup = threshold, conservative, kappa, warmup
         self.hold, self.warmup_kappa = hold, warmup_kappa
         self.sv: list = [None] * omega
         self.alpha = [0.0] * omega
         self.t = 0
-        self.since = 255          # learned frames since the last foreground score (saturating)
+        self.since = 255  # learned frames since the last foreground score (saturating)
 
     def score(self, x) -> float:
         return sum(a * _gauss(x, s, self.sigma) for a, s in zip(self.alpha, self.sv) if a > 0)
@@ -223,13 +262,14 @@ class NormaPixelModel:
 
 # -- mask post-processing (silkvision.detector.postprocess) ---------------------------------------
 
+
 def median_mask_reference(mask: np.ndarray, size: int) -> np.ndarray:
     """Median of every ``size`` x ``size`` window of a 0/255 mask, the border replicated (as
     ``cv2.medianBlur``): ``np.median`` over the window's shifted copies."""
     r = size // 2
     H, W = mask.shape
     pad = np.pad(mask, r, mode="edge")
-    shifted = [pad[dy:dy + H, dx:dx + W] for dy in range(size) for dx in range(size)]
+    shifted = [pad[dy : dy + H, dx : dx + W] for dy in range(size) for dx in range(size)]
     return np.median(np.stack(shifted), axis=0).astype(np.uint8)
 
 
@@ -243,8 +283,8 @@ def close_mask_reference(mask: np.ndarray, footprint: np.ndarray) -> np.ndarray:
 
     def sweep(img, fill, reduce):
         pad = np.full((H + 2 * r, W + 2 * r), fill, np.uint8)
-        pad[r:r + H, r:r + W] = img
-        shifted = [pad[dy:dy + H, dx:dx + W] for dy in range(k) for dx in range(k) if footprint[dy, dx]]
+        pad[r : r + H, r : r + W] = img
+        shifted = [pad[dy : dy + H, dx : dx + W] for dy in range(k) for dx in range(k) if footprint[dy, dx]]
         return reduce(np.stack(shifted), axis=0)
 
     return sweep(sweep(mask, 0, np.max), 255, np.min)

@@ -79,11 +79,13 @@ import numpy as np
 from silkvision.config.schema import SCHEMA
 from silkvision.detector import kernels as _k
 from silkvision.detector.numba_threads import run_kernel
-from silkvision.detector.pixel import SIGMA_MIN, KernelPixelSubtractor, check_param, schema_default as _default
+from silkvision.detector.pixel import SIGMA_MIN, KernelPixelSubtractor, check_param
+from silkvision.detector.pixel import schema_default as _default
 
 __all__ = ["SilkSubtractor", "KernelPixelSubtractor", "SIGMA_MIN"]
 
 _F = np.float32
+
 
 class SilkSubtractor(KernelPixelSubtractor):
     """Per-pixel SILK novelty detector (see the module docstring for the maths).
@@ -138,33 +140,77 @@ class SilkSubtractor(KernelPixelSubtractor):
     """
 
     name = "silk"
-    _PARAM_NAMES = ("omega", "tau", "C", "rho", "sigma", "threshold", "conservative", "kappa",
-                    "warmup", "warmup_kappa", "hold", "global_change", "colour_space", "median",
-                    "close", "fill_holes")
+    _PARAM_NAMES = (
+        "omega",
+        "tau",
+        "C",
+        "rho",
+        "sigma",
+        "threshold",
+        "conservative",
+        "kappa",
+        "warmup",
+        "warmup_kappa",
+        "hold",
+        "global_change",
+        "colour_space",
+        "median",
+        "close",
+        "fill_holes",
+    )
 
-    def __init__(self, omega: int = _default("silk", "omega"), tau: float = _default("silk", "tau"),
-                 C: float = _default("silk", "C"), rho: float = _default("silk", "rho"),
-                 sigma: float = _default("silk", "sigma"),
-                 threshold: float = _default("silk", "threshold"),
-                 conservative: bool = _default("silk", "conservative"),
-                 kappa: float = _default("silk", "kappa"), warmup: int = _default("silk", "warmup"),
-                 warmup_kappa: float = _default("silk", "warmup_kappa"),
-                 hold: int = _default("silk", "hold"),
-                 global_change: float = _default("silk", "global_change"),
-                 colour_space: str = SCHEMA["detector"]["colour_space"].default,
-                 median: int = SCHEMA["detector"]["median"].default,
-                 close: int = SCHEMA["detector"]["close"].default,
-                 fill_holes: bool = SCHEMA["detector"]["fill_holes"].default):
-        super().__init__(omega=omega, tau=tau, C=C, rho=rho, sigma=sigma, threshold=threshold,
-                         conservative=conservative, kappa=kappa, warmup=warmup,
-                         warmup_kappa=warmup_kappa, hold=hold,
-                         global_change=global_change,
-                         colour_space=colour_space, median=median, close=close,
-                         fill_holes=fill_holes)
+    def __init__(
+        self,
+        omega: int = _default("silk", "omega"),
+        tau: float = _default("silk", "tau"),
+        C: float = _default("silk", "C"),
+        rho: float = _default("silk", "rho"),
+        sigma: float = _default("silk", "sigma"),
+        threshold: float = _default("silk", "threshold"),
+        conservative: bool = _default("silk", "conservative"),
+        kappa: float = _default("silk", "kappa"),
+        warmup: int = _default("silk", "warmup"),
+        warmup_kappa: float = _default("silk", "warmup_kappa"),
+        hold: int = _default("silk", "hold"),
+        global_change: float = _default("silk", "global_change"),
+        colour_space: str = SCHEMA["detector"]["colour_space"].default,
+        median: int = SCHEMA["detector"]["median"].default,
+        close: int = SCHEMA["detector"]["close"].default,
+        fill_holes: bool = SCHEMA["detector"]["fill_holes"].default,
+    ):
+        super().__init__(
+            omega=omega,
+            tau=tau,
+            C=C,
+            rho=rho,
+            sigma=sigma,
+            threshold=threshold,
+            conservative=conservative,
+            kappa=kappa,
+            warmup=warmup,
+            warmup_kappa=warmup_kappa,
+            hold=hold,
+            global_change=global_change,
+            colour_space=colour_space,
+            median=median,
+            close=close,
+            fill_holes=fill_holes,
+        )
 
     def _check(self, p: dict) -> dict:
-        for key in ("tau", "C", "rho", "sigma", "threshold", "kappa", "warmup", "warmup_kappa", "hold",
-                    "global_change", "conservative"):
+        for key in (
+            "tau",
+            "C",
+            "rho",
+            "sigma",
+            "threshold",
+            "kappa",
+            "warmup",
+            "warmup_kappa",
+            "hold",
+            "global_change",
+            "conservative",
+        ):
             p[key] = check_param("silk", key, p[key])
         return p
 
@@ -189,13 +235,33 @@ class SilkSubtractor(KernelPixelSubtractor):
         capped = p["conservative"] and (p["global_change"] >= 1.0 or self._fg_now() <= p["global_change"])
         kappa = p["kappa"] if self._frames >= p["warmup"] else p["warmup_kappa"]
         cap_fg = decay * kappa * p["C"] if capped else cap
-        return (_F(self._scale), _F(1.0 / g_new), _F(decay), _F(p["rho"]), _F(cap), _F(cap_fg),
-                _F(p["threshold"]), np.int32(p["hold"]), _k.kernel_log2_scale(p["sigma"]),
-                bool(learn))
+        return (
+            _F(self._scale),
+            _F(1.0 / g_new),
+            _F(decay),
+            _F(p["rho"]),
+            _F(cap),
+            _F(cap_fg),
+            _F(p["threshold"]),
+            np.int32(p["hold"]),
+            _k.kernel_log2_scale(p["sigma"]),
+            bool(learn),
+        )
 
     def _run(self, feat: np.ndarray, learn: bool) -> None:
         args = self.kernel_args(learn)
-        run_kernel(_k.silk_frame, _k.silk_frame_serial, feat, self._colours, self._alphas,
-                   self._extra["since"], *args, self._scores, self._raw, self._scr_f, self._scr_i)
+        run_kernel(
+            _k.silk_frame,
+            _k.silk_frame_serial,
+            feat,
+            self._colours,
+            self._alphas,
+            self._extra["since"],
+            *args,
+            self._scores,
+            self._raw,
+            self._scr_f,
+            self._scr_i,
+        )
         if learn:
             self._scale *= self._decay()

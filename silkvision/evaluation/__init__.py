@@ -13,9 +13,18 @@ Figures (:mod:`silkvision.evaluation.plots`) are imported on demand (matplotlib)
 from silkvision.evaluation.cdnet import Counts, confusion_counts, mean_metrics, metrics
 from silkvision.evaluation.light_switch import LightSwitch, recovery_report
 from silkvision.evaluation.roc import RocAccumulator
-from silkvision.evaluation.runner import (AlgorithmResult, SequenceResult, evaluate_sequence,
-                                          score_results)
+from silkvision.evaluation.runner import AlgorithmResult, SequenceResult, evaluate_sequence, score_results
 
-__all__ = ["Counts", "confusion_counts", "metrics", "mean_metrics", "RocAccumulator",
-           "evaluate_sequence", "score_results", "AlgorithmResult", "SequenceResult", "LightSwitch",
-           "recovery_report"]
+__all__ = [
+    "Counts",
+    "confusion_counts",
+    "metrics",
+    "mean_metrics",
+    "RocAccumulator",
+    "evaluate_sequence",
+    "score_results",
+    "AlgorithmResult",
+    "SequenceResult",
+    "LightSwitch",
+    "recovery_report",
+]

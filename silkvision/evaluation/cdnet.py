@@ -49,16 +49,31 @@ truth ignored or outside the ROI: every metric undefined) is left out of the mea
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from silkvision.errors import DataError
 
-__all__ = ["Counts", "confusion_counts", "class_counts", "metrics", "METRIC_NAMES", "LABEL_POSITIVE",
-           "LABEL_NEGATIVE", "LABEL_IGNORED", "MASK_RULES", "label_classes", "mask_foreground",
-           "mean_metrics", "has_scored_pixels", "CLASS_NEG", "CLASS_POS", "CLASS_IGNORE"]
+__all__ = [
+    "Counts",
+    "confusion_counts",
+    "class_counts",
+    "metrics",
+    "METRIC_NAMES",
+    "LABEL_POSITIVE",
+    "LABEL_NEGATIVE",
+    "LABEL_IGNORED",
+    "MASK_RULES",
+    "label_classes",
+    "mask_foreground",
+    "mean_metrics",
+    "has_scored_pixels",
+    "CLASS_NEG",
+    "CLASS_POS",
+    "CLASS_IGNORE",
+]
 
 LABEL_POSITIVE = (255,)
 LABEL_NEGATIVE = (0, 50)
@@ -83,7 +98,7 @@ class Counts:
     fn: int = 0
     tn: int = 0
 
-    def __add__(self, other: "Counts") -> "Counts":
+    def __add__(self, other: Counts) -> Counts:
         if not isinstance(other, Counts):
             return NotImplemented
         return Counts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn)
@@ -113,7 +128,7 @@ class Counts:
         return np.array([self.tp, self.fp, self.fn, self.tn], np.int64)
 
     @classmethod
-    def from_array(cls, a) -> "Counts":
+    def from_array(cls, a) -> Counts:
         a = np.asarray(a)
         return cls(int(a[0]), int(a[1]), int(a[2]), int(a[3]))
 
@@ -155,17 +170,23 @@ def label_classes(gt: np.ndarray, roi: np.ndarray | None = None, *, name: str = 
     if roi is not None:
         roi = np.asarray(roi)
         if roi.ndim != 2:
-            raise DataError(f"ROI: shape {roi.shape}; expected an HxW array the size of {name} "
-                            f"({gt.shape[1]}x{gt.shape[0]})")
+            raise DataError(
+                f"ROI: shape {roi.shape}; expected an HxW array the size of {name} "
+                f"({gt.shape[1]}x{gt.shape[0]})"
+            )
         if roi.shape != gt.shape:
-            raise DataError(f"ROI is {roi.shape[1]}x{roi.shape[0]} but {name} is "
-                            f"{gt.shape[1]}x{gt.shape[0]}; expected the same size")
+            raise DataError(
+                f"ROI is {roi.shape[1]}x{roi.shape[0]} but {name} is "
+                f"{gt.shape[1]}x{gt.shape[0]}; expected the same size"
+            )
         cls[~roi.astype(bool, copy=False)] = CLASS_IGNORE
     if (cls == CLASS_BAD).any():
         bad = np.unique(gt[cls == CLASS_BAD])
         shown = ", ".join(str(int(v)) for v in bad[:6]) + (", ..." if bad.size > 6 else "")
-        raise DataError(f"{name}: labels {shown} are not CDnet labels; expected only 0, 50, 85, 170, 255 "
-                        f"(lossy or resized ground truth?)")
+        raise DataError(
+            f"{name}: labels {shown} are not CDnet labels; expected only 0, 50, 85, 170, 255 "
+            f"(lossy or resized ground truth?)"
+        )
     return cls
 
 
@@ -183,8 +204,10 @@ def mask_foreground(mask: np.ndarray, rule: str = "strict", *, name: str = "mask
         if not (fg | (mask == 0)).all():
             bad = np.unique(mask[~(fg | (mask == 0))])
             shown = ", ".join(str(int(v)) for v in bad[:6]) + (", ..." if bad.size > 6 else "")
-            raise DataError(f"{name}: values {shown} in a mask; expected only 0 and 255 "
-                            f"(choose a mask rule: cdnet = only 255 is foreground, half = >= 128)")
+            raise DataError(
+                f"{name}: values {shown} in a mask; expected only 0 and 255 "
+                f"(choose a mask rule: cdnet = only 255 is foreground, half = >= 128)"
+            )
         return fg
     if rule == "cdnet":
         return mask == 255
@@ -193,8 +216,14 @@ def mask_foreground(mask: np.ndarray, rule: str = "strict", *, name: str = "mask
     return mask > 0
 
 
-def confusion_counts(mask: np.ndarray, gt: np.ndarray, roi: np.ndarray | None = None, *,
-                     rule: str = "strict", name: str = "mask") -> Counts:
+def confusion_counts(
+    mask: np.ndarray,
+    gt: np.ndarray,
+    roi: np.ndarray | None = None,
+    *,
+    rule: str = "strict",
+    name: str = "mask",
+) -> Counts:
     """Confusion counts of one mask against one CDnet ground-truth frame.
 
     Parameters
@@ -229,8 +258,10 @@ def confusion_counts(mask: np.ndarray, gt: np.ndarray, roi: np.ndarray | None = 
     fg = mask_foreground(mask, rule, name=name)
     gt2 = _check_2d("ground truth", gt)
     if fg.shape != gt2.shape:
-        raise DataError(f"{name} is {fg.shape[1]}x{fg.shape[0]} but its ground truth is "
-                        f"{gt2.shape[1]}x{gt2.shape[0]}; expected the same size")
+        raise DataError(
+            f"{name} is {fg.shape[1]}x{fg.shape[0]} but its ground truth is "
+            f"{gt2.shape[1]}x{gt2.shape[0]}; expected the same size"
+        )
     tp, fp, fn, tn = class_counts(label_classes(gt2, roi), fg)
     return Counts(tp=tp, fp=fp, fn=fn, tn=tn)
 

@@ -51,8 +51,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import cv2
 import numpy as np
@@ -60,8 +60,14 @@ import numpy as np
 from silkvision.errors import ConfigError
 from silkvision.evaluation.cdnet import Counts, metrics
 
-__all__ = ["LightSwitch", "apply_light_switches", "switch_events", "recovery_report", "fit_switches",
-           "check_disjoint"]
+__all__ = [
+    "LightSwitch",
+    "apply_light_switches",
+    "switch_events",
+    "recovery_report",
+    "fit_switches",
+    "check_disjoint",
+]
 
 _SPEC = re.compile(r"^\s*(\d+)\s*:\s*(\d+)\s*:\s*([0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?)\s*$")
 
@@ -83,7 +89,7 @@ class LightSwitch:
             raise ValueError(f"gain: {self.gain!r} must be a number > 0")
 
     @classmethod
-    def parse(cls, text: str) -> "LightSwitch":
+    def parse(cls, text: str) -> LightSwitch:
         """Parse ``"START:END:GAIN"`` (e.g. ``"900:1000:0.4"``); raises ConfigError."""
         m = _SPEC.match(str(text))
         if m is None:
@@ -121,8 +127,10 @@ def check_disjoint(switches: Iterable[LightSwitch]) -> None:
             how = f"{b} starts on frame {b.start}, where the light of {a} comes back"
         else:
             continue
-        raise ConfigError(f"--light-switch {str(a)!r} and {str(b)!r} {verb} ({how}); expected "
-                          f"switches with at least one frame of normal light between them")
+        raise ConfigError(
+            f"--light-switch {str(a)!r} and {str(b)!r} {verb} ({how}); expected "
+            f"switches with at least one frame of normal light between them"
+        )
 
 
 def apply_light_switches(frame: np.ndarray, index: int, switches: Sequence[LightSwitch]) -> np.ndarray:
@@ -143,16 +151,35 @@ def switch_events(switches: Iterable[LightSwitch], last_frame: int | None = None
     frame of the switch the event belongs to."""
     ev = []
     for s in switches:
-        ev.append({"frame": int(s.start), "event": "switch", "gain": float(s.gain), "switch": str(s),
-                   "start": int(s.start)})
+        ev.append(
+            {
+                "frame": int(s.start),
+                "event": "switch",
+                "gain": float(s.gain),
+                "switch": str(s),
+                "start": int(s.start),
+            }
+        )
         if last_frame is None or s.end + 1 <= last_frame:
-            ev.append({"frame": int(s.end + 1), "event": "restore", "gain": 1.0 / float(s.gain),
-                       "switch": str(s), "start": int(s.start)})
+            ev.append(
+                {
+                    "frame": int(s.end + 1),
+                    "event": "restore",
+                    "gain": 1.0 / float(s.gain),
+                    "switch": str(s),
+                    "start": int(s.start),
+                }
+            )
     return sorted(ev, key=lambda e: (e["frame"], e["event"] == "switch"))
 
 
-def fit_switches(switches: Sequence[LightSwitch], sequence: str, first: int | None, last: int | None,
-                 evaluated: Sequence[int]) -> tuple[tuple[LightSwitch, ...], list[str]]:
+def fit_switches(
+    switches: Sequence[LightSwitch],
+    sequence: str,
+    first: int | None,
+    last: int | None,
+    evaluated: Sequence[int],
+) -> tuple[tuple[LightSwitch, ...], list[str]]:
     """Check light switches against a sequence's frames (see the module docstring).
 
     Parameters
@@ -177,34 +204,48 @@ def fit_switches(switches: Sequence[LightSwitch], sequence: str, first: int | No
         evaluated frame; the message names the switch and the sequence's frame range.
     """
     ev0, ev1 = int(evaluated[0]), int(evaluated[-1])
-    span = ("frame count unknown" if first is None else f"frames {first}..{last}") + f", evaluated {ev0}..{ev1}"
+    span = (
+        "frame count unknown" if first is None else f"frames {first}..{last}"
+    ) + f", evaluated {ev0}..{ev1}"
     lo = ev0 if first is None else int(first)
     expected = f"expected START in {lo}..{ev1}"
     fitted, notes = [], []
     for s in switches:
         if first is not None and s.start < first:
-            raise ConfigError(f"--light-switch {str(s)!r}: starts at frame {s.start}, before the first frame "
-                              f"{first} of {sequence} ({span}); {expected}")
+            raise ConfigError(
+                f"--light-switch {str(s)!r}: starts at frame {s.start}, before the first frame "
+                f"{first} of {sequence} ({span}); {expected}"
+            )
         if last is not None and s.start > last:
-            raise ConfigError(f"--light-switch {str(s)!r}: starts at frame {s.start}, after the last frame {last} "
-                              f"of {sequence} ({span}); {expected}")
+            raise ConfigError(
+                f"--light-switch {str(s)!r}: starts at frame {s.start}, after the last frame {last} "
+                f"of {sequence} ({span}); {expected}"
+            )
         if s.start > ev1:
-            raise ConfigError(f"--light-switch {str(s)!r}: starts at frame {s.start}, after the last evaluated "
-                              f"frame {ev1} of {sequence} ({span}), so it would change no scored frame; "
-                              f"{expected}")
+            raise ConfigError(
+                f"--light-switch {str(s)!r}: starts at frame {s.start}, after the last evaluated "
+                f"frame {ev1} of {sequence} ({span}), so it would change no scored frame; "
+                f"{expected}"
+            )
         if s.start < ev0:
-            notes.append(f"--light-switch {str(s)!r}: starts at frame {s.start}, before the first evaluated frame "
-                         f"{ev0} of {sequence} ({span}): there is no F before it, so no recovery is "
-                         f"measured")
+            notes.append(
+                f"--light-switch {str(s)!r}: starts at frame {s.start}, before the first evaluated frame "
+                f"{ev0} of {sequence} ({span}): there is no F before it, so no recovery is "
+                f"measured"
+            )
         if last is not None and s.end > last:
             clipped = LightSwitch(s.start, int(last), s.gain)
-            notes.append(f"--light-switch {str(s)!r}: ends after the last frame {last} of {sequence}; taken as "
-                         f"{clipped} (the light is not restored: no restore event)")
+            notes.append(
+                f"--light-switch {str(s)!r}: ends after the last frame {last} of {sequence}; taken as "
+                f"{clipped} (the light is not restored: no restore event)"
+            )
             s = clipped
         elif s.end > ev1:
-            notes.append(f"--light-switch {str(s)!r}: ends at frame {s.end}, after the last evaluated frame "
-                         f"{ev1} of {sequence} ({span}): the light comes back on frames that are not "
-                         f"scored, so there is no restore event")
+            notes.append(
+                f"--light-switch {str(s)!r}: ends at frame {s.end}, after the last evaluated frame "
+                f"{ev1} of {sequence} ({span}): the light comes back on frames that are not "
+                f"scored, so there is no restore event"
+            )
         fitted.append(s)
     return tuple(fitted), notes
 
@@ -221,9 +262,16 @@ def _mean(values: np.ndarray) -> float | None:
     return float(v.mean()) if v.size else None
 
 
-def recovery_report(frame_indices: np.ndarray, frame_counts: np.ndarray,
-                    switches: Sequence[LightSwitch], *, window: int = 100, tolerance: float = 0.05,
-                    smoothing: int = 10, last_frame: int | None = None) -> list[dict]:
+def recovery_report(
+    frame_indices: np.ndarray,
+    frame_counts: np.ndarray,
+    switches: Sequence[LightSwitch],
+    *,
+    window: int = 100,
+    tolerance: float = 0.05,
+    smoothing: int = 10,
+    last_frame: int | None = None,
+) -> list[dict]:
     """Per-event F-measures before/after and recovery time (see the module docstring).
 
     Parameters
@@ -278,7 +326,14 @@ def recovery_report(frame_indices: np.ndarray, frame_counts: np.ndarray,
                 if m is not None and m >= ref - tolerance:
                     rec = k
                     break
-        out.append({**e, "f_before": _pooled_f(fc, before), "f_after": _pooled_f(fc, after),
-                    "f_reference": ref, "recovery_frames": rec,
-                    "searched_frames": max(stop - s + 1, 0)})
+        out.append(
+            {
+                **e,
+                "f_before": _pooled_f(fc, before),
+                "f_after": _pooled_f(fc, after),
+                "f_reference": ref,
+                "recovery_frames": rec,
+                "searched_frames": max(stop - s + 1, 0),
+            }
+        )
     return out

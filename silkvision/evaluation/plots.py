@@ -42,13 +42,19 @@ if TYPE_CHECKING:
 else:
     FigureCanvasAgg, Figure = _import_matplotlib()
 
-from silkvision.evaluation.cdnet import metrics
 from silkvision.errors import DataError
+from silkvision.evaluation.cdnet import metrics
 
 __all__ = ["plot_roc", "plot_pr", "plot_per_frame_f", "save_figure"]
 
-_COLOURS = {"silk": "tab:red", "norma": "tab:blue", "mog2": "tab:green", "knn": "tab:purple",
-            "gsoc": "tab:brown", "cnt": "tab:olive"}
+_COLOURS = {
+    "silk": "tab:red",
+    "norma": "tab:blue",
+    "mog2": "tab:green",
+    "knn": "tab:purple",
+    "gsoc": "tab:brown",
+    "cnt": "tab:olive",
+}
 _MIN_FPR = 1e-6
 
 
@@ -73,8 +79,7 @@ def _text(s: str) -> str:
 
 def _undefined(roc) -> str:
     """Why a curve of ``roc`` (a RocAccumulator) is undefined, for a legend."""
-    return (f"curve undefined ({roc.positives} foreground and {roc.negatives} background pixels "
-            f"evaluated)")
+    return f"curve undefined ({roc.positives} foreground and {roc.negatives} background pixels evaluated)"
 
 
 def plot_roc(seq, *, log_fpr: bool = True, ax=None, title: str | None = None) -> Figure:
@@ -102,22 +107,46 @@ def plot_roc(seq, *, log_fpr: bool = True, ax=None, title: str | None = None) ->
             except DataError:  # still in the legend, saying why there is no curve
                 items.append(([], [], dict(ls="-", color=c, lw=1.5, label=f"{name}: {_undefined(ar.roc)}")))
             else:
-                items.append((fpr, tpr, dict(ls="-", color=c, lw=1.5,
-                                             label=f"{name} (AUC {ar.roc.auc():.4f})")))
+                items.append(
+                    (fpr, tpr, dict(ls="-", color=c, lw=1.5, label=f"{name} (AUC {ar.roc.auc():.4f})"))
+                )
                 rc = ar.roc_counts
                 if rc is not None:
                     rm = metrics(rc)
-                    items.append(([rm["fpr"]], [rm["recall"]],
-                                  dict(ls="", marker="o", color=c, ms=6, mfc="none",
-                                       label=f"{name} threshold {ar.threshold:g} (raw)")))
+                    items.append(
+                        (
+                            [rm["fpr"]],
+                            [rm["recall"]],
+                            dict(
+                                ls="",
+                                marker="o",
+                                color=c,
+                                ms=6,
+                                mfc="none",
+                                label=f"{name} threshold {ar.threshold:g} (raw)",
+                            ),
+                        )
+                    )
                 pos = fpr[fpr > 0]
                 if pos.size:
                     fmin = min(fmin, float(pos.min()))
         defined = np.isfinite(m["fpr"]) and np.isfinite(m["recall"])
-        items.append(([m["fpr"]] if defined else [], [m["recall"]] if defined else [],
-                      dict(ls="", marker="x" if ar.roc is not None else "s", color=c, ms=8, mew=2,
-                           label=f"{name} masks" + (f" ({ar.postprocessing})" if ar.postprocessing else "")
-                           + ("" if defined else " (undefined)"))))
+        items.append(
+            (
+                [m["fpr"]] if defined else [],
+                [m["recall"]] if defined else [],
+                dict(
+                    ls="",
+                    marker="x" if ar.roc is not None else "s",
+                    color=c,
+                    ms=8,
+                    mew=2,
+                    label=f"{name} masks"
+                    + (f" ({ar.postprocessing})" if ar.postprocessing else "")
+                    + ("" if defined else " (undefined)"),
+                ),
+            )
+        )
         if defined and m["fpr"] > 0:
             fmin = min(fmin, m["fpr"])
     xmin = max(min(fmin, 1e-3) / 2, _MIN_FPR)
@@ -155,16 +184,36 @@ def plot_pr(seq, *, ax=None, title: str | None = None) -> Figure:
                 ax.plot([], [], "-", color=c, lw=1.5, label=f"{name}: {_undefined(ar.roc)}")
             else:
                 thr, f = ar.best_f()
-                ax.plot(r, p, "-", color=c, lw=1.5,
-                        label=f"{name}" + (f" (best raw F {f:.3f} at {thr:.3g})" if f is not None else ""))
+                ax.plot(
+                    r,
+                    p,
+                    "-",
+                    color=c,
+                    lw=1.5,
+                    label=f"{name}" + (f" (best raw F {f:.3f} at {thr:.3g})" if f is not None else ""),
+                )
                 rc = ar.roc_counts
                 if rc is not None:
                     rm = metrics(rc)
-                    ax.plot([rm["recall"]], [rm["precision"]], "o", color=c, ms=6, mfc="none",
-                            label=f"{name} threshold {ar.threshold:g} (raw)")
+                    ax.plot(
+                        [rm["recall"]],
+                        [rm["precision"]],
+                        "o",
+                        color=c,
+                        ms=6,
+                        mfc="none",
+                        label=f"{name} threshold {ar.threshold:g} (raw)",
+                    )
         f_text = f"{m['f_measure']:.3f}" if np.isfinite(m["f_measure"]) else "-"
-        ax.plot([m["recall"]], [m["precision"]], "x" if ar.roc is not None else "s", color=c, ms=8,
-                mew=2, label=f"{name} masks (F {f_text})")
+        ax.plot(
+            [m["recall"]],
+            [m["precision"]],
+            "x" if ar.roc is not None else "s",
+            color=c,
+            ms=8,
+            mew=2,
+            label=f"{name} masks (F {f_text})",
+        )
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.01)
     ax.set_xlabel("recall")
@@ -189,7 +238,7 @@ def plot_per_frame_f(seq, *, events=None, title: str | None = None, smooth: int 
     for k, (name, ar) in enumerate(seq.algorithms.items()):
         colour, name = _colour(name, k), _text(name)
         f = ar.per_frame_f()
-        width = min(smooth, len(f))   # np.convolve's "same" is as long as the longer input
+        width = min(smooth, len(f))  # np.convolve's "same" is as long as the longer input
         if width > 1:
             ok = np.isfinite(f)
             kern = np.ones(width)
@@ -209,7 +258,7 @@ def plot_per_frame_f(seq, *, events=None, title: str | None = None, smooth: int 
         ax.patch.set_visible(False)
     for e in events or ():
         ax.axvline(e["frame"], color="k", ls="--", lw=0.8)
-    pad = 0.5 if seq.first == seq.last else 0.0   # one frame: an empty range warns and is widened
+    pad = 0.5 if seq.first == seq.last else 0.0  # one frame: an empty range warns and is widened
     ax.set_xlim(seq.first - pad, seq.last + pad)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="lower left", fontsize=8, ncol=4)

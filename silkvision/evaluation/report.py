@@ -34,16 +34,28 @@ import csv
 import io
 import json
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from silkvision.evaluation.cdnet import METRIC_NAMES, has_scored_pixels, mean_metrics
 
-__all__ = ["build_report", "format_table", "format_markdown", "write_json", "write_csv",
-           "jsonable"]
+__all__ = ["build_report", "format_table", "format_markdown", "write_json", "write_csv", "jsonable"]
 
-ROW_KEYS = ("tp", "fp", "fn", "tn", *METRIC_NAMES, "auc", "threshold", "best_f", "best_f_threshold",
-            "median", "frames", "close", "fill_holes")
+ROW_KEYS = (
+    "tp",
+    "fp",
+    "fn",
+    "tn",
+    *METRIC_NAMES,
+    "auc",
+    "threshold",
+    "best_f",
+    "best_f_threshold",
+    "median",
+    "frames",
+    "close",
+    "fill_holes",
+)
 
 
 def jsonable(x):
@@ -75,8 +87,14 @@ def build_report(results: Sequence, light_switch: Mapping | None = None) -> dict
     for r in results:
         rows = {a: ar.row() for a, ar in r.algorithms.items()}
         sequences[r.name] = rows
-        info[r.name] = {"path": r.path, "category": r.category, "first": r.first, "last": r.last,
-                        "frames": r.frames, "light_switches": [str(s) for s in r.light_switches]}
+        info[r.name] = {
+            "path": r.path,
+            "category": r.category,
+            "first": r.first,
+            "last": r.last,
+            "frames": r.frames,
+            "light_switches": [str(s) for s in r.light_switches],
+        }
         by_cat.setdefault(r.category, []).append(r.name)
         for a in rows:
             if a not in algos:
@@ -113,9 +131,17 @@ def _fmt(v, digits=4) -> str:
     return f"{v:.{digits}f}"
 
 
-_TABLE_COLS = [("recall", "Recall", 4), ("specificity", "Spec", 4), ("fpr", "FPR", 5),
-               ("fnr", "FNR", 4), ("pwc", "PWC", 3), ("precision", "Prec", 4),
-               ("f_measure", "F", 4), ("auc", "AUC", 4), ("threshold", "thr", 3)]
+_TABLE_COLS = [
+    ("recall", "Recall", 4),
+    ("specificity", "Spec", 4),
+    ("fpr", "FPR", 5),
+    ("fnr", "FNR", 4),
+    ("pwc", "PWC", 3),
+    ("precision", "Prec", 4),
+    ("f_measure", "F", 4),
+    ("auc", "AUC", 4),
+    ("threshold", "thr", 3),
+]
 
 
 def _table_rows(report: Mapping):
@@ -184,11 +210,19 @@ def write_csv(report: Mapping, path) -> Path:
     info = report.get("info", {})
     for seq, algos in report["sequences"].items():
         for a, row in algos.items():
-            w.writerow([seq, info.get(seq, {}).get("category", ""), a,
-                        *("" if row.get(k) is None else row.get(k) for k in ROW_KEYS)])
+            w.writerow(
+                [
+                    seq,
+                    info.get(seq, {}).get("category", ""),
+                    a,
+                    *("" if row.get(k) is None else row.get(k) for k in ROW_KEYS),
+                ]
+            )
     for cat, algos in report.get("categories", {}).items():
         for a, row in algos.items():
-            w.writerow([f"category:{cat}", cat, a, *("" if row.get(k) is None else row.get(k) for k in ROW_KEYS)])
+            w.writerow(
+                [f"category:{cat}", cat, a, *("" if row.get(k) is None else row.get(k) for k in ROW_KEYS)]
+            )
     for a, row in report.get("mean", {}).items():
         w.writerow(["mean", "", a, *("" if row.get(k) is None else row.get(k) for k in ROW_KEYS)])
     return atomic_write_text(Path(path), buf.getvalue())

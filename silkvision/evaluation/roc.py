@@ -36,12 +36,12 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
-from silkvision.evaluation.cdnet import CLASS_IGNORE, Counts, label_classes
 from silkvision.errors import DataError
+from silkvision.evaluation.cdnet import CLASS_IGNORE, Counts, label_classes
 
 __all__ = ["RocAccumulator"]
 
@@ -119,8 +119,9 @@ class RocAccumulator:
         bins = n
         values = None if isinstance(thresholds, (str, bytes)) else _numbers(thresholds)
         if values is None or any(not math.isfinite(t) for t in values):
-            raise ValueError(f"thresholds: {thresholds!r}; expected a sequence of finite numbers "
-                             f"(e.g. (0.45,))")
+            raise ValueError(
+                f"thresholds: {thresholds!r}; expected a sequence of finite numbers (e.g. (0.45,))"
+            )
         thr = sorted({float(np.float32(t)) for t in values})
         self.lo, self.hi, self.bins = lo, hi, bins
         self.thresholds = tuple(thr)
@@ -129,8 +130,10 @@ class RocAccumulator:
         with np.errstate(over="ignore"):
             self._scale32 = np.float32(bins / (hi - lo))
         if not np.isfinite(self._scale32):
-            raise ValueError(f"lo, hi: ({lo!r}, {hi!r}) too close for {bins} bins (the float32 bin "
-                             f"scale bins / (hi - lo) overflows)")
+            raise ValueError(
+                f"lo, hi: ({lo!r}, {hi!r}) too close for {bins} bins (the float32 bin "
+                f"scale bins / (hi - lo) overflows)"
+            )
         self.n_bins = bins + 2 + len(thr)  # underflow, uniform bins, overflow, one per threshold
         # Edge j separates bin j and bin j + 1: "score < edge j" <=> bin <= j. A listed threshold t
         # sits at position bin_index(t) - 1 (computed with the very float32 arithmetic used for the
@@ -153,9 +156,9 @@ class RocAccumulator:
         for t, j in self._thr_pos.items():
             t32 = np.float32(t)
             edges[:j] = np.minimum(edges[:j], float(np.nextafter(t32, np.float32(-np.inf))))
-            edges[j + 1:] = np.maximum(edges[j + 1:], float(np.nextafter(t32, np.float32(np.inf))))
+            edges[j + 1 :] = np.maximum(edges[j + 1 :], float(np.nextafter(t32, np.float32(np.inf))))
         self.edges = edges
-        self._sorted_edges = np.maximum.accumulate(edges)   # (increasing already, but for a guarantee)
+        self._sorted_edges = np.maximum.accumulate(edges)  # (increasing already, but for a guarantee)
         self._hist = np.zeros((2, self.n_bins), np.int64)  # [negatives, positives]
         self.frames = 0
 
@@ -177,8 +180,14 @@ class RocAccumulator:
             idx[np.isnan(s)] = self.n_bins - 1
         return idx
 
-    def update(self, scores: np.ndarray, gt: np.ndarray, roi: np.ndarray | None = None, *,
-               classes: np.ndarray | None = None) -> None:
+    def update(
+        self,
+        scores: np.ndarray,
+        gt: np.ndarray,
+        roi: np.ndarray | None = None,
+        *,
+        classes: np.ndarray | None = None,
+    ) -> None:
         """Add one frame.
 
         Parameters
@@ -199,8 +208,10 @@ class RocAccumulator:
         if classes is None:
             gt = np.asarray(gt)
             if gt.shape[:2] != scores.shape:
-                raise DataError(f"scores are {scores.shape[1]}x{scores.shape[0]} but the ground truth is "
-                                f"{gt.shape[1]}x{gt.shape[0]}; expected the same size")
+                raise DataError(
+                    f"scores are {scores.shape[1]}x{scores.shape[0]} but the ground truth is "
+                    f"{gt.shape[1]}x{gt.shape[0]}; expected the same size"
+                )
             classes = label_classes(gt, roi)
         elif classes.shape != scores.shape:
             raise DataError(f"classes: shape {classes.shape} differs from scores {scores.shape}")
@@ -213,11 +224,16 @@ class RocAccumulator:
         self._hist += h[: 2 * self.n_bins].reshape(2, self.n_bins)
         self.frames += 1
 
-    def merge(self, other: "RocAccumulator") -> "RocAccumulator":
+    def merge(self, other: RocAccumulator) -> RocAccumulator:
         """Add another accumulator with the same bins (e.g. to pool several sequences)."""
         if not isinstance(other, RocAccumulator):
             raise TypeError(f"other: {type(other).__name__}; expected a RocAccumulator")
-        if (other.lo, other.hi, other.bins, other.thresholds) != (self.lo, self.hi, self.bins, self.thresholds):
+        if (other.lo, other.hi, other.bins, other.thresholds) != (
+            self.lo,
+            self.hi,
+            self.bins,
+            self.thresholds,
+        ):
             raise ValueError("other: accumulators have different bins")
         self._hist += other._hist
         self.frames += other.frames
@@ -270,7 +286,7 @@ class RocAccumulator:
         if t in self._thr_pos:
             return True
         j = int(np.searchsorted(self._sorted_edges, t, side="right"))  # the bin that holds t
-        return not self._hist[:, max(j - 1, 0):j + 2].any()
+        return not self._hist[:, max(j - 1, 0) : j + 2].any()
 
     def curve(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The ROC: ``(fpr, tpr, thresholds)`` with increasing threshold (so non-decreasing FPR and
@@ -283,8 +299,9 @@ class RocAccumulator:
         """
         P, N = self.positives, self.negatives
         if P == 0 or N == 0:
-            raise DataError(f"ROC undefined: {P} positive and {N} negative pixels seen; "
-                            f"need ground truth with both")
+            raise DataError(
+                f"ROC undefined: {P} positive and {N} negative pixels seen; need ground truth with both"
+            )
         fneg, fpos = self._below()
         fpr = np.concatenate([[0.0], fneg / N, [1.0]])
         tpr = np.concatenate([[0.0], fpos / P, [1.0]])

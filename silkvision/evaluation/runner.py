@@ -28,29 +28,43 @@ unless the source itself was opened with ``resize``, which rescales labels with 
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
 
 from silkvision.config import validate
 from silkvision.errors import ConfigError, DataError, ExportError, SourceError
-from silkvision.evaluation.cdnet import (CLASS_IGNORE, Counts, class_counts, label_classes, mask_foreground,
-                                         metrics)
+from silkvision.evaluation.cdnet import (
+    Counts,
+    class_counts,
+    label_classes,
+    mask_foreground,
+    metrics,
+)
 from silkvision.evaluation.light_switch import LightSwitch, apply_light_switches, check_disjoint
 from silkvision.evaluation.roc import RocAccumulator
 from silkvision.io.manifest import MANIFEST, read_manifest
 
-__all__ = ["AlgorithmResult", "SequenceResult", "SequenceFrames", "evaluate_sequence",
-           "evaluate_sequences", "score_results",
-           "open_evaluation_source", "evaluated_frames", "sequence_frames", "groundtruth_name",
-           "DEFAULT_ALGORITHMS"]
+__all__ = [
+    "AlgorithmResult",
+    "SequenceResult",
+    "SequenceFrames",
+    "evaluate_sequence",
+    "evaluate_sequences",
+    "score_results",
+    "open_evaluation_source",
+    "evaluated_frames",
+    "sequence_frames",
+    "groundtruth_name",
+    "DEFAULT_ALGORITHMS",
+]
 
 DEFAULT_ALGORITHMS = ("silk", "norma", "mog2", "knn")
 
@@ -120,9 +134,11 @@ class AlgorithmResult:
         ``"no post-processing"`` when all of it is off; None when unknown (results folders)."""
         if self.median is None and self.close is None and self.fill_holes is None:
             return None
-        steps = [f"median {self.median}" if self.median else "",
-                 f"closing {self.close}" if self.close else "",
-                 "hole filling" if self.fill_holes else ""]
+        steps = [
+            f"median {self.median}" if self.median else "",
+            f"closing {self.close}" if self.close else "",
+            "hole filling" if self.fill_holes else "",
+        ]
         return ", ".join(s for s in steps if s) or "no post-processing"
 
     def best_f(self) -> tuple[float, float] | tuple[None, None]:
@@ -190,7 +206,7 @@ class SequenceResult:
     category: str
     first: int
     last: int
-    frames: int                           # frames the detectors read (0: only --results scored)
+    frames: int  # frames the detectors read (0: only --results scored)
     evaluated: np.ndarray
     algorithms: dict = field(default_factory=dict)  # name -> AlgorithmResult
     brightness: np.ndarray | None = None  # mean grey level of every processed frame (after switches)
@@ -200,12 +216,13 @@ class SequenceResult:
 
 # -- sources -------------------------------------------------------------------------------------
 
+
 class _Extras:
     """temporalROI / ROI for a video file read from the folder holding its ground truth."""
 
     def __init__(self, folder: Path | None):
         self.temporal_roi = self.roi = None
-        self.files: dict = {}      # file name -> the path it was read from
+        self.files: dict = {}  # file name -> the path it was read from
         if folder is None:
             return
         from silkvision.capture.cdnet import read_roi, read_temporal_roi
@@ -238,14 +255,21 @@ def open_evaluation_source(path, groundtruth=None, *, files: dict | None = None,
             extras = _Extras(Path(groundtruth).resolve().parent)
     src = open_source(str(p), groundtruth=groundtruth, **kwargs)
     if not src.has_groundtruth:
-        raise DataError(f"{path}: no ground truth; expected a groundtruth/ folder of gt%06d.png "
-                        f"(or pass --groundtruth DIR)")
+        raise DataError(
+            f"{path}: no ground truth; expected a groundtruth/ folder of gt%06d.png "
+            f"(or pass --groundtruth DIR)"
+        )
     troi = src.temporal_roi if src.temporal_roi is not None else extras.temporal_roi
     roi = src.roi if src.roi is not None else extras.roi
     if files is not None:
-        own = Path(src.spec)        # a CDnet folder's own files come first
-        files.update({name: own / name for name, v in (("temporalROI.txt", src.temporal_roi),
-                                                       ("ROI.bmp", src.roi)) if v is not None})
+        own = Path(src.spec)  # a CDnet folder's own files come first
+        files.update(
+            {
+                name: own / name
+                for name, v in (("temporalROI.txt", src.temporal_roi), ("ROI.bmp", src.roi))
+                if v is not None
+            }
+        )
         files.update({k: v for k, v in extras.files.items() if k not in files})
     return src, troi, roi
 
@@ -272,27 +296,35 @@ def evaluated_frames(src, temporal_roi, temporal_roi_file=None) -> list[int]:
             if not frames:
                 raise DataError(f"{where}: no frames")
             if first < frames[0] or last > frames[-1]:
-                raise DataError(f"{where}: temporalROI {first} {last}{read_from} is outside the frames "
-                                f"{frames[0]}..{frames[-1]}; expected a range inside them")
+                raise DataError(
+                    f"{where}: temporalROI {first} {last}{read_from} is outside the frames "
+                    f"{frames[0]}..{frames[-1]}; expected a range inside them"
+                )
             have = set(frames)
             missing = [i for i in range(first, last + 1) if i not in have]
             if missing:
-                raise DataError(f"{where}: frame {missing[0]} is missing inside temporalROI {first} "
-                                f"{last}{read_from} ({len(missing)} missing); expected every frame of the "
-                                f"range")
+                raise DataError(
+                    f"{where}: frame {missing[0]} is missing inside temporalROI {first} "
+                    f"{last}{read_from} ({len(missing)} missing); expected every frame of the "
+                    f"range"
+                )
         wanted = list(range(first, last + 1))
     else:
         if frames is None:
-            raise DataError(f"{where}: frame count unknown and no temporalROI.txt; expected a "
-                            f"temporalROI.txt naming the evaluated frames")
+            raise DataError(
+                f"{where}: frame count unknown and no temporalROI.txt; expected a "
+                f"temporalROI.txt naming the evaluated frames"
+            )
         wanted = [i for i in frames if _has_gt(src, i)]
     if temporal_roi is not None:
         missing = [i for i in wanted if not _has_gt(src, i)]
         if missing:
             n = len(missing)
-            raise DataError(f"{where}: ground truth of frame {missing[0]} is missing inside temporalROI "
-                            f"{temporal_roi[0]} {temporal_roi[1]}{read_from} ({n} frame{'s' if n != 1 else ''} "
-                            f"without ground truth); expected a gt%06d.png for every evaluated frame")
+            raise DataError(
+                f"{where}: ground truth of frame {missing[0]} is missing inside temporalROI "
+                f"{temporal_roi[0]} {temporal_roi[1]}{read_from} ({n} frame{'s' if n != 1 else ''} "
+                f"without ground truth); expected a gt%06d.png for every evaluated frame"
+            )
     if not wanted:
         raise DataError(f"{where}: no frame with ground truth to evaluate")
     return wanted
@@ -349,14 +381,17 @@ class SequenceFrames:
             return None
         n_all = len(self.evaluated) + len(self.without_gt)
         many = len(self.without_gt) > 1
-        return (f"{self.where}: ground truth for {len(self.evaluated)} of {n_all} frames and no "
-                f"temporalROI.txt; evaluating those {len(self.evaluated)} only (frame"
-                f"{'s' if many else ''} {format_frames(self.without_gt)} {'have' if many else 'has'} "
-                f"none)")
+        return (
+            f"{self.where}: ground truth for {len(self.evaluated)} of {n_all} frames and no "
+            f"temporalROI.txt; evaluating those {len(self.evaluated)} only (frame"
+            f"{'s' if many else ''} {format_frames(self.without_gt)} {'have' if many else 'has'} "
+            f"none)"
+        )
 
 
-def sequence_frames(path, groundtruth=None, *, check_groundtruth: bool = False,
-                    progress: bool = False) -> SequenceFrames:
+def sequence_frames(
+    path, groundtruth=None, *, check_groundtruth: bool = False, progress: bool = False
+) -> SequenceFrames:
     """Open a sequence (as :func:`evaluate_sequence` does) and list its frames, without running
     any detector; raises the same :class:`~silkvision.errors.DataError` for inconsistent ground truth
     (so that a command can check every sequence before the first detector runs).
@@ -383,9 +418,16 @@ def sequence_frames(path, groundtruth=None, *, check_groundtruth: bool = False,
         if troi is None and frames is not None:
             have = set(wanted)
             without = [i for i in frames if i not in have]
-        return SequenceFrames(name=src.name, where=src.spec,
-                              first=frames[0] if frames else None, last=frames[-1] if frames else None,
-                              evaluated=wanted, temporal_roi=troi, without_gt=without, files=files)
+        return SequenceFrames(
+            name=src.name,
+            where=src.spec,
+            first=frames[0] if frames else None,
+            last=frames[-1] if frames else None,
+            evaluated=wanted,
+            temporal_roi=troi,
+            without_gt=without,
+            files=files,
+        )
 
 
 def _check_groundtruth(src, frames: Sequence[int], progress: bool) -> None:
@@ -417,8 +459,10 @@ def groundtruth_name(src, index: int) -> str:
 def _read_gt(src, index: int, where: str) -> np.ndarray:
     gt = src.groundtruth(index)
     if gt is None:
-        raise DataError(f"{where}: ground truth of frame {index} is missing; expected a gt%06d.png "
-                        f"for every evaluated frame")
+        raise DataError(
+            f"{where}: ground truth of frame {index} is missing; expected a gt%06d.png "
+            f"for every evaluated frame"
+        )
     return gt
 
 
@@ -428,6 +472,7 @@ def _category(path: Path) -> str:
 
 
 # -- running detectors ---------------------------------------------------------------------------
+
 
 def _make_detector(name: str, cfg: dict):
     from silkvision.detector import create_subtractor
@@ -439,14 +484,30 @@ def _progress(total: int, desc: str, enabled: bool, position: int = 1):
     from tqdm import tqdm
 
     tty = hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
-    return tqdm(total=total, desc=desc, unit="frame", file=sys.stderr, disable=not enabled,
-                leave=False, position=position, dynamic_ncols=True, mininterval=0.1 if tty else 5.0)
+    return tqdm(
+        total=total,
+        desc=desc,
+        unit="frame",
+        file=sys.stderr,
+        disable=not enabled,
+        leave=False,
+        position=position,
+        dynamic_ncols=True,
+        mininterval=0.1 if tty else 5.0,
+    )
 
 
-def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, config: Mapping | None = None,
-                      *, groundtruth=None, light_switches: Iterable[LightSwitch] = (),
-                      detectors: Mapping[str, Any] | None = None, progress: bool = False,
-                      name: str | None = None) -> SequenceResult:
+def evaluate_sequence(
+    path,
+    algorithms: Sequence[str] = DEFAULT_ALGORITHMS,
+    config: Mapping | None = None,
+    *,
+    groundtruth=None,
+    light_switches: Iterable[LightSwitch] = (),
+    detectors: Mapping[str, Any] | None = None,
+    progress: bool = False,
+    name: str | None = None,
+) -> SequenceResult:
     """Run detectors over a sequence and score them against its ground truth.
 
     Parameters
@@ -485,8 +546,9 @@ def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, conf
         algorithms = list(algorithms)
         twice = [a for i, a in enumerate(algorithms) if a in algorithms[:i]]
         if twice:
-            raise ConfigError(f"algorithms: {twice[0]!r} is listed twice in {algorithms!r}; expected "
-                              f"each algorithm once")
+            raise ConfigError(
+                f"algorithms: {twice[0]!r} is listed twice in {algorithms!r}; expected each algorithm once"
+            )
     bins = cfg["evaluation"]["bins"]
     switches = tuple(light_switches)
     check_disjoint(switches)
@@ -506,8 +568,12 @@ def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, conf
             if getattr(det, "has_scores", False):
                 lo, hi = det.score_range
                 roc = RocAccumulator(lo, hi, bins=bins, thresholds=(det.threshold,))
-            state[a] = {"det": det, "roc": roc, "counts": np.zeros((len(wanted), 4), np.int64),
-                        "seconds": 0.0}
+            state[a] = {
+                "det": det,
+                "roc": roc,
+                "counts": np.zeros((len(wanted), 4), np.int64),
+                "seconds": 0.0,
+            }
         frames_all = _frame_numbers(src)
         total = len(frames_all) if frames_all is not None else 0
         brightness, b_idx = [], []
@@ -527,12 +593,16 @@ def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, conf
                 if scored:
                     gt = _read_gt(src, index, where)
                     if gt.shape != frame.shape[:2]:
-                        raise DataError(f"{where}: ground truth of frame {index} is {gt.shape[1]}x"
-                                        f"{gt.shape[0]} but the frame is {frame.shape[1]}x"
-                                        f"{frame.shape[0]}; expected the same size")
+                        raise DataError(
+                            f"{where}: ground truth of frame {index} is {gt.shape[1]}x"
+                            f"{gt.shape[0]} but the frame is {frame.shape[1]}x"
+                            f"{frame.shape[0]}; expected the same size"
+                        )
                     if roi is not None and roi.shape != gt.shape:
-                        raise DataError(f"{files.get('ROI.bmp', where)}: ROI is {roi.shape[1]}x{roi.shape[0]} but the frames "
-                                        f"are {frame.shape[1]}x{frame.shape[0]}; expected the same size")
+                        raise DataError(
+                            f"{files.get('ROI.bmp', where)}: ROI is {roi.shape[1]}x{roi.shape[0]} but the frames "
+                            f"are {frame.shape[1]}x{frame.shape[0]}; expected the same size"
+                        )
                     cls = label_classes(gt, roi, name=groundtruth_name(src, index))
                 for a, st in state.items():
                     det = st["det"]
@@ -540,7 +610,7 @@ def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, conf
                     mask = det.apply(frame)
                     st["seconds"] += time.perf_counter() - t0
                     if scored:
-                        assert cls is not None   # set above for every scored frame
+                        assert cls is not None  # set above for every scored frame
                         fg = mask_foreground(mask, "strict", name=f"{a} mask of frame {index}")
                         st["counts"][k] = class_counts(cls, fg)  # tp fp fn tn
                         if st["roc"] is not None:
@@ -552,27 +622,49 @@ def evaluate_sequence(path, algorithms: Sequence[str] = DEFAULT_ALGORITHMS, conf
             bar.close()
         if k != len(wanted):
             missing = wanted[k] if k < len(wanted) else None
-            raise DataError(f"{where}: the sequence ended at frame {last_index} before evaluated frame "
-                            f"{missing}; expected frames up to {wanted[-1]}")
+            raise DataError(
+                f"{where}: the sequence ended at frame {last_index} before evaluated frame "
+                f"{missing}; expected frames up to {wanted[-1]}"
+            )
         seq_name = name or src.name
         result = SequenceResult(
-            name=seq_name, path=str(path), category=_category(Path(path)), first=wanted[0],
-            last=wanted[-1], frames=n_frames, evaluated=np.asarray(wanted),
-            brightness=np.asarray(brightness), brightness_indices=np.asarray(b_idx),
-            light_switches=switches)
+            name=seq_name,
+            path=str(path),
+            category=_category(Path(path)),
+            first=wanted[0],
+            last=wanted[-1],
+            frames=n_frames,
+            evaluated=np.asarray(wanted),
+            brightness=np.asarray(brightness),
+            brightness_indices=np.asarray(b_idx),
+            light_switches=switches,
+        )
         for a, st in state.items():
             det = st["det"]
             fc = st["counts"]
             result.algorithms[a] = AlgorithmResult(
-                algorithm=a, counts=Counts.from_array(fc.sum(axis=0)), frame_indices=np.asarray(wanted),
-                frame_counts=fc, threshold=float(det.threshold) if st["roc"] is not None else None,
-                roc=st["roc"], seconds=st["seconds"], **_postprocessing_of(det))
+                algorithm=a,
+                counts=Counts.from_array(fc.sum(axis=0)),
+                frame_indices=np.asarray(wanted),
+                frame_counts=fc,
+                threshold=float(det.threshold) if st["roc"] is not None else None,
+                roc=st["roc"],
+                seconds=st["seconds"],
+                **_postprocessing_of(det),
+            )
     return result
 
 
-def evaluate_sequences(paths: Sequence, algorithms: Sequence[str], config: Mapping | None = None, *,
-                       groundtruth=None, light_switches: Sequence | None = None,
-                       progress: bool = False, client=None) -> Iterator[SequenceResult]:
+def evaluate_sequences(
+    paths: Sequence,
+    algorithms: Sequence[str],
+    config: Mapping | None = None,
+    *,
+    groundtruth=None,
+    light_switches: Sequence | None = None,
+    progress: bool = False,
+    client=None,
+) -> Iterator[SequenceResult]:
     """:func:`evaluate_sequence` of every path, yielded in the order of ``paths``.
 
     Without ``client`` the sequences run one after the other in this process. With a Dask
@@ -595,12 +687,23 @@ def evaluate_sequences(paths: Sequence, algorithms: Sequence[str], config: Mappi
     switches = list(light_switches) if light_switches is not None else [()] * len(paths)
     if client is None:
         for path, sw in zip(paths, switches):
-            yield evaluate_sequence(path, algorithms, config, groundtruth=groundtruth,
-                                    light_switches=sw, progress=progress)
+            yield evaluate_sequence(
+                path, algorithms, config, groundtruth=groundtruth, light_switches=sw, progress=progress
+            )
         return
-    futures = [client.submit(evaluate_sequence, path, list(algorithms), config, groundtruth=groundtruth,
-                             light_switches=sw, pure=False, key=f"evaluate-{Path(path).name}-{k}-{time.time_ns()}")
-               for k, (path, sw) in enumerate(zip(paths, switches))]
+    futures = [
+        client.submit(
+            evaluate_sequence,
+            path,
+            list(algorithms),
+            config,
+            groundtruth=groundtruth,
+            light_switches=sw,
+            pure=False,
+            key=f"evaluate-{Path(path).name}-{k}-{time.time_ns()}",
+        )
+        for k, (path, sw) in enumerate(zip(paths, switches))
+    ]
     try:
         for f in futures:
             yield f.result()
@@ -624,6 +727,7 @@ def _postprocessing_of(det) -> dict:
 
 # -- scoring existing masks ----------------------------------------------------------------------
 
+
 def find_result_masks(results_dir, seq_name: str, category: str | None = None) -> Path:
     """The folder of ``bin%06d.png`` for a sequence: ``DIR`` itself when it holds ``bin*`` files,
     else ``DIR/SEQ`` or ``DIR/CATEGORY/SEQ`` (the CDnet results layout). (``silkvision evaluate``
@@ -636,8 +740,9 @@ def find_result_masks(results_dir, seq_name: str, category: str | None = None) -
     for cand in ([d / category / seq_name] if category else []) + [d / seq_name, *d.glob(f"*/{seq_name}")]:
         if cand.is_dir():
             return cand
-    raise DataError(f"{d}: no bin%06d.png masks in it, nor in {d / seq_name}; expected the masks of "
-                    f"sequence {seq_name}")
+    raise DataError(
+        f"{d}: no bin%06d.png masks in it, nor in {d / seq_name}; expected the masks of sequence {seq_name}"
+    )
 
 
 def _read_mask(folder: Path, index: int) -> tuple[np.ndarray, Path]:
@@ -651,8 +756,10 @@ def _read_mask(folder: Path, index: int) -> tuple[np.ndarray, Path]:
             except SourceError as e:
                 raise DataError(str(e)) from None
             return img, p
-    raise DataError(f"{folder}: mask bin{index:06d}.png of evaluated frame {index} is missing; "
-                    f"expected a mask for every evaluated frame")
+    raise DataError(
+        f"{folder}: mask bin{index:06d}.png of evaluated frame {index} is missing; "
+        f"expected a mask for every evaluated frame"
+    )
 
 
 def _resize_hint(folder: Path) -> str:
@@ -667,12 +774,21 @@ def _resize_hint(folder: Path) -> str:
     size = settings.get("capture.resize") if isinstance(settings, dict) else None
     if not size:
         return ""
-    return (f" (its export.json says it was exported with capture.resize={size}; export again "
-            f"without capture.resize to score it against full-size ground truth)")
+    return (
+        f" (its export.json says it was exported with capture.resize={size}; export again "
+        f"without capture.resize to score it against full-size ground truth)"
+    )
 
 
-def score_results(path, results_dir, *, groundtruth=None, rule: str = "strict", name: str | None = None,
-                  progress: bool = False) -> AlgorithmResult:
+def score_results(
+    path,
+    results_dir,
+    *,
+    groundtruth=None,
+    rule: str = "strict",
+    name: str | None = None,
+    progress: bool = False,
+) -> AlgorithmResult:
     """Score existing masks ``bin%06d.png`` (any tool's output) against a sequence's ground truth.
 
     Parameters
@@ -709,19 +825,26 @@ def score_results(path, results_dir, *, groundtruth=None, rule: str = "strict", 
                 gt = _read_gt(src, index, src.spec)
                 mask, mpath = _read_mask(folder, index)
                 if size is not None and gt.shape != (size[1], size[0]):
-                    raise DataError(f"{src.spec}: ground truth of frame {index} is {gt.shape[1]}x"
-                                    f"{gt.shape[0]} but the frames are {size[0]}x{size[1]}")
+                    raise DataError(
+                        f"{src.spec}: ground truth of frame {index} is {gt.shape[1]}x"
+                        f"{gt.shape[0]} but the frames are {size[0]}x{size[1]}"
+                    )
                 fg = mask_foreground(mask, rule, name=str(mpath))
                 if fg.shape != gt.shape:
-                    raise DataError(f"{mpath}: mask is {fg.shape[1]}x{fg.shape[0]} but the ground truth "
-                                    f"is {gt.shape[1]}x{gt.shape[0]}; expected the same size"
-                                    f"{_resize_hint(folder)}")
+                    raise DataError(
+                        f"{mpath}: mask is {fg.shape[1]}x{fg.shape[0]} but the ground truth "
+                        f"is {gt.shape[1]}x{gt.shape[0]}; expected the same size"
+                        f"{_resize_hint(folder)}"
+                    )
                 cls = label_classes(gt, roi, name=groundtruth_name(src, index))
                 counts[k] = class_counts(cls, fg)
                 bar.update(1)
         finally:
             bar.close()
     algo = name or Path(results_dir).resolve().name
-    return AlgorithmResult(algorithm=algo, counts=Counts.from_array(counts.sum(axis=0)),
-                           frame_indices=np.asarray(wanted), frame_counts=counts)
-
+    return AlgorithmResult(
+        algorithm=algo,
+        counts=Counts.from_array(counts.sum(axis=0)),
+        frame_indices=np.asarray(wanted),
+        frame_counts=counts,
+    )

@@ -30,11 +30,20 @@ from silkvision.io.paths import resolved
 __all__ = ["export_masks"]
 
 
-def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: str | None = None,
-                 scores: bool | None = None, video: bool | None = None,
-                 overwrite: bool | None = None, detector=None, progress: bool | None = None,
-                 log: Callable[[str], None] | None = None,
-                 handle_signals: bool = True) -> ExportResult:
+def export_masks(
+    source,
+    out_dir,
+    config: Mapping | None = None,
+    *,
+    algorithm: str | None = None,
+    scores: bool | None = None,
+    video: bool | None = None,
+    overwrite: bool | None = None,
+    detector=None,
+    progress: bool | None = None,
+    log: Callable[[str], None] | None = None,
+    handle_signals: bool = True,
+) -> ExportResult:
     """Run a background subtractor over a source and write its masks (resumable, see
     :mod:`silkvision.export`).
 
@@ -78,20 +87,27 @@ def export_masks(source, out_dir, config: Mapping | None = None, *, algorithm: s
             cfg["export"][key] = bool(value)
     cfg = validate(cfg, "export_masks")  # checks the overrides too
     if log is None:
+
         def log(msg: str) -> None:
             print(f"silkvision: {msg}", file=sys.stderr, flush=True)
+
     if str(out_dir) == "":  # Path("") is the current folder: never meant as an output folder
         raise ExportError("output folder '': empty path; expected a folder path")
-    out = output_path(out_dir, ExportError)   # refused before the source is opened
+    out = output_path(out_dir, ExportError)  # refused before the source is opened
 
     own_source = not isinstance(source, Source)
     if own_source:
         cap = cfg["capture"]
-        src = open_source(source, camera_timeout=cap["camera_timeout"], resize=cap["resize"],
-                          max_frames=cap["max_frames"], reconnect_timeout=cap["reconnect_timeout"])
+        src = open_source(
+            source,
+            camera_timeout=cap["camera_timeout"],
+            resize=cap["resize"],
+            max_frames=cap["max_frames"],
+            reconnect_timeout=cap["reconnect_timeout"],
+        )
     else:
         src = source
-    tell = src.on_status is None     # a stream's drop and return are logged as they happen
+    tell = src.on_status is None  # a stream's drop and return are logged as they happen
     if tell:
         src.on_status = log
     # a video's frames that FFmpeg decodes with errors are listed (only the export asks for it)
@@ -141,20 +157,37 @@ def _record_params(cfg: dict, det) -> None:
             section[key] = value
 
 
-def _export_locked(src: Source, out: Path, cfg: dict, det, res: ExportResult, progress, log,
-                   handle_signals: bool, given: bool) -> ExportResult:
+def _export_locked(
+    src: Source,
+    out: Path,
+    cfg: dict,
+    det,
+    res: ExportResult,
+    progress,
+    log,
+    handle_signals: bool,
+    given: bool,
+) -> ExportResult:
     algorithm = res.algorithm
     asked_scores = bool(cfg["export"]["scores"])
-    want_scores = asked_scores and det.has_scores   # scores files written (MOG2/KNN have none)
+    want_scores = asked_scores and det.has_scores  # scores files written (MOG2/KNN have none)
     overwrite = bool(cfg["export"]["overwrite"])
     old = prepare_folder(out, overwrite)
     new = build_manifest(src, algorithm, output_settings(cfg, algorithm), "running")
     skip = cfg["capture"]["on_bad_frame"] == "skip"
-    plan = plan_resume(out, old, new, src, scores=want_scores, algorithm=algorithm,
-                       checkpointable=old is not None and can_checkpoint(det), size=src.frame_size,
-                       skip=skip)
+    plan = plan_resume(
+        out,
+        old,
+        new,
+        src,
+        scores=want_scores,
+        algorithm=algorithm,
+        checkpointable=old is not None and can_checkpoint(det),
+        size=src.frame_size,
+        skip=skip,
+    )
     if plan.action == DONE:
-        assert old is not None   # only a manifest found says the export is done
+        assert old is not None  # only a manifest found says the export is done
         (out / CHECKPOINT).unlink(missing_ok=True)
         res.frames, res.complete, res.already_complete = old["frames"], True, True
         res.first_index, res.last_index = old.get("first_index"), old.get("last_index")
@@ -163,7 +196,7 @@ def _export_locked(src: Source, out: Path, cfg: dict, det, res: ExportResult, pr
         return res
     if plan.state is not None:
         plan = _restore(det, plan, out, algorithm)
-    for name in plan.remove:   # files of frames the source no longer has
+    for name in plan.remove:  # files of frames the source no longer has
         (out / name).unlink(missing_ok=True)
     res.resumed_from = plan.resumed_from
     if plan.note:
@@ -173,11 +206,20 @@ def _export_locked(src: Source, out: Path, cfg: dict, det, res: ExportResult, pr
     # given by the caller was read from already: the manifest names the whole source, and a resume
     # counts export frame k as the source's k-th frame. The first frame is read before anything is
     # written, so a source without frames leaves no "running" manifest behind.
-    loop = FrameLoop(src, det, out, scores=want_scores, video=bool(cfg["export"]["video"]),
-                     keep_existing=plan.keep_existing,
-                     checkpoint_every=int(cfg["export"]["checkpoint_every"]),
-                     resume_index=plan.resume_index, frames_before=plan.frames_before,
-                     skip=skip, skipped=plan.skipped, damaged=plan.damaged)
+    loop = FrameLoop(
+        src,
+        det,
+        out,
+        scores=want_scores,
+        video=bool(cfg["export"]["video"]),
+        keep_existing=plan.keep_existing,
+        checkpoint_every=int(cfg["export"]["checkpoint_every"]),
+        resume_index=plan.resume_index,
+        frames_before=plan.frames_before,
+        skip=skip,
+        skipped=plan.skipped,
+        damaged=plan.damaged,
+    )
     pending = None
     if plan.resume_index is None:
         pending = loop.first_frame()
@@ -187,7 +229,7 @@ def _export_locked(src: Source, out: Path, cfg: dict, det, res: ExportResult, pr
     if pending is not None and hasattr(det, "check_memory"):  # before anything is written
         det.check_memory(*pending[1].shape[:2])
     if pending is not None and given:
-        det.reset()   # from an empty model, as evaluate_sequence; a resume has set its checkpoint
+        det.reset()  # from an empty model, as evaluate_sequence; a resume has set its checkpoint
     write_manifest(out, loop.with_skips(new))
     loop.manifest = new
     with reported_write_errors(out / "config.yaml"):
@@ -206,8 +248,10 @@ def _all_skipped(loop: FrameLoop) -> str:
     if not loop.skipped:
         return ""
     n = len(loop.skipped)
-    return (f": {'its' if n == 1 else 'all'} {n} frame{'s were' if n != 1 else ' was'} skipped as "
-            f"bad (the first: {loop.skipped[0]['reason']})")
+    return (
+        f": {'its' if n == 1 else 'all'} {n} frame{'s were' if n != 1 else ' was'} skipped as "
+        f"bad (the first: {loop.skipped[0]['reason']})"
+    )
 
 
 def _restore(det, plan: ResumePlan, out: Path, algorithm: str) -> ResumePlan:
@@ -220,9 +264,11 @@ def _restore(det, plan: ResumePlan, out: Path, algorithm: str) -> ResumePlan:
     except Exception as e:  # noqa: BLE001 - garbled arrays: ValueError, TypeError, ...
         reset = getattr(det, "reset", None)
         if not callable(reset) or plan.source_changed:  # no fresh detector, or nothing to replay
-            raise ExportError(f"{out / CHECKPOINT}: cannot restore the {algorithm} "
-                              f"detector ({describe_error(e)}); use --overwrite to "
-                              f"start over") from None
+            raise ExportError(
+                f"{out / CHECKPOINT}: cannot restore the {algorithm} "
+                f"detector ({describe_error(e)}); use --overwrite to "
+                f"start over"
+            ) from None
         reset()
         return replay_plan(out, f"cannot restore the {algorithm} detector: {describe_error(e)}")
     return plan

@@ -56,8 +56,18 @@ class StopFlag:
         return self.signum is not None
 
 
-def finish(loop: FrameLoop, stop: StopFlag, src: Source, out: Path, manifest: dict, res: ExportResult,
-           log, *, overwrite: bool, algorithm: str) -> ExportResult:
+def finish(
+    loop: FrameLoop,
+    stop: StopFlag,
+    src: Source,
+    out: Path,
+    manifest: dict,
+    res: ExportResult,
+    log,
+    *,
+    overwrite: bool,
+    algorithm: str,
+) -> ExportResult:
     """Conclude a run whose frame loop has returned.
 
     A seekable source stopped by a signal before its end is left resumable (checkpoint saved,
@@ -79,35 +89,60 @@ def finish(loop: FrameLoop, stop: StopFlag, src: Source, out: Path, manifest: di
         _interrupted(loop, res, log, overwrite=overwrite, algorithm=algorithm)
         return res
 
-    res.interrupted = stop.set and not loop.exhausted  # a camera export stopped by Ctrl-C is finished normally
+    res.interrupted = (
+        stop.set and not loop.exhausted
+    )  # a camera export stopped by Ctrl-C is finished normally
     if stop.set and loop.exhausted:
-        res.note(f"{SIGNAL_NAMES.get(stop.signum, 'a signal')} came after the last frame "
-                 f"was exported: the export was finished", log)
+        res.note(
+            f"{SIGNAL_NAMES.get(stop.signum, 'a signal')} came after the last frame "
+            f"was exported: the export was finished",
+            log,
+        )
     note_dropped(src, res, log)
     if loop.frames == 0:
         loop.abandon_video()
         raise SourceError(f"{src.spec}: no frames to export")
     if loop.writer is not None:
         res.video = loop.writer.finish()
-    gaps = getattr(src, "gaps", None)   # a stream's reconnections: the frame numbers skipped
+    gaps = getattr(src, "gaps", None)  # a stream's reconnections: the frame numbers skipped
     if gaps:
-        res.note(f"the stream dropped {len(gaps)} time{'s' if len(gaps) != 1 else ''}; the frames "
-                 f"lost are missing from the numbering (export.json lists the gaps)", log)
-    write_manifest(out, loop.with_skips({**manifest, "status": "complete", "frames": loop.frames,
-                                         "first_index": loop.first_index, "last_index": loop.last_index,
-                                         "video": res.video.name if res.video else None,
-                                         "scores": loop.scores, "silkvision": __version__,
-                                         **({"gaps": list(gaps)} if gaps is not None else {})}))
+        res.note(
+            f"the stream dropped {len(gaps)} time{'s' if len(gaps) != 1 else ''}; the frames "
+            f"lost are missing from the numbering (export.json lists the gaps)",
+            log,
+        )
+    write_manifest(
+        out,
+        loop.with_skips(
+            {
+                **manifest,
+                "status": "complete",
+                "frames": loop.frames,
+                "first_index": loop.first_index,
+                "last_index": loop.last_index,
+                "video": res.video.name if res.video else None,
+                "scores": loop.scores,
+                "silkvision": __version__,
+                **({"gaps": list(gaps)} if gaps is not None else {}),
+            }
+        ),
+    )
     (out / CHECKPOINT).unlink(missing_ok=True)
     res.complete = True
     if loop.skipped:
         n = len(loop.skipped)
-        res.note(f"skipped {n} bad frame{'s' if n != 1 else ''} (capture.on_bad_frame=skip; no mask "
-                 f"written, reasons in {out / 'export.json'}): {frame_list(loop.skipped)}", log)
+        res.note(
+            f"skipped {n} bad frame{'s' if n != 1 else ''} (capture.on_bad_frame=skip; no mask "
+            f"written, reasons in {out / 'export.json'}): {frame_list(loop.skipped)}",
+            log,
+        )
     if loop.damaged:
         n = len(loop.damaged)
-        res.note(f"{n} frame{'s' if n != 1 else ''} decoded with errors (FFmpeg concealed the "
-                 f"damage; export.json lists them): {frame_list(loop.damaged)}", log)
+        res.note(
+            f"{n} frame{'s' if n != 1 else ''} decoded with errors (FFmpeg concealed the "
+            f"damage; export.json lists them): {frame_list(loop.damaged)}",
+            log,
+        )
     return res
 
 
@@ -123,7 +158,9 @@ def _interrupted(loop: FrameLoop, res: ExportResult, log, *, overwrite: bool, al
         again = "the same command again without --overwrite" if overwrite else "the same command again"
         res.notes.append(f"interrupted after frame {last}; checkpoint saved; run {again} to resume")
     else:
-        res.notes.append(f"interrupted after frame {last}; {algorithm} cannot be "
-                         f"checkpointed, so running the same command again replays from the "
-                         f"first frame (masks already written are kept)")
+        res.notes.append(
+            f"interrupted after frame {last}; {algorithm} cannot be "
+            f"checkpointed, so running the same command again replays from the "
+            f"first frame (masks already written are kept)"
+        )
     log(res.notes[-1])

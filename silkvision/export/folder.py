@@ -13,8 +13,10 @@ from silkvision.io.manifest import MANIFEST, read_manifest
 __all__ = ["LOCK", "is_export_output", "prepare_folder", "FolderLock"]
 
 LOCK = ".export.lock"
-_OURS = re.compile(r"^(bin\d+\.png|scores\d+\.npz|config\.yaml|export\.json|checkpoint\.npz|"
-                   r"masks\.(mkv|avi)|\.masks\.partial\.(mkv|avi)|\.export\.lock|\..+\.tmp)$")
+_OURS = re.compile(
+    r"^(bin\d+\.png|scores\d+\.npz|config\.yaml|export\.json|checkpoint\.npz|"
+    r"masks\.(mkv|avi)|\.masks\.partial\.(mkv|avi)|\.export\.lock|\..+\.tmp)$"
+)
 
 
 def is_export_output(name: str) -> bool:
@@ -48,15 +50,19 @@ class FolderLock:
                 f = _open_lock(self.path)
             except OSError as e:
                 if e.errno in (errno.ELOOP, errno.EMLINK) and self.path.is_symlink():
-                    raise ExportError(f"{self.path}: is a symbolic link, not the lock file of an "
-                                      f"export; remove it and run again") from None
+                    raise ExportError(
+                        f"{self.path}: is a symbolic link, not the lock file of an "
+                        f"export; remove it and run again"
+                    ) from None
                 raise ExportError(f"{self.path.parent}: cannot create the lock file ({e.strerror})") from None
             try:
                 fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 f.close()
-                raise ExportError(f"{self.path.parent}: another silkvision export is writing to this "
-                                  f"folder; wait for it or choose another --out") from None
+                raise ExportError(
+                    f"{self.path.parent}: another silkvision export is writing to this "
+                    f"folder; wait for it or choose another --out"
+                ) from None
             if self._still_there(f):
                 self._f = f
                 return
@@ -128,16 +134,22 @@ def prepare_folder(out: Path, overwrite: bool) -> dict | None:
         return None
     if foreign and MANIFEST not in ours:  # beside an export of ours, its manifest decides
         more = f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else ""
-        raise ExportError(f"{out}: output folder holds {foreign[0]!r}{more}, which an export did not "
-                          f"write; choose an empty folder or add --overwrite")
+        raise ExportError(
+            f"{out}: output folder holds {foreign[0]!r}{more}, which an export did not "
+            f"write; choose an empty folder or add --overwrite"
+        )
     if MANIFEST in ours:
         return read_manifest(out)
     if ours:
-        raise ExportError(f"{out}: holds {ours[0]!r} but no {MANIFEST}, so it is not a resumable "
-                          f"export; choose an empty folder or add --overwrite")
+        raise ExportError(
+            f"{out}: holds {ours[0]!r} but no {MANIFEST}, so it is not a resumable "
+            f"export; choose an empty folder or add --overwrite"
+        )
     return None
 
 
 def count_outputs(out: Path, prefix: str = "bin", ext: str = ".png") -> int:
     """Number of ``PREFIX<digits>EXT`` files in ``out`` (masks by default, or scores files)."""
-    return sum(1 for p in out.glob(f"{prefix}[0-9]*{ext}") if p.stem[len(prefix):].isdecimal() and p.is_file())
+    return sum(
+        1 for p in out.glob(f"{prefix}[0-9]*{ext}") if p.stem[len(prefix) :].isdecimal() and p.is_file()
+    )

@@ -81,35 +81,48 @@ class FrameLoop:
         Wall time of :meth:`run`.
     """
 
-    def __init__(self, src: Source, det, out: Path, *, scores: bool, video: bool, keep_existing: bool,
-                 checkpoint_every: int, resume_index: int | None = None, frames_before: int = 0,
-                 skip: bool = False, skipped=(), damaged=()):
+    def __init__(
+        self,
+        src: Source,
+        det,
+        out: Path,
+        *,
+        scores: bool,
+        video: bool,
+        keep_existing: bool,
+        checkpoint_every: int,
+        resume_index: int | None = None,
+        frames_before: int = 0,
+        skip: bool = False,
+        skipped=(),
+        damaged=(),
+    ):
         self.src, self.det, self.out = src, det, out
         self.scores, self.video, self.keep_existing = scores, video, keep_existing
         self.every = checkpoint_every
         self.skip = skip
         self.skipped = [dict(s) for s in skipped]
         self.damaged = [dict(d) for d in damaged]
-        self._messages: dict[int, str] = {}   # decoder messages of frames read, not yet exported
+        self._messages: dict[int, str] = {}  # decoder messages of frames read, not yet exported
         self.manifest: dict | None = None
         self.frames = frames_before
         self.processed = 0
         self.first_index = None
-        self.prefix = SourcePrefix(src)   # of the frames read, for the running manifest
+        self.prefix = SourcePrefix(src)  # of the frames read, for the running manifest
         self._through: dict | None = None
         if resume_index is not None:
             gone = self.skipped_indices
             self.first_index = next(i for i in indices_through(src, resume_index) if i not in gone)
             for i in indices_through(src, resume_index):
                 self.prefix.add(i)
-        self._folded = len(self.skipped)   # skipped frames counted in prefix and position
+        self._folded = len(self.skipped)  # skipped frames counted in prefix and position
         self.last_index = resume_index
-        self.last_frame = None     # the frame of last_index, for the checkpoint's digest
+        self.last_frame = None  # the frame of last_index, for the checkpoint's digest
         self.checkpointed = resume_index
         self.exhausted = False
         self.writer: MaskVideoWriter | None = None
         self.seconds = 0.0
-        self._res: ExportResult | None = None   # where run() notes files written again
+        self._res: ExportResult | None = None  # where run() notes files written again
         self._log = None
         self._bar = None
 
@@ -165,12 +178,15 @@ class FrameLoop:
                 return
             except BadFrame as e:
                 if not self.skip:
-                    how = ("add --set capture.on_bad_frame=skip to go on past it" if self.src.seekable
-                           else "add --set capture.on_bad_frame=skip --overwrite to start again and "
-                                "go on past such frames")
+                    how = (
+                        "add --set capture.on_bad_frame=skip to go on past it"
+                        if self.src.seekable
+                        else "add --set capture.on_bad_frame=skip --overwrite to start again and "
+                        "go on past such frames"
+                    )
                     raise BadFrame(f"{e}; {how}", e.index) from None
                 self.skipped.append({"frame": e.index, "reason": str(e)})
-                if self.src.seekable:   # a video's reader stops at a frame it cannot decode
+                if self.src.seekable:  # a video's reader stops at a frame it cannot decode
                     self.src.seek(_index_after(self.src, e.index))
                 if self._bar is not None:
                     self._bar.update(1)
@@ -183,7 +199,7 @@ class FrameLoop:
         seek_after(self.src, index, digest, self.out, res, log)
         if self.video:  # rebuild the video's first part from the masks on disk
             size = self.src.frame_size
-            assert size is not None   # seek_after has read a frame
+            assert size is not None  # seek_after has read a frame
             self.writer = MaskVideoWriter(self.out, size, self.src.fps or 25.0)
             note_padding(self.writer, res, log)
             feed_video_from_disk(self.out, self.src, self.writer, index, self.skipped_indices)
@@ -202,8 +218,16 @@ class FrameLoop:
         bar = None
         if use_bar:
             from tqdm import tqdm
-            bar = tqdm(total=src.frame_count, initial=self.position, unit="frame", file=sys.stderr,
-                       desc=src.name, dynamic_ncols=True, leave=False)
+
+            bar = tqdm(
+                total=src.frame_count,
+                initial=self.position,
+                unit="frame",
+                file=sys.stderr,
+                desc=src.name,
+                dynamic_ncols=True,
+                leave=False,
+            )
         self._bar = bar
         t0 = time.perf_counter()
         # one mask buffer for the whole export (no allocation per frame) when the detector takes one
@@ -228,7 +252,7 @@ class FrameLoop:
                 else:
                     mask = det.apply(frame)
                 self._write(index, mask)
-                while self._folded < len(self.skipped):   # the bad frames read before this one
+                while self._folded < len(self.skipped):  # the bad frames read before this one
                     self.prefix.add(self.skipped[self._folded]["frame"])
                     self._folded += 1
                 self.prefix.add(index)
@@ -326,7 +350,7 @@ def _at_end(stream) -> bool:
         next(stream)
     except StopIteration:
         return True
-    except SourceError:   # an unreadable next frame: there is more to export once it is fixed
+    except SourceError:  # an unreadable next frame: there is more to export once it is fixed
         return False
     return False
 
@@ -345,21 +369,26 @@ def seek_after(src: Source, index: int, digest: bytes | None, out: Path, res: Ex
         got = None
     if digest is None or (got is not None and got[0] == index and frame_digest(got[1]) == digest):
         return
-    res.note(f"{src.spec}: seeking to frame {index} found another frame; reading forward from the "
-             f"first frame instead", log)
+    res.note(
+        f"{src.spec}: seeking to frame {index} found another frame; reading forward from the "
+        f"first frame instead",
+        log,
+    )
     src.seek(src.first_index)
     for i, frame in _past_bad_frames(src):
         if i >= index:
             if i == index and frame_digest(frame) == digest:
                 return
             break
-    raise ExportError(f"{out / CHECKPOINT}: frame {index} of {src.spec} is not the frame this "
-                      f"checkpoint was saved after (has the source changed?); add --overwrite to start over")
+    raise ExportError(
+        f"{out / CHECKPOINT}: frame {index} of {src.spec} is not the frame this "
+        f"checkpoint was saved after (has the source changed?); add --overwrite to start over"
+    )
 
 
 def _index_after(src: Source, index: int) -> int:
     """The number of the frame after frame ``index`` (one past the last frame after the last)."""
-    indices = getattr(src, "indices", None)   # FolderSource / CdnetSource: numbers from file names
+    indices = getattr(src, "indices", None)  # FolderSource / CdnetSource: numbers from file names
     if indices is None:
         return index + 1
     k = bisect.bisect_right(indices, index)
@@ -377,8 +406,9 @@ def _past_bad_frames(src: Source):
             src.seek(_index_after(src, e.index))
 
 
-def feed_video_from_disk(out: Path, src: Source, writer: MaskVideoWriter, last: int,
-                         skipped: Container[int] = frozenset()) -> None:
+def feed_video_from_disk(
+    out: Path, src: Source, writer: MaskVideoWriter, last: int, skipped: Container[int] = frozenset()
+) -> None:
     """Write the masks ``first_index .. last`` (but those of ``skipped`` frames, which have none)
     from their PNG files into the video."""
     for i in indices_through(src, last):
@@ -388,6 +418,8 @@ def feed_video_from_disk(out: Path, src: Source, writer: MaskVideoWriter, last: 
         try:
             m = read_image(path, cv2.IMREAD_GRAYSCALE, "a mask image")
         except SourceError:
-            raise ExportError(f"{path}: missing or unreadable while rebuilding the mask video; "
-                              f"use --overwrite to start over") from None
+            raise ExportError(
+                f"{path}: missing or unreadable while rebuilding the mask video; "
+                f"use --overwrite to start over"
+            ) from None
         writer.write(m)

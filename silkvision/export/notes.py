@@ -15,12 +15,10 @@ def note_resize(src: Source, res: ExportResult, log) -> None:
     native, size = src.native_size, src.resize
     if size is None or native is None or size == native:
         return
-    note = (f"masks are {size[0]}x{size[1]} (capture.resize); the source's frames are "
-            f"{native[0]}x{native[1]}")
+    note = f"masks are {size[0]}x{size[1]} (capture.resize); the source's frames are {native[0]}x{native[1]}"
     a_native, a_size = native[0] / native[1], size[0] / size[1]
     if abs(a_size / a_native - 1.0) > 0.01:
-        note += (f", so the resize changes the aspect ratio from {a_native:.2f} to {a_size:.2f} "
-                 f"(width/height)")
+        note += f", so the resize changes the aspect ratio from {a_native:.2f} to {a_size:.2f} (width/height)"
     res.note(note, log)
 
 
@@ -28,8 +26,11 @@ def note_padding(writer: MaskVideoWriter, res: ExportResult, log) -> None:
     """Say that the mask video is padded to an even size, when it is."""
     if writer.padded:
         (w, h), (vw, vh) = writer.size, writer.video_size
-        res.note(f"{writer.path.name} is {vw}x{vh}: the {w}x{h} masks are padded with background to an "
-                 f"even size, which OpenCV's video writer needs (its top-left {w}x{h} are the masks)", log)
+        res.note(
+            f"{writer.path.name} is {vw}x{vh}: the {w}x{h} masks are padded with background to an "
+            f"even size, which OpenCV's video writer needs (its top-left {w}x{h} are the masks)",
+            log,
+        )
 
 
 def note_dropped(src: Source, res: ExportResult, log) -> None:
@@ -37,6 +38,9 @@ def note_dropped(src: Source, res: ExportResult, log) -> None:
     exported)."""
     dropped = getattr(src, "dropped", 0)
     if dropped:
-        res.note(f"{dropped} {src.kind} frame{'s' if dropped != 1 else ''} arrived while the "
-                 f"detector was busy and {'were' if dropped != 1 else 'was'} not exported (the "
-                 f"{src.kind} runs faster than the detector)", log)
+        res.note(
+            f"{dropped} {src.kind} frame{'s' if dropped != 1 else ''} arrived while the "
+            f"detector was busy and {'were' if dropped != 1 else 'was'} not exported (the "
+            f"{src.kind} runs faster than the detector)",
+            log,
+        )

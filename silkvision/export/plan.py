@@ -86,14 +86,26 @@ class ResumePlan:
 def replay_plan(out: Path, why: str) -> ResumePlan:
     """The replay that follows a checkpoint that cannot be used for reason ``why``."""
     n = count_outputs(out)
-    return ResumePlan(REPLAY, note=f"{out / CHECKPOINT}: cannot be used ({why}); replaying from the "
-                                   f"first frame, keeping the {n} mask{'' if n == 1 else 's'} already "
-                                   f"written")
+    return ResumePlan(
+        REPLAY,
+        note=f"{out / CHECKPOINT}: cannot be used ({why}); replaying from the "
+        f"first frame, keeping the {n} mask{'' if n == 1 else 's'} already "
+        f"written",
+    )
 
 
-def plan_resume(out: Path, old: dict | None, new: dict, src: Source, *, scores: bool,
-                algorithm: str, checkpointable: bool, size: tuple[int, int] | None = None,
-                skip: bool = False) -> ResumePlan:
+def plan_resume(
+    out: Path,
+    old: dict | None,
+    new: dict,
+    src: Source,
+    *,
+    scores: bool,
+    algorithm: str,
+    checkpointable: bool,
+    size: tuple[int, int] | None = None,
+    skip: bool = False,
+) -> ResumePlan:
     """Decide how this run continues the export in ``out``.
 
     Parameters
@@ -141,13 +153,16 @@ def plan_resume(out: Path, old: dict | None, new: dict, src: Source, *, scores: 
         raise ExportMismatchError(
             f"{out}: holds an export that skipped bad frames ({frame_list(skipped)}) with "
             f"capture.on_bad_frame=skip; add --set capture.on_bad_frame=skip to "
-            f"{'resume' if running else 'keep'} it, or --overwrite to start over")
+            f"{'resume' if running else 'keep'} it, or --overwrite to start over"
+        )
     if old.get("status") == "complete":
         _check_complete_files(out, old, scores)
         return ResumePlan(DONE)
     if not src.seekable:
-        raise ExportError(f"{out}: holds an unfinished export of {src.name}, which cannot be "
-                          "resumed (a live camera or stream); add --overwrite to start over")
+        raise ExportError(
+            f"{out}: holds an unfinished export of {src.name}, which cannot be "
+            "resumed (a live camera or stream); add --overwrite to start over"
+        )
     if (out / CHECKPOINT).is_file():
         try:
             state, index, position, digest = load_checkpoint(out)
@@ -167,18 +182,31 @@ def plan_resume(out: Path, old: dict | None, new: dict, src: Source, *, scores: 
         if changed is not None:
             if index != old["source_through"]["frame"]:
                 raise changed
-            note += (f"; {new['source']} changed after that frame, and the frames after it are "
-                     f"exported as they are now")
+            note += (
+                f"; {new['source']} changed after that frame, and the frames after it are "
+                f"exported as they are now"
+            )
             remove = _gone_after(out, src, index)
-        return ResumePlan(CHECKPOINT_RESUME, resume_index=index, frames_before=position - len(before),
-                          digest=digest, state=state, skipped=before, note=note, remove=remove,
-                          source_changed=changed is not None,
-                          damaged=tuple(d for d in old.get("damaged") or [] if d["frame"] <= index))
+        return ResumePlan(
+            CHECKPOINT_RESUME,
+            resume_index=index,
+            frames_before=position - len(before),
+            digest=digest,
+            state=state,
+            skipped=before,
+            note=note,
+            remove=remove,
+            source_changed=changed is not None,
+            damaged=tuple(d for d in old.get("damaged") or [] if d["frame"] <= index),
+        )
     if changed is not None:
         raise changed
     why = f"{algorithm} cannot be checkpointed" if not checkpointable else "no checkpoint was saved yet"
-    return ResumePlan(REPLAY, note=f"resuming {out}: {why}, so frames are replayed from the first "
-                                   f"one; masks already written are kept")
+    return ResumePlan(
+        REPLAY,
+        note=f"resuming {out}: {why}, so frames are replayed from the first "
+        f"one; masks already written are kept",
+    )
 
 
 def _compare(out: Path, old: dict, new: dict, src: Source) -> ExportMismatchError | None:
@@ -194,8 +222,15 @@ def _compare(out: Path, old: dict, new: dict, src: Source) -> ExportMismatchErro
     if old.get("status") == "complete" or through is None:
         raise mismatch
     # another difference (settings, source path) is the error to report
-    compare_manifests(out, old, {**new, "source_frames": old.get("source_frames"),
-                                 "source_fingerprint": old.get("source_fingerprint")})
+    compare_manifests(
+        out,
+        old,
+        {
+            **new,
+            "source_frames": old.get("source_frames"),
+            "source_fingerprint": old.get("source_fingerprint"),
+        },
+    )
     if prefix_digest(src, through["frame"]) != through["digest"]:
         raise mismatch
     return mismatch
@@ -229,7 +264,7 @@ def _gone_after(out: Path, src: Source, index: int) -> tuple[str, ...]:
 def _position_problem(src: Source, index: int, position: int) -> str | None:
     """Why a checkpoint after frame ``index``, the ``position``-th frame read, cannot be one of
     ``src`` (None when it can)."""
-    indices = getattr(src, "indices", None)   # FolderSource / CdnetSource
+    indices = getattr(src, "indices", None)  # FolderSource / CdnetSource
     if indices is not None:
         ok = 1 <= position <= len(indices) and indices[position - 1] == index
     else:
@@ -256,6 +291,8 @@ def _check_complete_files(out: Path, manifest: Mapping, want_scores: bool) -> No
     for prefix, ext, what in kinds:
         n = count_outputs(out, prefix, ext)
         if n < manifest["frames"]:
-            raise ExportError(f"{out}: export.json says the export is complete with {manifest['frames']} "
-                              f"frames, but only {n} {what} are there (files were removed?); use "
-                              f"--overwrite to redo it")
+            raise ExportError(
+                f"{out}: export.json says the export is complete with {manifest['frames']} "
+                f"frames, but only {n} {what} are there (files were removed?); use "
+                f"--overwrite to redo it"
+            )

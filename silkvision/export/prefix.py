@@ -34,7 +34,7 @@ class SourcePrefix:
         if _has_files(src):
             self._h = hashlib.sha256()
             try:
-                with open(src.path(src.first_index), "rb") as f:   # type: ignore[attr-defined]
+                with open(src.path(src.first_index), "rb") as f:  # type: ignore[attr-defined]
                     self._h.update(f.read(FINGERPRINT_BYTES))
             except OSError:
                 self._h = None
@@ -44,7 +44,7 @@ class SourcePrefix:
         if self._h is None:
             return
         try:
-            path = self.src.path(index)   # type: ignore[attr-defined]
+            path = self.src.path(index)  # type: ignore[attr-defined]
             line = f"{path.name}\0{path.stat().st_size}\n"
         except OSError:
             self._h = None

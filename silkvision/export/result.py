@@ -67,18 +67,25 @@ class ExportResult:
     def summary(self) -> str:
         """The final one-line summary."""
         if self.already_complete:
-            return (f"{self.out_dir}: already holds the complete export ({self.frames} frames); "
-                    f"nothing to do (use --overwrite to redo it)")
+            return (
+                f"{self.out_dir}: already holds the complete export ({self.frames} frames); "
+                f"nothing to do (use --overwrite to redo it)"
+            )
         verb = "interrupted after" if self.interrupted else "exported"
         resumed = ""
         if self.resumed_from is not None:
-            resumed = (f", resumed after frame {self.resumed_from}" if self.resumed_from
-                       else ", replayed from the first frame")
+            resumed = (
+                f", resumed after frame {self.resumed_from}"
+                if self.resumed_from
+                else ", replayed from the first frame"
+            )
         if self.skipped:
             n = len(self.skipped)
             resumed += f", {n} bad frame{'s' if n != 1 else ''} skipped"
-        return (f"{verb} {self.frames} frames ({self.processed} processed{resumed}) in "
-                f"{self.seconds:.1f} s ({self.fps:.1f} fps) with {self.algorithm} to {self.out_dir}")
+        return (
+            f"{verb} {self.frames} frames ({self.processed} processed{resumed}) in "
+            f"{self.seconds:.1f} s ({self.fps:.1f} fps) with {self.algorithm} to {self.out_dir}"
+        )
 
     def note(self, message: str, log) -> None:
         """Keep ``message`` among the notes and show it."""

@@ -67,7 +67,7 @@ _PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
 
 
 def _png_truncated(path: Path) -> str | None:
-    """"is truncated" when the PNG file ``path`` does not end with its IEND chunk (checked before
+    """ "is truncated" when the PNG file ``path`` does not end with its IEND chunk (checked before
     decoding, so that libpng does not print its own error for the common case of a cut file)."""
     try:
         with open(path, "rb") as f:
@@ -98,13 +98,18 @@ def _reason(e: SourceError, path: Path) -> str:
     """The middle of ``PATH: REASON; expected ...``."""
     text = str(e)
     prefix = f"{path}: "
-    text = text[len(prefix):] if text.startswith(prefix) else text
+    text = text[len(prefix) :] if text.startswith(prefix) else text
     return text.split("; expected", 1)[0]
 
 
-def first_bad_output(out: Path, src: Source, last: int, scores: bool,
-                     size: tuple[int, int] | None = None,
-                     skipped: Container[int] = frozenset()) -> tuple[str, str] | None:
+def first_bad_output(
+    out: Path,
+    src: Source,
+    last: int,
+    scores: bool,
+    size: tuple[int, int] | None = None,
+    skipped: Container[int] = frozenset(),
+) -> tuple[str, str] | None:
     """``(file name, problem)`` of the first mask (or, with ``scores``, scores file) of the frames
     of ``src`` up to ``last`` that cannot be kept; None when all can. Frames of ``skipped`` (bad
     frames passed over) have no files.

@@ -28,27 +28,33 @@ def _check_display(headless: bool) -> None:
     set, or that Qt cannot open (a stale DISPLAY, missing xcb libraries, a ``QT_QPA_PLATFORM``
     whose platform cannot start), is a one-line error."""
     _check_packages()
-    if headless:   # --screenshot always draws offscreen, whatever the environment names
+    if headless:  # --screenshot always draws offscreen, whatever the environment names
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
         return
     platform = os.environ.get("QT_QPA_PLATFORM")
     if platform:
         why = None if platform in _NO_DISPLAY else _qt_cannot_start()
         if why:
-            raise SilkvisionError(f"cannot start Qt's platform {platform!r} (QT_QPA_PLATFORM) ({why}); "
-                                  f"unset QT_QPA_PLATFORM or name one that works here, or use "
-                                  f"--screenshot PNG for a headless run")
+            raise SilkvisionError(
+                f"cannot start Qt's platform {platform!r} (QT_QPA_PLATFORM) ({why}); "
+                f"unset QT_QPA_PLATFORM or name one that works here, or use "
+                f"--screenshot PNG for a headless run"
+            )
         return
     if sys.platform in ("win32", "darwin"):
         return
     shown = os.environ.get("WAYLAND_DISPLAY") or os.environ.get("DISPLAY")
     if not shown:
-        raise SilkvisionError("no display found (DISPLAY is not set); run on a desktop, or use "
-                              "--screenshot PNG for a headless run")
+        raise SilkvisionError(
+            "no display found (DISPLAY is not set); run on a desktop, or use "
+            "--screenshot PNG for a headless run"
+        )
     why = _qt_cannot_start()
     if why:
-        raise SilkvisionError(f"cannot use the display {shown!r} ({why}); check DISPLAY, or use "
-                              f"--screenshot PNG for a headless run")
+        raise SilkvisionError(
+            f"cannot use the display {shown!r} ({why}); check DISPLAY, or use "
+            f"--screenshot PNG for a headless run"
+        )
 
 
 def _qt_cannot_start() -> str | None:
@@ -64,7 +70,7 @@ def _qt_cannot_start() -> str | None:
     if p.returncode == 0:
         return None
     lines = [ln.strip() for ln in p.stderr.splitlines() if ln.strip()]
-    if lines and lines[0].startswith("Traceback"):   # a Python error: its last line says which
+    if lines and lines[0].startswith("Traceback"):  # a Python error: its last line says which
         return lines[-1]
     return lines[0] if lines else f"Qt exited with status {p.returncode}"
 
@@ -78,9 +84,11 @@ MAX_IMAGE_BYTES = 2**31 - 1
 
 # Harmless Qt warnings that would break the one-line error promise of headless runs: the offscreen
 # platform's unsupported window features, and the runtime folder that QStandardPaths replaces.
-_QUIET_QT_MESSAGES = ("This plugin does not support propagateSizeHints()",
-                      "This plugin does not support setParent!",
-                      "QStandardPaths: XDG_RUNTIME_DIR not set")
+_QUIET_QT_MESSAGES = (
+    "This plugin does not support propagateSizeHints()",
+    "This plugin does not support setParent!",
+    "QStandardPaths: XDG_RUNTIME_DIR not set",
+)
 
 
 def _qt_message(_mode, _context, message: str) -> None:
@@ -94,8 +102,10 @@ def check_window_size(size: tuple[int, int], device_pixel_ratio: float = 1.0) ->
     w, h = size
     dw, dh = int(round(w * device_pixel_ratio)), int(round(h * device_pixel_ratio))
     if dw * dh * 4 > MAX_IMAGE_BYTES:
-        raise SilkvisionError(f"--size {w}x{h}: too large to draw ({dw}x{dh} device pixels need "
-                              f"{dw * dh * 4 / 2**30:.1f} GiB; Qt allows 2 GiB); use a smaller --size")
+        raise SilkvisionError(
+            f"--size {w}x{h}: too large to draw ({dw}x{dh} device pixels need "
+            f"{dw * dh * 4 / 2**30:.1f} GiB; Qt allows 2 GiB); use a smaller --size"
+        )
 
 
 def _teardown(app, win) -> None:
@@ -129,9 +139,15 @@ def make_app():
     return app
 
 
-def run_gui(config: dict, source=None, groundtruth=None, start: int | None = None,
-            frames: int | None = None, screenshot: str | os.PathLike | None = None,
-            size: tuple[int, int] | None = None) -> int:
+def run_gui(
+    config: dict,
+    source=None,
+    groundtruth=None,
+    start: int | None = None,
+    frames: int | None = None,
+    screenshot: str | os.PathLike | None = None,
+    size: tuple[int, int] | None = None,
+) -> int:
     """Open the window (and ``source``); with ``screenshot``, run headless: process ``frames``
     frames (or the whole source), save a PNG of the window and return 0 (2 on an error).
 
@@ -172,7 +188,7 @@ def _run(config, source, groundtruth, start, frames, screenshot, size) -> int:
     screen = app.primaryScreen()
     from silkvision.gui.main_window import DEFAULT_SIZE, MainWindow, fitting_size
 
-    if size is None:   # the window's own default; a size asked for is the picture's size, not fitted
+    if size is None:  # the window's own default; a size asked for is the picture's size, not fitted
         size = fitting_size(DEFAULT_SIZE) if screenshot is None else DEFAULT_SIZE
     check_window_size(size, screen.devicePixelRatio() if screen is not None else 1.0)
 
@@ -184,12 +200,15 @@ def _run(config, source, groundtruth, start, frames, screenshot, size) -> int:
 
     def size_note() -> None:
         got = (win.width(), win.height())
-        if got != tuple(size):   # the panels, the ROC plot and the toolbar need a minimum size
-            print(f"silkvision: note: the window needs at least {win.minimumSizeHint().width()}x"
-                  f"{win.minimumSizeHint().height()}; it is {got[0]}x{got[1]}, not {size[0]}x{size[1]}",
-                  file=sys.stderr)
+        if got != tuple(size):  # the panels, the ROC plot and the toolbar need a minimum size
+            print(
+                f"silkvision: note: the window needs at least {win.minimumSizeHint().width()}x"
+                f"{win.minimumSizeHint().height()}; it is {got[0]}x{got[1]}, not {size[0]}x{size[1]}",
+                file=sys.stderr,
+            )
 
     if screenshot is not None:
+
         def finish(code: int = 0) -> None:
             if status["done"]:
                 return
@@ -198,10 +217,12 @@ def _run(config, source, groundtruth, start, frames, screenshot, size) -> int:
             if code == 0:
                 win.draw_now()
                 app.processEvents()
-                size_note()      # the size the picture gets (a source's labels can widen it)
+                size_note()  # the size the picture gets (a source's labels can widen it)
                 if win.save_snapshot(screenshot):
-                    print(f"silkvision: screenshot of frame {win.result.index if win.result else '-'} "
-                          f"written to {Path(screenshot)}")
+                    print(
+                        f"silkvision: screenshot of frame {win.result.index if win.result else '-'} "
+                        f"written to {Path(screenshot)}"
+                    )
                 else:
                     print(f"silkvision: error: {win.errors[-1]}", file=sys.stderr)
                     status["code"] = 2

@@ -15,10 +15,28 @@ from pathlib import Path
 
 import numpy as np
 from PyQt5.QtCore import QEvent, QSettings, Qt, QTimer, pyqtSignal
-from PyQt5.QtWidgets import (QAbstractButton, QAction, QApplication, QCheckBox, QComboBox, QFileDialog,
-                             QGridLayout, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMessageBox,
-                             QPushButton,
-                             QSlider, QScrollArea, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PyQt5.QtWidgets import (
+    QAbstractButton,
+    QAction,
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QScrollArea,
+    QSlider,
+    QSpinBox,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from silkvision.capture.images import not_a_file
 from silkvision.capture.stream import is_stream_url
@@ -70,9 +88,14 @@ class MainWindow(QMainWindow):
 
     request = pyqtSignal(str, object)
 
-    def __init__(self, config: dict | None = None, settings: QSettings | None = None,
-                 max_frames: int | None = None, interactive: bool = True,
-                 pipeline: Pipeline | None = None):
+    def __init__(
+        self,
+        config: dict | None = None,
+        settings: QSettings | None = None,
+        max_frames: int | None = None,
+        interactive: bool = True,
+        pipeline: Pipeline | None = None,
+    ):
         super().__init__()
         self.config = validate(config or {}, "config")
         self.settings = settings if settings is not None else QSettings("silkvision", "silkvision")
@@ -81,8 +104,8 @@ class MainWindow(QMainWindow):
         self.worker = Worker(self.pipeline, max_frames=max_frames)
         self.detectors: dict[str, DetectorInfo] = detector_infos(self.pipeline)
         self.info: SourceInfo | None = None
-        self.result = None          # last FrameResult drawn
-        self.shown_index = None     # number of the frame in the input view (None: none shown)
+        self.result = None  # last FrameResult drawn
+        self.shown_index = None  # number of the frame in the input view (None: none shown)
         self.errors: list[str] = []  # every error shown (tests read it)
         self.playing = False
         self.recording = None
@@ -91,7 +114,7 @@ class MainWindow(QMainWindow):
         self._draw_times: deque[float] = deque()
         self._error_box = None
         self._closing = False
-        self._gt_gap_noted = False   # the one-time "no ground truth for frame N" note was shown
+        self._gt_gap_noted = False  # the one-time "no ground truth for frame N" note was shown
 
         self.setWindowTitle("silkvision")
         self._build_views()
@@ -129,11 +152,17 @@ class MainWindow(QMainWindow):
         # from the main window the first time the ground truth or overlay panel appeared
         self.grid_widget = QWidget()
         self.grid = QGridLayout(self.grid_widget)
-        titles = {"input": "Input", "silk": "SILK mask", "second": "second mask", "gt": "Ground truth",
-                  "scores": "SILK scores (bright = novel)", "overlay": "SILK mask on input"}
+        titles = {
+            "input": "Input",
+            "silk": "SILK mask",
+            "second": "second mask",
+            "gt": "Ground truth",
+            "scores": "SILK scores (bright = novel)",
+            "overlay": "SILK mask on input",
+        }
         self.views = {name: ImageView(title, parent=self.grid_widget) for name, title in titles.items()}
         for v in self.views.values():
-            v.setFocusPolicy(Qt.ClickFocus)   # a click on a panel takes the keys back from a box
+            v.setFocusPolicy(Qt.ClickFocus)  # a click on a panel takes the keys back from a box
             v.setVisible(False)
             v.set_image(None, "open a source: File > Open")
         self.grid.setContentsMargins(0, 0, 0, 0)
@@ -168,13 +197,17 @@ class MainWindow(QMainWindow):
         # any threshold the schema allows, also above the score range the slider covers
         self.threshold_spin = FloatSpinBox()
         self.threshold_spin.setRange(*float_range(SCHEMA["detector"]["silk"]["threshold"]))
-        self.threshold_spin.setToolTip("SILK's threshold: foreground if score f(x) < threshold; the "
-                                       "slider covers the score range, the box takes any value >= 0")
+        self.threshold_spin.setToolTip(
+            "SILK's threshold: foreground if score f(x) < threshold; the "
+            "slider covers the score range, the box takes any value >= 0"
+        )
         self.threshold_spin.valueChanged.connect(self._on_threshold_spin)
 
         self.boxes_check = QCheckBox("Object boxes")
-        self.boxes_check.setToolTip("Draw the boxes of the SILK mask's connected regions on the input "
-                                    "(at least export.min_area pixels; as export --objects lists them)")
+        self.boxes_check.setToolTip(
+            "Draw the boxes of the SILK mask's connected regions on the input "
+            "(at least export.min_area pixels; as export --objects lists them)"
+        )
         self.boxes_check.toggled.connect(lambda _on: self._redraw_views())
 
         self.stats_label = QLabel("")
@@ -202,8 +235,10 @@ class MainWindow(QMainWindow):
         self.reset_roc_button.setToolTip("Forget the accumulated ROC counts (detectors keep learning)")
         self.reset_roc_button.clicked.connect(lambda: self.request.emit("reset_roc", None))
         self.log_fpr_check = QCheckBox("log FPR")
-        self.log_fpr_check.setToolTip("Logarithmic false-positive-rate axis, where the operating points "
-                                      "can be read; off: the whole curve on a linear axis")
+        self.log_fpr_check.setToolTip(
+            "Logarithmic false-positive-rate axis, where the operating points "
+            "can be read; off: the whole curve on a linear axis"
+        )
         self.log_fpr_check.setChecked(self.roc_plot.log_fpr)
         self.log_fpr_check.toggled.connect(self.roc_plot.set_log_fpr)
 
@@ -222,18 +257,36 @@ class MainWindow(QMainWindow):
         action(m, "Open &video...", self._ask_video, "Ctrl+O")
         action(m, "Open image &folder / CDnet sequence...", self._ask_folder, "Ctrl+Shift+O")
         self.recent_menu = m.addMenu("Open &recent")
-        action(m, "Open &camera", lambda: self.open_source(str(self.camera_spin.value())),
-               tip="Open the webcam chosen in the toolbar")
-        action(m, "Open &stream URL...", self._ask_stream,
-               tip="Open an rtsp://, http:// or https:// stream (it reconnects after a drop)")
-        action(m, "Use &ground truth folder...", self._ask_groundtruth,
-               tip="Pair a folder of ground-truth images with the current video")
+        action(
+            m,
+            "Open &camera",
+            lambda: self.open_source(str(self.camera_spin.value())),
+            tip="Open the webcam chosen in the toolbar",
+        )
+        action(
+            m,
+            "Open &stream URL...",
+            self._ask_stream,
+            tip="Open an rtsp://, http:// or https:// stream (it reconnects after a drop)",
+        )
+        action(
+            m,
+            "Use &ground truth folder...",
+            self._ask_groundtruth,
+            tip="Pair a folder of ground-truth images with the current video",
+        )
         m.addSeparator()
         action(m, "&Load parameters...", self._ask_load_params, "Ctrl+L")
         action(m, "&Save parameters...", self._ask_save_params, "Ctrl+S")
         m.addSeparator()
-        self.record_action = action(m, "&Record masks...", self._toggle_record, "Ctrl+R", checkable=True,
-                                    tip="Write every mask to a folder (bin%06d.png, as silkvision export)")
+        self.record_action = action(
+            m,
+            "&Record masks...",
+            self._toggle_record,
+            "Ctrl+R",
+            checkable=True,
+            tip="Write every mask to a folder (bin%06d.png, as silkvision export)",
+        )
         action(m, "Save sna&pshot...", self._ask_snapshot, "Ctrl+P")
         m.addSeparator()
         action(m, "&Quit", self.close, "Ctrl+Q")
@@ -306,7 +359,7 @@ class MainWindow(QMainWindow):
         self.right_split.addWidget(self.tabs)
         self.right_split.setStretchFactor(0, 1)
         self.right_split.setStretchFactor(1, 1)
-        self._split_set = False   # the ROC/parameters line is placed at the first show
+        self._split_set = False  # the ROC/parameters line is placed at the first show
         split = QSplitter(Qt.Horizontal)
         split.setChildrenCollapsible(False)
         split.addWidget(left)
@@ -315,7 +368,7 @@ class MainWindow(QMainWindow):
         split.setStretchFactor(1, 1)
         split.setSizes([800, 420])
         self.setCentralWidget(split)
-        split.setFocusPolicy(Qt.StrongFocus)   # the keys go to the window's shortcuts at start
+        split.setFocusPolicy(Qt.StrongFocus)  # the keys go to the window's shortcuts at start
         split.setFocus()
         self.resize(*fitting_size(DEFAULT_SIZE))
         self._layout_views()
@@ -441,13 +494,18 @@ class MainWindow(QMainWindow):
         """Space on a button or list of this window acts on that widget, not as Play/Pause; keys on
         the frame slider act as the Playback shortcuts (Right = Step, Home = Restart, Space =
         Play/Pause) instead of seeking, and other keys are ignored there."""
-        if (event.type() == QEvent.ShortcutOverride and event.key() == Qt.Key_Space
-                and isinstance(obj, (QAbstractButton, QComboBox)) and obj.window() is self):
-            event.accept()   # the widget takes Space: the window-wide Play/Pause shortcut does not
+        if (
+            event.type() == QEvent.ShortcutOverride
+            and event.key() == Qt.Key_Space
+            and isinstance(obj, (QAbstractButton, QComboBox))
+            and obj.window() is self
+        ):
+            event.accept()  # the widget takes Space: the window-wide Play/Pause shortcut does not
             return True
         if obj is self.frame_slider and event.type() == QEvent.KeyPress:
-            action = {Qt.Key_Right: self.step, Qt.Key_Home: self.restart,
-                      Qt.Key_Space: self.toggle_play}.get(event.key())
+            action = {Qt.Key_Right: self.step, Qt.Key_Home: self.restart, Qt.Key_Space: self.toggle_play}.get(
+                event.key()
+            )
             if action is not None:
                 action()
             return True
@@ -540,12 +598,14 @@ class MainWindow(QMainWindow):
             if Path(path).exists() and not Path(path).is_file():
                 raise SilkvisionError(f"{path}: {not_a_file(Path(path))}; expected a YAML config file")
             cfg = load_config(path, use_cwd=False)
-            second = cfg["gui"]["second_algorithm"]   # never 'silk': the schema refuses it
+            second = cfg["gui"]["second_algorithm"]  # never 'silk': the schema refuses it
             choices = [a for a in available_subtractors() if a != "silk"]
             if second not in choices:
-                raise SilkvisionError(f"gui.second_algorithm: {second!r} in {path} is not available on "
-                                      f"this installation (gsoc and cnt need opencv-contrib); expected "
-                                      f"{', '.join(choices)}")
+                raise SilkvisionError(
+                    f"gui.second_algorithm: {second!r} in {path} is not available on "
+                    f"this installation (gsoc and cnt need opencv-contrib); expected "
+                    f"{', '.join(choices)}"
+                )
         except SilkvisionError as e:
             self.show_error(str(e))
             return False
@@ -563,12 +623,16 @@ class MainWindow(QMainWindow):
         self._layout_views()
 
     def _ask_load_params(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Load parameters", "", "YAML (*.yaml *.yml);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Load parameters", "", "YAML (*.yaml *.yml);;All files (*)"
+        )
         if path:
             self.load_params(path)
 
     def _ask_save_params(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save parameters", "silkvision.yaml", "YAML (*.yaml *.yml)")
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Save parameters", "silkvision.yaml", "YAML (*.yaml *.yml)"
+        )
         if path:
             self.save_params(path)
 
@@ -653,7 +717,9 @@ class MainWindow(QMainWindow):
         self._show_first_gt()
         self.frame_label.setText(f"frame - / {last if last is not None else '?'}")
         widest = f"frame {last} / {last}" if last is not None else "frame 000000 / ?"
-        self.frame_label.setMinimumWidth(max(130, self.frame_label.fontMetrics().horizontalAdvance(widest) + 8))
+        self.frame_label.setMinimumWidth(
+            max(130, self.frame_label.fontMetrics().horizontalAdvance(widest) + 8)
+        )
         self.stats_label.setText("")
         self._draw_times.clear()
         self._display_fps = 0.0
@@ -763,15 +829,19 @@ class MainWindow(QMainWindow):
             self.views["gt"].set_image(None, "no ground truth for this frame")
             if not self._gt_gap_noted and not r.rethreshold:
                 self._gt_gap_noted = True
-                self.statusBar().showMessage(f"no ground truth for frame {r.index}: its panel is empty "
-                                             f"and the ROC counts only frames with ground truth", 8000)
+                self.statusBar().showMessage(
+                    f"no ground truth for frame {r.index}: its panel is empty "
+                    f"and the ROC counts only frames with ground truth",
+                    8000,
+                )
         if "scores" in self.shown and r.scores is not None:
             # colour scale [lo, 3 x threshold]: the threshold sits at two thirds of the map
             lo, hi = r.score_range
             top = min(hi, lo + 3 * max(self.detectors["silk"].threshold - lo, 1e-6))
             self.views["scores"].set_image(heat_map(r.scores, lo, top))
-            self.views["scores"].setToolTip(f"SILK scores f(x) shown from {lo:g} (bright, novel) to "
-                                            f"{top:.3g} (dark) = 3 x threshold")
+            self.views["scores"].setToolTip(
+                f"SILK scores f(x) shown from {lo:g} (bright, novel) to {top:.3g} (dark) = 3 x threshold"
+            )
         if "overlay" in self.shown:
             self.views["overlay"].set_image(overlay(r.frame, r.masks["silk"]))
         if fresh:
@@ -812,8 +882,10 @@ class MainWindow(QMainWindow):
         self.frame_label.setText(f"frame {r.index} / {last if last is not None else '?'}")
         self._show_slider(r.index)
         fps = "  ".join(f"{k.upper()} {v:.1f} fps" for k, v in r.fps.items())
-        self.stats_label.setText(f"{fps}  |  display {self._display_fps:.1f} fps  |  "
-                                 f"display skipped {self.worker.slot.skipped}  |  processed {r.processed}")
+        self.stats_label.setText(
+            f"{fps}  |  display {self._display_fps:.1f} fps  |  "
+            f"display skipped {self.worker.slot.skipped}  |  processed {r.processed}"
+        )
 
     def _show_slider(self, index: int | None) -> None:
         """Put the frame slider on frame ``index`` (None: no frame shown, the first) without seeking;
@@ -827,8 +899,12 @@ class MainWindow(QMainWindow):
     def _on_status_message(self, message: str) -> None:
         """An error, or a message too long to share the status bar with the rates, needs the whole
         bar: the rates step aside while it is shown."""
-        fits = (self.statusBar().fontMetrics().horizontalAdvance(message)
-                + self.stats_label.sizeHint().width() + 40 <= self.statusBar().width())
+        fits = (
+            self.statusBar().fontMetrics().horizontalAdvance(message)
+            + self.stats_label.sizeHint().width()
+            + 40
+            <= self.statusBar().width()
+        )
         hide = bool(message) and (message.startswith("Error:") or not fits)
         if self.stats_label.isHidden() != hide:
             self.stats_label.setHidden(hide)
@@ -861,7 +937,7 @@ class MainWindow(QMainWindow):
         if timeout_s is None:
             timeout_s = self.config["capture"]["camera_timeout"] + 5.0
         self.request.emit("stop", None)
-        self.pipeline.interrupt()   # a worker waiting for a stalled camera sees the stop at once
+        self.pipeline.interrupt()  # a worker waiting for a stalled camera sees the stop at once
         return self.worker_thread.wait(int(timeout_s * 1000))
 
     def closeEvent(self, event) -> None:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -62,16 +63,16 @@ class RocView:
     """Snapshot of one algorithm's accumulated ROC (safe to hand to another thread)."""
 
     name: str
-    frames: int = 0                       # frames accumulated so far
-    fpr: np.ndarray | None = None         # curve (None for detectors without scores)
+    frames: int = 0  # frames accumulated so far
+    fpr: np.ndarray | None = None  # curve (None for detectors without scores)
     tpr: np.ndarray | None = None
     auc: float | None = None
-    point: tuple[float, float] | None = None   # (fpr, tpr) at the current threshold
-    f_measure: float | None = None        # of the scores at the current threshold (scored detectors)
-    mask_f_measure: float | None = None   # of the masks as shown (post-processed), summed so far
+    point: tuple[float, float] | None = None  # (fpr, tpr) at the current threshold
+    f_measure: float | None = None  # of the scores at the current threshold (scored detectors)
+    mask_f_measure: float | None = None  # of the masks as shown (post-processed), summed so far
     threshold: float | None = None
-    exact: bool = True                    # False: f_measure and point read from the histogram's bins
-    note: str = ""                        # why there is no curve/point yet
+    exact: bool = True  # False: f_measure and point read from the histogram's bins
+    note: str = ""  # why there is no curve/point yet
 
 
 @dataclass
@@ -85,9 +86,9 @@ class FrameResult:
     score_range: tuple[float, float] | None
     gt: np.ndarray | None
     roc: dict[str, RocView]
-    processed: int                        # frames processed since the last (re)start
+    processed: int  # frames processed since the last (re)start
     fps: dict[str, float] = field(default_factory=dict)
-    rethreshold: bool = False             # same frame redrawn (new threshold, cleared ROC): no new detection
+    rethreshold: bool = False  # same frame redrawn (new threshold, cleared ROC): no new detection
 
 
 def _default_opener(spec, **kw):
@@ -141,8 +142,11 @@ class _Roc:
             v.mask_f_measure = float(shown["f_measure"])
         if self.acc is not None:
             if self.acc.positives == 0 or self.acc.negatives == 0:
-                v.note = "no foreground in the ground truth yet" if self.acc.positives == 0 else \
-                    "no background in the ground truth yet"
+                v.note = (
+                    "no foreground in the ground truth yet"
+                    if self.acc.positives == 0
+                    else "no background in the ground truth yet"
+                )
                 return v  # ROC undefined until both classes were seen
             fpr, tpr, _ = self.acc.curve()
             v.fpr, v.tpr = np.asarray(fpr, float), np.asarray(tpr, float)
@@ -185,20 +189,25 @@ class Pipeline:
         ``open_source`` and ``create_subtractor`` replacements (tests).
     """
 
-    def __init__(self, config: dict | None = None, second: str | None = None,
-                 opener: Callable | None = None, factory: Callable | None = None):
+    def __init__(
+        self,
+        config: dict | None = None,
+        second: str | None = None,
+        opener: Callable | None = None,
+        factory: Callable | None = None,
+    ):
         self.config = validate(config or {}, "config")
         self.opener = opener or _default_opener
         self.factory = factory or _default_factory
-        self.second = second or self.config["gui"]["second_algorithm"]   # 'silk': _make_detectors refuses it
+        self.second = second or self.config["gui"]["second_algorithm"]  # 'silk': _make_detectors refuses it
         self.config["gui"]["second_algorithm"] = self.second
         self.src = None
         self.info: SourceInfo | None = None
-        self.capture_used: dict = {}   # the capture settings the open source was opened with
-        self.at_end = False            # the source ended (a step returned None)
+        self.capture_used: dict = {}  # the capture settings the open source was opened with
+        self.at_end = False  # the source ended (a step returned None)
         self.unreadable: str | None = None  # why the next frame cannot be read (a read failed)
         self._next_index: int | None = None  # number of the frame the next read should give
-        self._first_bad: int | None = None   # lowest frame of the open video that failed to decode
+        self._first_bad: int | None = None  # lowest frame of the open video that failed to decode
         self.recorder: MaskRecorder | None = None
         self.processed = 0
         self.last: FrameResult | None = None
@@ -219,11 +228,11 @@ class Pipeline:
             opencv-contrib), or a detector refuses a value.
         """
         if second == "silk":
-            raise ConfigError("gui.second_algorithm: 'silk' is already shown; expected norma, mog2, "
-                              "knn, gsoc or cnt")
+            raise ConfigError(
+                "gui.second_algorithm: 'silk' is already shown; expected norma, mog2, knn, gsoc or cnt"
+            )
         with _as_config_error():
-            return {"silk": self.factory("silk", config=config),
-                    second: self.factory(second, config=config)}
+            return {"silk": self.factory("silk", config=config), second: self.factory(second, config=config)}
 
     def _build_detectors(self) -> None:
         self._use_detectors(self._make_detectors(self.config, self.second))
@@ -231,7 +240,7 @@ class Pipeline:
     def _use_detectors(self, detectors: dict[str, Any]) -> None:
         self.detectors = detectors
         self._reset_state()
-        self._write_configs(list(self.detectors))   # a new second algorithm: a folder to claim
+        self._write_configs(list(self.detectors))  # a new second algorithm: a folder to claim
 
     def _write_configs(self, names: list[str]) -> None:
         """Rewrite the recording's ``config.yaml`` of ``names``; an error (the folder of a new
@@ -277,13 +286,18 @@ class Pipeline:
         """
         cap = self.config["capture"]
         resize = tuple(cap["resize"]) if cap["resize"] else None
-        src = self.opener(spec, camera_timeout=cap["camera_timeout"], resize=resize,
-                          groundtruth=groundtruth, reconnect_timeout=cap["reconnect_timeout"])
+        src = self.opener(
+            spec,
+            camera_timeout=cap["camera_timeout"],
+            resize=resize,
+            groundtruth=groundtruth,
+            reconnect_timeout=cap["reconnect_timeout"],
+        )
         first = None
         if src.has_groundtruth:
             try:
                 first = src.check_groundtruth()
-                if first is not None:   # lossy (JPEG) ground truth: refused now, not at each frame
+                if first is not None:  # lossy (JPEG) ground truth: refused now, not at each frame
                     label_classes(first[1], name=groundtruth_name(src, first[0]))
             except Exception:
                 src.close()
@@ -291,15 +305,24 @@ class Pipeline:
             first = self._first_scored_gt(src, first)
         self.close()
         self.src = src
-        self._opened_at = datetime.now().astimezone().isoformat(timespec="milliseconds")  # see _source_identity
+        self._opened_at = (
+            datetime.now().astimezone().isoformat(timespec="milliseconds")
+        )  # see _source_identity
         self.capture_used = {k: cap[k] for k in CAPTURE_AT_OPEN}
         self.at_end, self.unreadable, self._next_index = False, None, src.first_index
         self._first_bad = None
         self._it = iter(src)
-        self.info = SourceInfo(spec=str(spec), kind=src.kind, name=src.name,
-                               frame_count=src.frame_count, first_index=src.first_index,
-                               seekable=src.seekable, has_groundtruth=src.has_groundtruth,
-                               temporal_roi=src.temporal_roi, first_gt=first)
+        self.info = SourceInfo(
+            spec=str(spec),
+            kind=src.kind,
+            name=src.name,
+            frame_count=src.frame_count,
+            first_index=src.first_index,
+            seekable=src.seekable,
+            has_groundtruth=src.has_groundtruth,
+            temporal_roi=src.temporal_roi,
+            first_gt=first,
+        )
         self._reset_state()
         return self.info
 
@@ -352,12 +375,12 @@ class Pipeline:
         try:
             index, frame = next(self._it)
         except StopIteration:
-            if self.unreadable is not None:   # a video stops for good after a failed read
+            if self.unreadable is not None:  # a video stops for good after a failed read
                 raise SourceError(f"cannot go on: {self.unreadable}") from None
             self.at_end = True
             return None
         except SourceError as e:
-            if self.info.kind == "video":   # the first frame that failed, also after seeks past it
+            if self.info.kind == "video":  # the first frame that failed, also after seeks past it
                 self._first_bad = min(self._next_index, self._first_bad or self._next_index)
             self.unreadable = f"{e}; {self._way_forward()}"
             raise SourceError(self.unreadable) from None
@@ -374,8 +397,10 @@ class Pipeline:
                 if scored:
                     label_classes(gt, roi, name=groundtruth_name(self.src, index))
             except (SourceError, DataError) as e:
-                raise SourceError(f"{e}; frame {index} was left out (not learned or shown): Step and "
-                                  f"Play go on with the next frame") from None
+                raise SourceError(
+                    f"{e}; frame {index} was left out (not learned or shown): Step and "
+                    f"Play go on with the next frame"
+                ) from None
         masks, times = {}, {}
         for name, det in self.detectors.items():
             t0 = time.perf_counter()
@@ -392,10 +417,17 @@ class Pipeline:
                 old = self._dt.get(name)
                 self._dt[name] = dt if old is None else 0.9 * old + 0.1 * dt
                 self._fps[name] = 1.0 / max(self._dt[name], 1e-9)
-        self.last = FrameResult(index=index, frame=frame, masks=masks, scores=scores,
-                                score_range=tuple(silk.score_range) if silk.has_scores else None,
-                                gt=gt, roc=self.roc_views(), processed=self.processed,
-                                fps=dict(self._fps))
+        self.last = FrameResult(
+            index=index,
+            frame=frame,
+            masks=masks,
+            scores=scores,
+            score_range=tuple(silk.score_range) if silk.has_scores else None,
+            gt=gt,
+            roc=self.roc_views(),
+            processed=self.processed,
+            fps=dict(self._fps),
+        )
         # written last: a failed write (disk full) leaves the frame fully processed and shown
         # (learned, counted in the ROC, in ``last``), only the recording stops
         self._record(masks, index)
@@ -405,15 +437,18 @@ class Pipeline:
         """What the user can do after the next frame of the open source could not be read."""
         if not self.src.seekable:
             return f"open the {self.info.kind} again"
-        if self.info.kind == "video":   # decoding does not go on after a failed frame
+        if self.info.kind == "video":  # decoding does not go on after a failed frame
             return f"seek before frame {self._first_bad} or press Restart"
         return "seek past this frame to go on, or press Restart"
 
     def end_message(self) -> str:
         """The status line at the end of the source: where it ended and what Play does now."""
         where = "" if self.last is None else f" after frame {self.last.index}"
-        again = ("Play starts again from the first frame" if self.src is not None and self.src.seekable
-                 else f"open the {self.info.kind} again to go on")
+        again = (
+            "Play starts again from the first frame"
+            if self.src is not None and self.src.seekable
+            else f"open the {self.info.kind} again to go on"
+        )
         return f"end of {self.info.name}{where} ({self.processed} frames processed); {again}"
 
     def _record(self, masks: dict[str, np.ndarray], index: int) -> None:
@@ -422,7 +457,7 @@ class Pipeline:
         if self.recorder is None:
             return
         try:
-            if self.recorder.source is None:   # started before a source (or a camera's first frame)
+            if self.recorder.source is None:  # started before a source (or a camera's first frame)
                 self.recorder.bind(self._source_identity())
             for name, m in masks.items():
                 self.recorder.write(name, index, m)
@@ -439,7 +474,7 @@ class Pipeline:
         detection is re-run). Returns the updated result (``None`` if no frame yet)."""
         self.silk.set_params(threshold=float(threshold))
         self._store_params("silk", {"threshold": self.silk.threshold})  # kept when detectors are rebuilt
-        self._write_configs(["silk"])   # config.yaml: the settings of the masks written from now on
+        self._write_configs(["silk"])  # config.yaml: the settings of the masks written from now on
         if all(r.frames == 0 for r in self.rocs.values()):
             # nothing accumulated yet: the ROCs start at the new threshold, so that its F is exact
             self.rocs = self._fresh_rocs()
@@ -448,10 +483,18 @@ class Pipeline:
             return None
         mask = self.silk.mask_from_scores(last.scores, float(threshold))
         self._record({"silk": mask}, last.index)
-        self.last = FrameResult(index=last.index, frame=last.frame, masks={**last.masks, "silk": mask},
-                                scores=last.scores, score_range=last.score_range, gt=last.gt,
-                                roc=self.roc_views(), processed=last.processed, fps=last.fps,
-                                rethreshold=True)
+        self.last = FrameResult(
+            index=last.index,
+            frame=last.frame,
+            masks={**last.masks, "silk": mask},
+            scores=last.scores,
+            score_range=last.score_range,
+            gt=last.gt,
+            roc=self.roc_views(),
+            processed=last.processed,
+            fps=last.fps,
+            rethreshold=True,
+        )
         return self.last
 
     # -- control ------------------------------------------------------------------------------
@@ -465,8 +508,10 @@ class Pipeline:
             raise SourceError(f"{self.info.spec}: a {self.info.kind} cannot seek")
         first, last = self.info.first_index, self.info.last_index
         if last is not None and index == last + 1:  # sources allow it (iteration ends); a user means a frame
-            raise SourceError(f"{getattr(self.src, 'spec', self.info.spec)}: there is no frame {index}; "
-                              f"expected a frame number in {first}..{last}")
+            raise SourceError(
+                f"{getattr(self.src, 'spec', self.info.spec)}: there is no frame {index}; "
+                f"expected a frame number in {first}..{last}"
+            )
         self.src.seek(index)
         self.at_end, self.unreadable, self._next_index = False, None, index
         self._reset_state()
@@ -578,9 +623,9 @@ class Pipeline:
         frame numbers start again at each opening."""
         if self.src is None or self.src.frame_size is None:
             return None
-        spec = source_id(self.src) if hasattr(self.src, "spec") else self.info.spec   # custom sources
+        spec = source_id(self.src) if hasattr(self.src, "spec") else self.info.spec  # custom sources
         ident = {"spec": spec, "kind": self.info.kind, "size": list(self.src.frame_size)}
-        if self.src.seekable:   # a file or folder: another clip at the same path is another source
+        if self.src.seekable:  # a file or folder: another clip at the same path is another source
             ident["fingerprint"] = source_fingerprint(self.src)
         else:
             ident["opened"] = self._opened_at

@@ -41,9 +41,9 @@ class MaskRecorder:
     def __init__(self, folder: str | Path, source: dict | None = None):
         self.folder = Path(folder)
         self.source = source
-        self._files: set[tuple[str, int]] = set()   # a mask written again (threshold, seek back) counts once
-        self._claimed: set[str] = set()              # algorithm folders checked (and described) by this recorder
-        self._pending: dict[str, dict] = {}          # config.yaml to write once the source is known
+        self._files: set[tuple[str, int]] = set()  # a mask written again (threshold, seek back) counts once
+        self._claimed: set[str] = set()  # algorithm folders checked (and described) by this recorder
+        self._pending: dict[str, dict] = {}  # config.yaml to write once the source is known
 
     @property
     def written(self) -> int:
@@ -53,7 +53,7 @@ class MaskRecorder:
     def bind(self, source: dict) -> None:
         """Set the source recorded (a recording started before any source was open)."""
         self.source = source
-        for algorithm in sorted(self._claimed):   # claimed empty: only this recording wrote there
+        for algorithm in sorted(self._claimed):  # claimed empty: only this recording wrote there
             self._describe(algorithm)
         for algorithm, cfg in self._pending.items():
             self._write_config(algorithm, cfg)
@@ -110,7 +110,7 @@ class MaskRecorder:
         source is known, with ``recording.json`` when it is (:meth:`bind`)."""
         self._claim(algorithm)
         cfg = {**config, "detector": {**config["detector"], "algorithm": algorithm}}
-        if self.source is None:   # written with recording.json: a folder never holds it alone
+        if self.source is None:  # written with recording.json: a folder never holds it alone
             self._pending[algorithm] = cfg
         else:
             self._write_config(algorithm, cfg)
@@ -130,9 +130,12 @@ class MaskRecorder:
 
 
 #: the parts of a source's identity, and what a difference in each means
-_DIFFERENCES = (("kind", "read as another kind of source"), ("size", "at another frame size"),
-                ("fingerprint", "whose files have changed since"),
-                ("opened", "from another opening of the camera"))
+_DIFFERENCES = (
+    ("kind", "read as another kind of source"),
+    ("size", "at another frame size"),
+    ("fingerprint", "whose files have changed since"),
+    ("opened", "from another opening of the camera"),
+)
 
 
 def _recording_of(other, source: dict | None) -> str:

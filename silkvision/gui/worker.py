@@ -28,7 +28,7 @@ class LatestSlot:
     def __init__(self):
         self._lock = threading.Lock()
         self._item: FrameResult | None = None
-        self.skipped = 0      # processed frames replaced before the display took them
+        self.skipped = 0  # processed frames replaced before the display took them
 
     def put(self, item: FrameResult) -> None:
         with self._lock:
@@ -63,10 +63,14 @@ class DetectorInfo:
 def detector_infos(pipeline: Pipeline) -> dict[str, DetectorInfo]:
     out = {}
     for role, det in (("silk", pipeline.silk), ("second", pipeline.detectors[pipeline.second])):
-        out[role] = DetectorInfo(det.name, dict(det.get_params()), frozenset(det.RESTART_PARAMS),
-                                 bool(det.has_scores),
-                                 tuple(det.score_range) if det.has_scores else None,
-                                 float(det.threshold) if det.has_scores else None)
+        out[role] = DetectorInfo(
+            det.name,
+            dict(det.get_params()),
+            frozenset(det.RESTART_PARAMS),
+            bool(det.has_scores),
+            tuple(det.score_range) if det.has_scores else None,
+            float(det.threshold) if det.has_scores else None,
+        )
     return out
 
 
@@ -80,17 +84,17 @@ class Worker(QObject):
         Pause once after this many frames (``silkvision gui --frames N``); Play then continues.
     """
 
-    opened = pyqtSignal(object)            # SourceInfo
-    result_ready = pyqtSignal()            # a FrameResult waits in .slot
+    opened = pyqtSignal(object)  # SourceInfo
+    result_ready = pyqtSignal()  # a FrameResult waits in .slot
     playing_changed = pyqtSignal(bool)
     detectors_changed = pyqtSignal(object)  # {"silk": DetectorInfo, "second": DetectorInfo}
-    ranges_changed = pyqtSignal(object)     # the same, after a restart: only the score ranges changed
-    configured = pyqtSignal(object)        # the pipeline's new config after a successful "configure"
+    ranges_changed = pyqtSignal(object)  # the same, after a restart: only the score ranges changed
+    configured = pyqtSignal(object)  # the pipeline's new config after a successful "configure"
     recording_changed = pyqtSignal(object)  # folder (str) being recorded to, or None
     message = pyqtSignal(str)
     error = pyqtSignal(str)
-    restarted = pyqtSignal()               # detectors and ROC restarted without a new frame drawn
-    ended = pyqtSignal(int)                # end of source or max_frames reached: frames processed
+    restarted = pyqtSignal()  # detectors and ROC restarted without a new frame drawn
+    ended = pyqtSignal(int)  # end of source or max_frames reached: frames processed
     stopped = pyqtSignal()
 
     def __init__(self, pipeline: Pipeline, max_frames: int | None = None):
@@ -100,7 +104,7 @@ class Worker(QObject):
         self.slot = LatestSlot()
         self.playing = False
         self._timer: QTimer | None = None
-        self._recording: str | None = None   # what the window was last told (recording_changed)
+        self._recording: str | None = None  # what the window was last told (recording_changed)
 
     @pyqtSlot()
     def setup(self) -> None:
@@ -151,15 +155,17 @@ class Worker(QObject):
         self._set_playing(False)
         had_source = self.pipeline.src is not None
         info = self.pipeline.open(spec, groundtruth=groundtruth)
-        self.pipeline.src.on_status = self.message.emit   # a stream's drop and return, as they happen
+        self.pipeline.src.on_status = self.message.emit  # a stream's drop and return, as they happen
         self.slot.reset()
         self.opened.emit(info)
         self.detectors_changed.emit(detector_infos(self.pipeline))
         rec = self.pipeline.stop_recording() if had_source else None
         if rec is not None:
             self._report_recording()
-            self.message.emit(f"opened {info.name}; recording stopped: {rec.written} masks in "
-                              f"{rec.folder} (Record again to record this source)")
+            self.message.emit(
+                f"opened {info.name}; recording stopped: {rec.written} masks in "
+                f"{rec.folder} (Record again to record this source)"
+            )
 
     def _do_play(self, _=None) -> None:
         """Play; at the end of a file or folder, Play starts again from the first frame."""
@@ -205,7 +211,7 @@ class Worker(QObject):
         name = "silk" if role == "silk" else self.pipeline.second
         restarted = self.pipeline.set_params(name, params)
         if restarted:
-            self.slot.reset()   # no result of the old detectors may be drawn after this
+            self.slot.reset()  # no result of the old detectors may be drawn after this
         self.detectors_changed.emit(detector_infos(self.pipeline))
         if restarted:
             self.restarted.emit()
@@ -222,7 +228,7 @@ class Worker(QObject):
 
     def _do_second(self, name) -> None:
         self.pipeline.set_second(name)
-        self.slot.reset()   # no result of the old detectors may be drawn after this
+        self.slot.reset()  # no result of the old detectors may be drawn after this
         self.detectors_changed.emit(detector_infos(self.pipeline))
         self.restarted.emit()
         self.message.emit(f"second algorithm: {name}; detectors and ROC restarted")
@@ -233,7 +239,7 @@ class Worker(QObject):
         many frames, as ``--frames`` does."""
         config, source = arg
         later = self.pipeline.configure(config)  # all or nothing
-        self.slot.reset()   # no result of the old detectors may be drawn after this
+        self.slot.reset()  # no result of the old detectors may be drawn after this
         max_frames = self.pipeline.config["capture"]["max_frames"]
         if max_frames is not None:
             self.max_frames = max_frames
@@ -244,8 +250,9 @@ class Worker(QObject):
         if max_frames is not None:
             notes.append(f"playing pauses after {max_frames} frames (capture.max_frames)")
         if later:
-            notes.append(f"{' and '.join(later)} appl{'ies' if len(later) == 1 else 'y'} to the next "
-                         f"source opened")
+            notes.append(
+                f"{' and '.join(later)} appl{'ies' if len(later) == 1 else 'y'} to the next source opened"
+            )
         self.message.emit("; ".join(notes))
 
     def _do_reset_roc(self, _=None) -> None:

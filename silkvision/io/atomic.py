@@ -8,15 +8,23 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from silkvision.errors import SilkvisionError
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_write_with", "reported_write_errors",
-           "output_path", "make_output_folder", "check_writable_folder"]
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "atomic_write_with",
+    "reported_write_errors",
+    "output_path",
+    "make_output_folder",
+    "check_writable_folder",
+]
 
 
 def _umask() -> int:
@@ -25,7 +33,7 @@ def _umask() -> int:
     return mask
 
 
-_MODE = 0o666 & ~_umask()   # what open() would give a new file (mkstemp itself gives 0600)
+_MODE = 0o666 & ~_umask()  # what open() would give a new file (mkstemp itself gives 0600)
 
 
 def atomic_write_with(path: Path, writer: Callable[[str], None], suffix: str = "") -> Path:
@@ -53,9 +61,11 @@ def atomic_write_with(path: Path, writer: Callable[[str], None], suffix: str = "
 
 def atomic_write_bytes(path: Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically."""
+
     def _w(tmp):
         with open(tmp, "wb") as f:
             f.write(data)
+
     return atomic_write_with(Path(path), _w)
 
 
@@ -79,6 +89,7 @@ def reported_write_errors(path, error: type[SilkvisionError] | None = None) -> I
     """
     if error is None:
         from silkvision.errors import ExportError
+
         error = ExportError
     try:
         yield
@@ -92,6 +103,7 @@ def output_path(folder, error: type[SilkvisionError] | None = None) -> Path:
     mean the current folder) or a link that leads nowhere or to itself."""
     if error is None:
         from silkvision.errors import ExportError
+
         error = ExportError
     if str(folder) == "":
         raise error("'': empty output folder name; expected a folder path")
@@ -111,6 +123,7 @@ def make_output_folder(folder, error: type[SilkvisionError] | None = None) -> Pa
     current folder)."""
     if error is None:
         from silkvision.errors import ExportError
+
         error = ExportError
     folder = output_path(folder, error)
     if folder.exists() and not folder.is_dir():
@@ -129,6 +142,7 @@ def check_writable_folder(folder, error: type[SilkvisionError] | None = None) ->
     naming the folder otherwise. An empty path is refused (it would mean the current folder)."""
     if error is None:
         from silkvision.errors import ExportError
+
         error = ExportError
     folder = make_output_folder(folder, error)
     try:

@@ -17,8 +17,16 @@ from silkvision.errors import ExportError
 from silkvision.io.npz import load_npz, save_npz
 from silkvision.io.writers import mask_name, scores_name
 
-__all__ = ["CHECKPOINT", "can_checkpoint", "save_checkpoint", "load_checkpoint", "BadCheckpoint",
-           "describe_error", "indices_through", "frame_digest"]
+__all__ = [
+    "CHECKPOINT",
+    "can_checkpoint",
+    "save_checkpoint",
+    "load_checkpoint",
+    "BadCheckpoint",
+    "describe_error",
+    "indices_through",
+    "frame_digest",
+]
 
 CHECKPOINT = "checkpoint.npz"
 
@@ -68,9 +76,11 @@ def save_checkpoint(out: Path, det, index: int, frames: int, frame: np.ndarray |
     try:
         save_npz(out / CHECKPOINT, arrays, compress=False)
     except OSError as e:
-        raise ExportError(f"{out / CHECKPOINT}: cannot write checkpoint ({e.strerror}); free space, "
-                          f"or run again with --set export.checkpoint_every=0 (a checkpoint only "
-                          f"when interrupted)") from None
+        raise ExportError(
+            f"{out / CHECKPOINT}: cannot write checkpoint ({e.strerror}); free space, "
+            f"or run again with --set export.checkpoint_every=0 (a checkpoint only "
+            f"when interrupted)"
+        ) from None
     return True
 
 
@@ -86,8 +96,9 @@ def describe_error(e: BaseException) -> str:
     return text or type(e).__name__
 
 
-def load_checkpoint(out: Path, src: Source | None = None,
-                    scores: bool = False) -> tuple[dict, int, int, bytes | None]:
+def load_checkpoint(
+    out: Path, src: Source | None = None, scores: bool = False
+) -> tuple[dict, int, int, bytes | None]:
     """``(state, index, frames, digest)`` of ``out/checkpoint.npz``: the detector state after frame
     ``index``, the ``frames``-th frame of the export, and that frame's :func:`frame_digest` (None
     in a checkpoint saved without one). Raises :class:`BadCheckpoint` when the file
@@ -122,10 +133,11 @@ def load_checkpoint(out: Path, src: Source | None = None,
     digest = None
     if stored_digest is not None:
         if stored_digest.dtype != np.uint8 or stored_digest.shape != (16,):
-            raise BadCheckpoint(f"'_frame_digest' is {stored_digest.dtype} {stored_digest.shape}, "
-                                f"not 16 bytes")
+            raise BadCheckpoint(
+                f"'_frame_digest' is {stored_digest.dtype} {stored_digest.shape}, not 16 bytes"
+            )
         digest = stored_digest.tobytes()
-    state = {k[len("state."):]: v for k, v in z.items() if k.startswith("state.")}
+    state = {k[len("state.") :]: v for k, v in z.items() if k.startswith("state.")}
     if not state:
         raise BadCheckpoint("no detector state")
     if src is not None:
@@ -135,14 +147,13 @@ def load_checkpoint(out: Path, src: Source | None = None,
     return state, index, frames, digest
 
 
-def _checkpoint_mismatch(out: Path, src: Source, index: int, frames: int,
-                         scores: bool = False) -> str | None:
+def _checkpoint_mismatch(out: Path, src: Source, index: int, frames: int, scores: bool = False) -> str | None:
     """Why a checkpoint after frame ``index`` (the ``frames``-th) cannot be the one of this export
     of ``src`` (None when it can): every frame up to it has been exported, so ``index`` is a frame
     of the source at position ``frames`` and the masks (with ``scores``, also the scores files) of
     all frames up to it are on disk -- resuming after a gap would finish an export with a file
     missing, whereas a replay from the first frame re-creates it."""
-    indices = getattr(src, "indices", None)   # FolderSource / CdnetSource
+    indices = getattr(src, "indices", None)  # FolderSource / CdnetSource
     if indices is not None:
         ok = 1 <= frames <= len(indices) and indices[frames - 1] == index
     else:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from silkvision.capture import Source
 from silkvision.capture.folder import FolderSource
@@ -20,8 +21,19 @@ from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import ExportError, ExportMismatchError
 from silkvision.io.atomic import atomic_write_text, reported_write_errors
 
-__all__ = ["MANIFEST", "RECORDING_FILE", "read_recording", "output_settings", "source_id", "source_fingerprint",
-           "FINGERPRINT_BYTES", "build_manifest", "write_manifest", "read_manifest", "compare_manifests"]
+__all__ = [
+    "MANIFEST",
+    "RECORDING_FILE",
+    "read_recording",
+    "output_settings",
+    "source_id",
+    "source_fingerprint",
+    "FINGERPRINT_BYTES",
+    "build_manifest",
+    "write_manifest",
+    "read_manifest",
+    "compare_manifests",
+]
 
 MANIFEST = "export.json"
 #: the file naming the source a GUI recording folder holds masks of (:mod:`silkvision.gui.recorder`)
@@ -44,10 +56,15 @@ def _flat(d: Mapping, prefix: str = "") -> dict:
 def output_settings(cfg: Mapping, algorithm: str) -> dict:
     """Flat ``{dotted key: value}`` of the configuration keys that change the exported files."""
     det = cfg["detector"]
-    keep = {"detector": {"algorithm": algorithm, **{k: det[k] for k in SHARED_KEYS},
-                         algorithm: det.get(algorithm, {})},
-            "capture": {"resize": cfg["capture"]["resize"], "max_frames": cfg["capture"]["max_frames"]},
-            "export": {"scores": cfg["export"]["scores"], "video": cfg["export"]["video"]}}
+    keep = {
+        "detector": {
+            "algorithm": algorithm,
+            **{k: det[k] for k in SHARED_KEYS},
+            algorithm: det.get(algorithm, {}),
+        },
+        "capture": {"resize": cfg["capture"]["resize"], "max_frames": cfg["capture"]["max_frames"]},
+        "export": {"scores": cfg["export"]["scores"], "video": cfg["export"]["video"]},
+    }
     return _flat(keep)
 
 
@@ -122,9 +139,16 @@ def source_fingerprint(src: Source) -> str | None:
 def build_manifest(src: Source, algorithm: str, settings: dict, status: str) -> dict:
     """The manifest of an export of ``src`` with ``algorithm`` and ``settings`` (as from
     :func:`output_settings`), with the given ``status`` ("running" or "complete")."""
-    return {"format": _FORMAT, "status": status, "source": source_id(src), "source_kind": src.kind,
-            "source_frames": src.frame_count, "source_fingerprint": source_fingerprint(src),
-            "algorithm": algorithm, "settings": settings}
+    return {
+        "format": _FORMAT,
+        "status": status,
+        "source": source_id(src),
+        "source_kind": src.kind,
+        "source_frames": src.frame_count,
+        "source_fingerprint": source_fingerprint(src),
+        "algorithm": algorithm,
+        "settings": settings,
+    }
 
 
 def write_manifest(out: Path, manifest: dict) -> None:
@@ -152,14 +176,30 @@ _MANIFEST_FIELDS = {
     "last_index": (lambda v: v is None or _is_int(v), "null or an integer"),
     "video": (lambda v: v is None or isinstance(v, str), "null or a file name"),
     "scores": (lambda v: isinstance(v, bool), "true or false"),
-    "skipped": (lambda v: isinstance(v, list) and all(
-        isinstance(s, dict) and _is_int(s.get("frame")) and isinstance(s.get("reason"), str) for s in v),
-        'a list of {"frame": integer, "reason": string}'),
-    "damaged": (lambda v: isinstance(v, list) and all(
-        isinstance(d, dict) and _is_int(d.get("frame")) and isinstance(d.get("message"), str) for d in v),
-        'a list of {"frame": integer, "message": string}'),
-    "source_through": (lambda v: isinstance(v, dict) and _is_int(v.get("frame"))
-                       and isinstance(v.get("digest"), str), '{"frame": integer, "digest": string}'),
+    "skipped": (
+        lambda v: (
+            isinstance(v, list)
+            and all(
+                isinstance(s, dict) and _is_int(s.get("frame")) and isinstance(s.get("reason"), str)
+                for s in v
+            )
+        ),
+        'a list of {"frame": integer, "reason": string}',
+    ),
+    "damaged": (
+        lambda v: (
+            isinstance(v, list)
+            and all(
+                isinstance(d, dict) and _is_int(d.get("frame")) and isinstance(d.get("message"), str)
+                for d in v
+            )
+        ),
+        'a list of {"frame": integer, "message": string}',
+    ),
+    "source_through": (
+        lambda v: isinstance(v, dict) and _is_int(v.get("frame")) and isinstance(v.get("digest"), str),
+        '{"frame": integer, "digest": string}',
+    ),
 }
 
 
@@ -193,8 +233,9 @@ def read_manifest(out: Path) -> dict:
         if problem is None:
             return m
     why = f" ({problem})" if problem else ""
-    raise ExportError(f"{path}: not a silkvision export manifest this version can read{why}; "
-                      f"use --overwrite to start over")
+    raise ExportError(
+        f"{path}: not a silkvision export manifest this version can read{why}; use --overwrite to start over"
+    )
 
 
 def _fmt(v: Any) -> str:
@@ -204,30 +245,41 @@ def _fmt(v: Any) -> str:
 def compare_manifests(out: Path, old: dict, new: dict) -> None:
     """Raise ExportMismatchError naming the first thing that differs between two manifests."""
     running = old.get("status") != "complete"
-    hint = ("; re-run with the arguments it was started with to resume it, or add --overwrite to "
-            "start over" if running else "; choose another --out, or add --overwrite to replace it")
+    hint = (
+        "; re-run with the arguments it was started with to resume it, or add --overwrite to start over"
+        if running
+        else "; choose another --out, or add --overwrite to replace it"
+    )
     if old.get("source") != new["source"]:
         raise ExportMismatchError(f"{out}: holds an export of {old.get('source')}, not {new['source']}{hint}")
     if old.get("algorithm") != new["algorithm"]:
-        raise ExportMismatchError(f"{out}: holds an export made with --algorithm {old.get('algorithm')}, "
-                          f"not {new['algorithm']}{hint}")
+        raise ExportMismatchError(
+            f"{out}: holds an export made with --algorithm {old.get('algorithm')}, "
+            f"not {new['algorithm']}{hint}"
+        )
     a, b = old.get("settings", {}), new["settings"]
     for key in list(b) + [k for k in a if k not in b]:
         if a.get(key, "<unset>") != b.get(key, "<unset>"):
-            raise ExportMismatchError(f"{out}: holds an export made with {key}={_fmt(a.get(key, '<unset>'))}, "
-                              f"not {_fmt(b.get(key, '<unset>'))}{hint}")
+            raise ExportMismatchError(
+                f"{out}: holds an export made with {key}={_fmt(a.get(key, '<unset>'))}, "
+                f"not {_fmt(b.get(key, '<unset>'))}{hint}"
+            )
     # the same source path, but other content: resuming would mix masks of the old and new frames
     redo = f"add --overwrite to {'start over' if running else 'export it again'}"
     if old.get("source_frames") != new["source_frames"]:
-        raise ExportMismatchError(f"{out}: holds an export of a source with {old.get('source_frames')} "
-                                  f"frames, but it now has {new['source_frames']}; restore the source "
-                                  f"as it was{' to resume' if running else ''}, or {redo}")
+        raise ExportMismatchError(
+            f"{out}: holds an export of a source with {old.get('source_frames')} "
+            f"frames, but it now has {new['source_frames']}; restore the source "
+            f"as it was{' to resume' if running else ''}, or {redo}"
+        )
     before, now = old.get("source_fingerprint"), new["source_fingerprint"]
     if before is not None and now is not None and before != now:  # None: unknown (older manifest)
-        raise ExportMismatchError(f"{out}: {new['source']} changed since the "
-                                  f"{'interrupted ' if running else ''}export in this folder (the "
-                                  f"names or sizes of its files, or its first or last file, differ); "
-                                  f"{redo}")
+        raise ExportMismatchError(
+            f"{out}: {new['source']} changed since the "
+            f"{'interrupted ' if running else ''}export in this folder (the "
+            f"names or sizes of its files, or its first or last file, differ); "
+            f"{redo}"
+        )
 
 
 def read_recording(folder: str | Path) -> dict:

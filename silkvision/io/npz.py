@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 import numpy as np
 
@@ -24,8 +24,9 @@ _EPOCH = (1980, 1, 1, 0, 0, 0)
 
 def _write_npz(f, arrays: Mapping[str, np.ndarray], compress: bool) -> None:
     method = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
-    with zipfile.ZipFile(f, "w", compression=method, compresslevel=6 if compress else None,
-                         allowZip64=True) as zf:
+    with zipfile.ZipFile(
+        f, "w", compression=method, compresslevel=6 if compress else None, allowZip64=True
+    ) as zf:
         for name, arr in arrays.items():
             info = zipfile.ZipInfo(f"{name}.npy", date_time=_EPOCH)
             info.compress_type = method
@@ -46,6 +47,7 @@ def save_npz(path, arrays: Mapping[str, np.ndarray], compress: bool = True) -> P
 
     ``compress=False`` stores the arrays uncompressed (fast; used for detector checkpoints).
     """
+
     def _w(tmp: str) -> None:
         with open(tmp, "wb") as f:
             _write_npz(f, arrays, compress)

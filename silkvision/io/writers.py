@@ -18,8 +18,14 @@ from silkvision.errors import ExportError
 from silkvision.io.atomic import atomic_write_bytes, reported_write_errors
 from silkvision.io.npz import save_npz
 
-__all__ = ["mask_name", "scores_name", "write_mask_png", "write_scores_npz", "MaskVideoWriter",
-           "VIDEO_CODECS"]
+__all__ = [
+    "mask_name",
+    "scores_name",
+    "write_mask_png",
+    "write_scores_npz",
+    "MaskVideoWriter",
+    "VIDEO_CODECS",
+]
 
 #: (fourcc, extension) of lossless grey video codecs, in order of preference.
 VIDEO_CODECS = (("FFV1", ".mkv"), ("png ", ".avi"), ("HFYU", ".avi"))
@@ -69,8 +75,9 @@ def write_mask_png(path, mask: np.ndarray) -> Path:
     elif not np.all((mask == 0) | (mask == 255)):
         bad = np.unique(mask[(mask != 0) & (mask != 255)])
         shown = ", ".join(str(int(v)) for v in bad[:6]) + (", ..." if bad.size > 6 else "")
-        raise ValueError(f"{what}: values {shown}; expected a uint8 mask with only 0 and 255 "
-                         f"(or a bool mask)")
+        raise ValueError(
+            f"{what}: values {shown}; expected a uint8 mask with only 0 and 255 (or a bool mask)"
+        )
     ok, buf = cv2.imencode(".png", mask)
     if not ok:  # pragma: no cover - cv2 always encodes uint8 PNG
         raise ExportError(f"{path}: PNG encoding failed")
@@ -119,8 +126,14 @@ class MaskVideoWriter:
         writer: cv2.VideoWriter | None = None
         for fourcc, ext in VIDEO_CODECS:
             partial = Path(out_dir) / f".masks.partial{ext}"
-            vw = cv2.VideoWriter(os.path.join(folder, partial.name), cv2.CAP_FFMPEG,
-                                 cv2.VideoWriter.fourcc(*fourcc), float(fps), self.video_size, False)
+            vw = cv2.VideoWriter(
+                os.path.join(folder, partial.name),
+                cv2.CAP_FFMPEG,
+                cv2.VideoWriter.fourcc(*fourcc),
+                float(fps),
+                self.video_size,
+                False,
+            )
             if vw.isOpened():
                 writer, self.partial, self.fourcc = vw, partial, fourcc.strip()
                 self.path = Path(out_dir) / f"masks{ext}"
@@ -129,8 +142,10 @@ class MaskVideoWriter:
             partial.unlink(missing_ok=True)
         if writer is None:
             self._links.close()
-            raise ExportError(f"{out_dir}: this OpenCV build cannot write a lossless video "
-                              f"(tried FFV1, PNG and HuffYUV); drop --video")
+            raise ExportError(
+                f"{out_dir}: this OpenCV build cannot write a lossless video "
+                f"(tried FFV1, PNG and HuffYUV); drop --video"
+            )
         self._writer: cv2.VideoWriter = writer
 
     def write(self, mask: np.ndarray) -> None:
@@ -158,9 +173,11 @@ class MaskVideoWriter:
         readable = _count_frames(self.partial)
         if readable != self.frames:
             self.partial.unlink(missing_ok=True)
-            raise ExportError(f"{self.path}: only {readable} of the {self.frames} frames written "
-                              f"read back (disk full?); the video was not kept: free space and run "
-                              f"the same command again to rebuild it from the masks")
+            raise ExportError(
+                f"{self.path}: only {readable} of the {self.frames} frames written "
+                f"read back (disk full?); the video was not kept: free space and run "
+                f"the same command again to rebuild it from the masks"
+            )
         with reported_write_errors(self.path):
             os.replace(self.partial, self.path)
         return self.path

@@ -13,5 +13,14 @@ from silkvision.objects.folder import FORMATS, object_files, write_object_files
 from silkvision.objects.regions import Region, find_regions
 from silkvision.objects.writers import write_events, write_objects
 
-__all__ = ["FORMATS", "Event", "EventTracker", "Region", "find_regions", "object_files", "write_events",
-           "write_object_files", "write_objects"]
+__all__ = [
+    "FORMATS",
+    "Event",
+    "EventTracker",
+    "Region",
+    "find_regions",
+    "object_files",
+    "write_events",
+    "write_object_files",
+    "write_objects",
+]

@@ -60,7 +60,7 @@ class EventTracker:
         self.min_frames = int(min_frames)
         self.fps = fps
         self.first_index = first_index
-        self._run: dict | None = None   # the open run: start, end, frames, largest frame/region
+        self._run: dict | None = None  # the open run: start, end, frames, largest frame/region
 
     def time(self, index: int) -> float | None:
         """Seconds from the first frame to frame ``index``; None without a frame rate."""
@@ -70,7 +70,7 @@ class EventTracker:
         """Feed frame ``index`` and its regions; returns the event this frame ended, if any."""
         if not regions:
             return self.finish()
-        big = max(regions, key=lambda r: r.area)   # max keeps the first on a tie
+        big = max(regions, key=lambda r: r.area)  # max keeps the first on a tie
         run = self._run
         if run is None:
             self._run = {"start": index, "end": index, "frames": 1, "at": index, "largest": big}
@@ -86,5 +86,12 @@ class EventTracker:
         run, self._run = self._run, None
         if run is None or run["frames"] < self.min_frames:
             return None
-        return Event(run["start"], run["end"], self.time(run["start"]), self.time(run["end"]),
-                     run["frames"], run["at"], run["largest"])
+        return Event(
+            run["start"],
+            run["end"],
+            self.time(run["start"]),
+            self.time(run["end"]),
+            run["frames"],
+            run["at"],
+            run["largest"],
+        )

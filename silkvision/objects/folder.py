@@ -41,9 +41,16 @@ def object_files(folder, objects: str | None, events: str | None) -> dict[str, P
     return out
 
 
-def write_object_files(folder, *, objects: str | None = "csv", events: str | None = None,
-                       min_area: int = 1, event_min_frames: int = 1, fps: float | None = None,
-                       first_index: int = 1) -> dict[str, Path]:
+def write_object_files(
+    folder,
+    *,
+    objects: str | None = "csv",
+    events: str | None = None,
+    min_area: int = 1,
+    event_min_frames: int = 1,
+    fps: float | None = None,
+    first_index: int = 1,
+) -> dict[str, Path]:
     """Write ``objects.<fmt>`` and/or ``events.<fmt>`` into ``folder`` from its masks.
 
     Parameters

@@ -59,8 +59,7 @@ def find_regions(mask: np.ndarray, min_area: int = 1, connectivity: int = 2) -> 
     for p in regionprops(labels):
         if p.area < min_area:
             continue
-        r0, c0, r1, c1 = p.bbox            # max row/column exclusive
+        r0, c0, r1, c1 = p.bbox  # max row/column exclusive
         cy, cx = p.centroid
-        out.append(Region(int(p.area), int(c0), int(r0), int(c1 - c0), int(r1 - r0),
-                          float(cx), float(cy)))
+        out.append(Region(int(p.area), int(c0), int(r0), int(c1 - c0), int(r1 - r0), float(cx), float(cy)))
     return out

@@ -18,9 +18,20 @@ from silkvision.objects.regions import Region
 __all__ = ["EVENT_COLUMNS", "FORMATS", "OBJECT_COLUMNS", "write_events", "write_objects"]
 
 OBJECT_COLUMNS = ("frame", "time", "region", "area", "x", "y", "width", "height", "cx", "cy")
-EVENT_COLUMNS = ("event", "start_frame", "end_frame", "start_time", "end_time", "frames",
-                 "largest_frame", "largest_area", "largest_x", "largest_y", "largest_width",
-                 "largest_height")
+EVENT_COLUMNS = (
+    "event",
+    "start_frame",
+    "end_frame",
+    "start_time",
+    "end_time",
+    "frames",
+    "largest_frame",
+    "largest_area",
+    "largest_x",
+    "largest_y",
+    "largest_width",
+    "largest_height",
+)
 
 
 def _time(t: float | None) -> float | None:
@@ -63,20 +74,38 @@ def write_objects(path, frames: Iterable[tuple[int, float | None, list[Region]]]
     """
     _check(fmt)
     if fmt == "jsonl":
-        text = "".join(json.dumps({"frame": i, "time": _time(t), "regions": [_region(r) for r in regions]})
-                       + "\n" for i, t, regions in frames)
+        text = "".join(
+            json.dumps({"frame": i, "time": _time(t), "regions": [_region(r) for r in regions]}) + "\n"
+            for i, t, regions in frames
+        )
     else:
-        text = _csv(({"frame": i, "time": _time(t), "region": k, **_region(r)}
-                     for i, t, regions in frames for k, r in enumerate(regions, 1)), OBJECT_COLUMNS)
+        text = _csv(
+            (
+                {"frame": i, "time": _time(t), "region": k, **_region(r)}
+                for i, t, regions in frames
+                for k, r in enumerate(regions, 1)
+            ),
+            OBJECT_COLUMNS,
+        )
     return atomic_write_text(Path(path), text)
 
 
 def _event_row(k: int, e: Event) -> dict:
     r = e.largest
-    return {"event": k, "start_frame": e.start_frame, "end_frame": e.end_frame,
-            "start_time": _time(e.start_time), "end_time": _time(e.end_time), "frames": e.frames,
-            "largest_frame": e.largest_frame, "largest_area": r.area, "largest_x": r.x,
-            "largest_y": r.y, "largest_width": r.width, "largest_height": r.height}
+    return {
+        "event": k,
+        "start_frame": e.start_frame,
+        "end_frame": e.end_frame,
+        "start_time": _time(e.start_time),
+        "end_time": _time(e.end_time),
+        "frames": e.frames,
+        "largest_frame": e.largest_frame,
+        "largest_area": r.area,
+        "largest_x": r.x,
+        "largest_y": r.y,
+        "largest_width": r.width,
+        "largest_height": r.height,
+    }
 
 
 def write_events(path, events: Iterable[Event], fmt: str) -> Path:

@@ -16,15 +16,15 @@ def test_first_steps_by_hand():
     clf = create("alma", kernel="linear", alpha=0.9)
     # k = 1: gamma = B = 1/0.9; f = 0 <= 0.1 gamma -> w' = sqrt(2) x_hat, ||w'|| = sqrt(2) > 1 -> w = x_hat
     clf.learn_one([3.0, 4.0], 1)
-    np.testing.assert_allclose(clf.dual_coef_, [1 / 5])              # x_hat = x / 5
+    np.testing.assert_allclose(clf.dual_coef_, [1 / 5])  # x_hat = x / 5
     assert clf.decision_function_one([3.0, 4.0]) == pytest.approx(1.0)
-    assert clf._state[1] == 2                                        # update counter
+    assert clf._state[1] == 2  # update counter
     # margin 1 > (1 - 0.9) gamma_2 = 0.1 / (0.9 sqrt 2): no update
     clf.learn_one([6.0, 8.0], 1)
     assert clf.n_support_ == 1
     # opposite label: f = -0.6, eta_2 = sqrt(2)/sqrt(2) = 1: ||w'||^2 = 1 + 2(-1)(1)(0.8)... see below
     x = np.array([0.0, 1.0])
-    f = clf.decision_function_one(x)                                 # = 4/5
+    f = clf.decision_function_one(x)  # = 4/5
     clf.learn_one(x, -1)
     W2 = 1.0 + 2 * 1.0 * (-1) * f + 1.0
     s = max(1.0, math.sqrt(W2))

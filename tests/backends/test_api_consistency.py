@@ -9,8 +9,15 @@ import pickle
 import numpy as np
 import pytest
 
-from silkvision.backends import BinaryClassifier, MultiClassifier, NoveltyDetector, available, create, get_class
-from silkvision.backends import base
+from silkvision.backends import (
+    BinaryClassifier,
+    MultiClassifier,
+    NoveltyDetector,
+    available,
+    base,
+    create,
+    get_class,
+)
 from silkvision.backends.mercer import kernel_matrix_reference
 from tests.backends.streams import with_and_without_zero_rows
 
@@ -48,8 +55,8 @@ def test_binary_predictions_are_int64(name):
     assert q.tolist() == [m.predict_one(x) for x in X]
     assert m.predict(np.zeros((0, 2))).dtype == np.int64
     assert m.progressive_predict(np.zeros((0, 2)), []).dtype == np.int64
-    assert _make(name).progressive_predict(np.zeros((0, 2)), []).dtype == np.int64   # unfitted, empty
-    m.partial_fit(X[:5], y[:5])                       # partial_fit still returns the estimator
+    assert _make(name).progressive_predict(np.zeros((0, 2)), []).dtype == np.int64  # unfitted, empty
+    m.partial_fit(X[:5], y[:5])  # partial_fit still returns the estimator
     assert type(m.learn_one(X[0], y[0])) is type(m)
 
 
@@ -81,9 +88,9 @@ def test_novelty_partial_fit_and_score(name):
     np.testing.assert_array_equal(a.dual_coef_, before)
     np.testing.assert_allclose(a.score(Q), s, rtol=0, atol=0)
     assert a.score(np.zeros((0, 2))).shape == (0,)
-    assert _make(name).score(Q).tolist() == [0.0] * 15     # nothing learned yet
+    assert _make(name).score(Q).tolist() == [0.0] * 15  # nothing learned yet
     with pytest.raises(ValueError):
-        a.score(np.zeros((3, 5)))                          # wrong feature count
+        a.score(np.zeros((3, 5)))  # wrong feature count
     with pytest.raises(ValueError):
         a.partial_fit(np.array([[np.nan, 0.0]]))
 
@@ -105,7 +112,7 @@ def test_duol_rand_attributes_skip_zero_weights():
     y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=400) > 0, 1.0, -1.0)
     m = create("duol_rand", seed=0)
     m.progressive_predict(X, y)
-    assert np.count_nonzero(m._gam[:m._n] == 0) > 0       # the stream does leave zero weights
+    assert np.count_nonzero(m._gam[: m._n] == 0) > 0  # the stream does leave zero weights
     _consistent_binary(m)
 
 
@@ -135,7 +142,7 @@ def test_mduol_support_vectors_and_dual_coef(name, labels):
     sv, A = m.support_vectors_, m.dual_coef_
     assert sv.shape == (m.n_support_, 2) and A.shape == (m.n_support_, len(m.classes_))
     assert len(m.weights_) == len(m.pairs_) == len(m.scores_) == m.n_support_
-    np.testing.assert_allclose(A.sum(axis=1), 0.0, atol=1e-12)                 # gamma (e_r - e_s)
+    np.testing.assert_allclose(A.sum(axis=1), 0.0, atol=1e-12)  # gamma (e_r - e_s)
     np.testing.assert_allclose(np.abs(A).max(axis=1), m.weights_)
     for x in X[:5] + 0.1:
         f = kernel_matrix_reference(sv, x[None, :], m.kernel_)[:, 0] @ A
@@ -173,7 +180,7 @@ def test_kernel_overflow_is_a_clear_error_and_changes_nothing(name, kernel, big)
     def learn(x, label=label):
         return m.learn_one(x) if kind == "novelty" else m.learn_one(x, label)
 
-    def classes():      # all or nothing: a refused example's label does not become a class
+    def classes():  # all or nothing: a refused example's label does not become a class
         return None if kind != "multi" else (list(m.classes_), len(m.decision_function_one(X[0])))
 
     learn(X[0])
@@ -205,7 +212,7 @@ def test_kernel_overflow_message_names_the_kernel():
         create("perceptron", kernel="poly", degree=50).learn_one([1e10, 0.0], 1)
     with pytest.raises(ValueError, match="linear kernel"):
         create("duol", kernel="linear").learn_one([1e200, 0.0], 1)
-    m = create("perceptron", kernel="linear")          # large values that do not overflow are fine
+    m = create("perceptron", kernel="linear")  # large values that do not overflow are fine
     m.progressive_predict(np.array([[1e150, 0.0], [0.0, -1e150]]), [1, -1])
     assert np.isfinite(m.decision_function_one([1e150, 1e150]))
 
@@ -219,9 +226,9 @@ def test_ramp_skips_an_example_with_zero_kernel_norm(name, kernel):
     assert m.n_support_ == 0 and m.n_stored_ == 0 and m.n_seen_ == 1
     assert len(m.support_vectors_) == 0 and m.predict_one([0.0, 0.0]) == 1
     if name == "online_asvm_r":
-        assert m.n_queried_ == 0                          # no label needed
+        assert m.n_queried_ == 0  # no label needed
     pred, zero, with_zeros, without = with_and_without_zero_rows(name, **kernel)
-    assert np.all(pred[zero] == 1)                       # f(0) = 0 -> +1
+    assert np.all(pred[zero] == 1)  # f(0) = 0 -> +1
     np.testing.assert_array_equal(with_zeros.support_vectors_, without.support_vectors_)
     np.testing.assert_array_equal(with_zeros.dual_coef_, without.dual_coef_)
     assert with_zeros.n_stored_ == without.n_stored_
@@ -230,6 +237,7 @@ def test_ramp_skips_an_example_with_zero_kernel_norm(name, kernel):
 
 def test_ramp_reference_skips_zero_vectors_too():
     from silkvision.backends.ramp_svm import RampSVMReference
+
     ref = RampSVMReference(kernel="linear")
     ref.learn([0.0, 0.0], 1.0)
     assert len(ref.X) == 0 and ref.n_queried == 0
@@ -251,18 +259,25 @@ def test_pickle_leaves_the_kernel_cache_out(name, cache_mb):
     dropped once it outgrows ``cache_mb``)."""
     rng = np.random.default_rng(6)
     X = rng.normal(size=(600, 10)) * (rng.random((600, 10)) < 0.5)
-    y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0) if name in MDUOL else \
-        np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=600) > 0, 1, -1)
+    y = (
+        (X[:, 0] > 0).astype(int) + (X[:, 1] > 0)
+        if name in MDUOL
+        else np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=600) > 0, 1, -1)
+    )
     m = _make(name, sigma=1.0, **({} if cache_mb is None else {"cache_mb": cache_mb}))
     m.partial_fit(X[:450], y[:450])
     blob = pickle.dumps(m)
     if cache_mb is None:
         assert _cache_bytes(m) > 1_000_000 and len(blob) < _cache_bytes(m) / 4
     copy = pickle.loads(blob)
-    np.testing.assert_array_equal(copy.progressive_predict(X[450:], y[450:]), m.progressive_predict(X[450:], y[450:]))
+    np.testing.assert_array_equal(
+        copy.progressive_predict(X[450:], y[450:]), m.progressive_predict(X[450:], y[450:])
+    )
     np.testing.assert_array_equal(copy.support_vectors_, m.support_vectors_)
     np.testing.assert_array_equal(copy.dual_coef_, m.dual_coef_)
-    np.testing.assert_array_equal(copy.scores_ if name not in RAMP else copy.state()["g"],
-                                  m.scores_ if name not in RAMP else m.state()["g"])
+    np.testing.assert_array_equal(
+        copy.scores_ if name not in RAMP else copy.state()["g"],
+        m.scores_ if name not in RAMP else m.state()["g"],
+    )
     if name in RAMP:
-        assert copy.n_kernel_evals_ == m.n_kernel_evals_     # the rebuild is not counted
+        assert copy.n_kernel_evals_ == m.n_kernel_evals_  # the rebuild is not counted

@@ -7,8 +7,8 @@ import pytest
 
 from silkvision.backends import create
 from silkvision.backends.duol import duol_reference, solve_box_qp, solve_prop2
-from silkvision.backends.mercer import make_kernel
 from silkvision.backends.mduol import mduol_reference
+from silkvision.backends.mercer import make_kernel
 
 LIN = dict(kernel="linear")
 
@@ -19,10 +19,10 @@ def h(g, d, ka, kb, w, la, lb):
 
 # (ka, kb, w, la, lb, C, gamma_hat_b) -> expected (gamma_a, d_b, case), worked out by hand
 HAND = [
-    ((1.0, 1.0, -0.5, 1.0, 1.0, 1.0, 0.5), (1.0, 0.5, 1)),   # both at the upper bound
-    ((1.0, 1.0, -0.5, 2.0, 0.2, 1.0, 0.0), (1.0, 0.7, 2)),   # g_a = C, d_b = (lb - w C)/kb
-    ((1.0, 1.0, -0.5, 0.2, 2.0, 1.0, 0.0), (0.7, 1.0, 3)),   # d_b = C - hat_g, g_a = (la - w(C-hat_g))/ka
-    ((1.0, 1.0, -0.5, 1.0, 1.0, 5.0, 1.0), (2.0, 2.0, 4)),   # interior: (kb la - w lb)/det, ...
+    ((1.0, 1.0, -0.5, 1.0, 1.0, 1.0, 0.5), (1.0, 0.5, 1)),  # both at the upper bound
+    ((1.0, 1.0, -0.5, 2.0, 0.2, 1.0, 0.0), (1.0, 0.7, 2)),  # g_a = C, d_b = (lb - w C)/kb
+    ((1.0, 1.0, -0.5, 0.2, 2.0, 1.0, 0.0), (0.7, 1.0, 3)),  # d_b = C - hat_g, g_a = (la - w(C-hat_g))/ka
+    ((1.0, 1.0, -0.5, 1.0, 1.0, 5.0, 1.0), (2.0, 2.0, 4)),  # interior: (kb la - w lb)/det, ...
 ]
 
 
@@ -63,10 +63,10 @@ def test_prop2_degenerate_falls_back():
 # depends on C (solutions worked out by hand from Proposition 2):
 STREAMS = [
     # C,   x2,            case, gamma_1 after, gamma_2
-    (1.2, (-0.5, 1.0), 1, 1.2, 1.2),     # (C, C - hat_g) = (1.2, 0.2)
-    (2.0, (-0.25, 0.5), 2, 1.5, 2.0),    # (C, (lb - w C)/kb) = (2, 0.5)
-    (1.5, (-1.0, 1.0), 3, 1.5, 1.25),    # ((la - w (C - hat_g))/ka, C - hat_g) = (1.25, 0.5)
-    (5.0, (-0.5, 1.0), 4, 1.75, 1.5),    # interior ((kb la - w lb)/det, (ka lb - w la)/det) = (1.5, 0.75)
+    (1.2, (-0.5, 1.0), 1, 1.2, 1.2),  # (C, C - hat_g) = (1.2, 0.2)
+    (2.0, (-0.25, 0.5), 2, 1.5, 2.0),  # (C, (lb - w C)/kb) = (2, 0.5)
+    (1.5, (-1.0, 1.0), 3, 1.5, 1.25),  # ((la - w (C - hat_g))/ka, C - hat_g) = (1.25, 0.5)
+    (5.0, (-0.5, 1.0), 4, 1.75, 1.5),  # interior ((kb la - w lb)/det, (ka lb - w la)/det) = (1.5, 0.75)
 ]
 
 
@@ -109,15 +109,16 @@ def test_numba_matches_python_reference(variant):
     name = "duol" if variant == "exact" else f"duol_{variant}"
     clf = create(name, sigma=1.5, C=3.0)
     counts = [0, 0, 0]
-    f_ref, S, g = duol_reference(X, y, make_kernel("rbf", 1.5), C=3.0, rho=clf.rho, variant=variant, seed=0,
-                                 counts=counts)
+    f_ref, S, g = duol_reference(
+        X, y, make_kernel("rbf", 1.5), C=3.0, rho=clf.rho, variant=variant, seed=0, counts=counts
+    )
     clf._ensure_state(3)
     f = clf._run(X, y)
     np.testing.assert_allclose(f, f_ref, atol=1e-9)
     assert [clf.n_updates_, clf.n_double_updates_, clf.n_strong_updates_] == counts
     assert counts[1] > 0 and (counts[2] > 0 or variant != "exact")
-    np.testing.assert_allclose(clf._gam[:clf._n], g, atol=1e-9)      # every example that was added
-    keep = g != 0                     # the attributes show the support vectors with a non-zero weight
+    np.testing.assert_allclose(clf._gam[: clf._n], g, atol=1e-9)  # every example that was added
+    keep = g != 0  # the attributes show the support vectors with a non-zero weight
     np.testing.assert_allclose(clf.weights_, g[keep], atol=1e-9)
     np.testing.assert_array_equal(clf.support_vectors_, X[S[keep]])
     assert clf.n_support_ == keep.sum()
@@ -190,10 +191,12 @@ def test_mduol_matches_reference_and_grows_classes():
         assert clf.decision_function_one(X[0]).shape == (4,)
 
 
-@pytest.mark.parametrize("name", ["duol", "duol_appr", "duol_iter", "duol_nips", "duol_rand", "mduol",
-                                  "mduol_appr", "mduol_iter"])
-@pytest.mark.parametrize("bad", [dict(C=0), dict(C=np.inf), dict(rho=1.0), dict(rho=-0.1), dict(sigma=0),
-                                 dict(cache_mb=-1)])
+@pytest.mark.parametrize(
+    "name", ["duol", "duol_appr", "duol_iter", "duol_nips", "duol_rand", "mduol", "mduol_appr", "mduol_iter"]
+)
+@pytest.mark.parametrize(
+    "bad", [dict(C=0), dict(C=np.inf), dict(rho=1.0), dict(rho=-0.1), dict(sigma=0), dict(cache_mb=-1)]
+)
 def test_bad_parameters_name_themselves(name, bad):
     with pytest.raises(ValueError, match=next(iter(bad))):
         create(name, **bad)
@@ -250,10 +253,13 @@ def test_german_stored_orderings_regression(shared_data):
 
 
 @pytest.mark.shared
-@pytest.mark.parametrize("dataset, name, mistakes, sd, n_support", [
-    ("sonar", "duol_appr", "41.010", "2.335", "162.25"),        # Table 2's row, every digit
-    ("dna", "mduol_appr", "13.960", "0.566", "1289.60"),        # Table 4: 14.105 +- 0.611, 1281.75
-])
+@pytest.mark.parametrize(
+    "dataset, name, mistakes, sd, n_support",
+    [
+        ("sonar", "duol_appr", "41.010", "2.335", "162.25"),  # Table 2's row, every digit
+        ("dna", "mduol_appr", "13.960", "0.566", "1289.60"),  # Table 4: 14.105 +- 0.611, 1281.75
+    ],
+)
 @pytest.mark.slow
 def test_appr_reading_on_the_stored_orderings(shared_data, dataset, name, mistakes, sd, n_support):
     """The approximate variants with Theorem 1's / 5's conditions (module notes) on the paper's 20
@@ -317,8 +323,7 @@ def test_appr_takes_the_last_of_equal_auxiliaries():
     clf = create("duol_appr", sigma=1.0, C=5.0)
     clf.progressive_predict(X, y)
     assert clf.n_double_updates_ == 1
-    np.testing.assert_allclose(clf.weights_, [1.0, 1.0 + np.exp(-1 / 8), 2.661298, 1.46609, 1.0],
-                               atol=1e-6)
+    np.testing.assert_allclose(clf.weights_, [1.0, 1.0 + np.exp(-1 / 8), 2.661298, 1.46609, 1.0], atol=1e-6)
     _, _, g = duol_reference(X, y, make_kernel("rbf", 1.0), C=5.0, variant="appr")
     np.testing.assert_allclose(g, clf.weights_, rtol=1e-12)
 
@@ -336,7 +341,7 @@ def test_appr_double_update_with_theorem_1_steps_worked_by_hand():
     f = clf.progressive_predict(X, y)
     np.testing.assert_allclose(clf.weights_, [2.0, 2.0, 1.0 + np.exp(-0.5), 1.0])
     assert clf.n_double_updates_ == 1 and clf.n_updates_ == 4
-    np.testing.assert_array_equal(f, [1, 1, -1, 1])   # sign(0) -> +1; every one a mistake but t1
+    np.testing.assert_array_equal(f, [1, 1, -1, 1])  # sign(0) -> +1; every one a mistake but t1
 
 
 def test_nips_default_rho_is_the_papers():

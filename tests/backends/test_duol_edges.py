@@ -44,6 +44,7 @@ def _check_reference(clf, X, y, variant):
 # solve_box_qp: the answer lies in the box
 # ----------------------------------------------------------------------------------------------
 
+
 def test_box_qp_interior_point_outside_the_box_is_not_returned():
     """ka = kb = 1, w = -0.1, la = 0.1, lb = 3, C = 1, hat_g_b = 0.5 (so d_b in [-0.5, 0.5]). The
     stationary point g = (0.1 + 0.3)/0.99 = 0.404 lies in [0, C] but d = (3 + 0.01)/0.99 = 3.04 does
@@ -72,6 +73,7 @@ def test_box_qp_is_feasible_and_optimal_for_any_signs(rng):
 # ----------------------------------------------------------------------------------------------
 # the learner's boundaries, by hand (linear kernel)
 # ----------------------------------------------------------------------------------------------
+
 
 def test_zero_loss_example_is_not_an_update():
     """x1 = (1, 0), +1: f = 0, loss 1, gamma_1 = 1. x2 = x1, +1 again: f = 1 exactly, loss
@@ -145,7 +147,7 @@ def test_nips_takes_the_first_of_equal_conflicts():
     """NIPS Algorithm 1 line 11 is a strict ``w_ab < w_min``: of x1 and x2 (both w = -1) the first,
     x1, is the auxiliary example (unlike the JMLR rule of duol and duol_appr, which keeps the last)."""
     clf = _nips_on_zero_scores()
-    np.testing.assert_allclose(clf.weights_, [2.25, 1.0, 1.0, 1.25])   # not (1, 2.25, 1, 1.25)
+    np.testing.assert_allclose(clf.weights_, [2.25, 1.0, 1.0, 1.25])  # not (1, 2.25, 1, 1.25)
 
 
 def test_strong_update_count_includes_an_auxiliary_with_a_score_of_exactly_zero():
@@ -180,7 +182,7 @@ def test_exact_orthogonal_example_is_a_trivial_double_update_at_rho_zero():
     clf = create("duol", C=5.0, rho=0.0, **LIN)
     clf.progressive_predict(X, y)
     np.testing.assert_allclose(clf.weights_, [1.0, 0.25])
-    assert _counts(clf) == [2, 1, 0]          # not strong: y_b f(x_b) = 1 > 0
+    assert _counts(clf) == [2, 1, 0]  # not strong: y_b f(x_b) = 1 > 0
     _check_reference(clf, X, y, "exact")
 
 
@@ -198,7 +200,7 @@ def test_appr_new_example_within_margin_tol_of_zero_is_misclassified():
     np.testing.assert_allclose(clf.weights_, [2.0, 2.0, 1.0])
     assert clf.n_double_updates_ == 1
     _check_reference(clf, X, y, "appr")
-    assert f.tolist() == [1, 1, -1]       # x3 is classified right, yet within the tolerance
+    assert f.tolist() == [1, 1, -1]  # x3 is classified right, yet within the tolerance
 
 
 def test_appr_auxiliary_within_margin_tol_of_zero_is_misclassified():
@@ -235,6 +237,7 @@ def test_appr_matches_reference_on_one_decimal_features(seed):
 # non-RBF kernels: every variant against the reference
 # ----------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("variant", ["exact", "appr", "iter", "rand", "nips"])
 @pytest.mark.parametrize("kernel, kw", [("linear", {}), ("poly", dict(degree=2, coef=1.0))])
 def test_variants_match_reference_with_non_rbf_kernels(variant, kernel, kw):
@@ -248,8 +251,15 @@ def test_variants_match_reference_with_non_rbf_kernels(variant, kernel, kw):
     clf._ensure_state(3)
     f = clf._run(X, y)
     counts = [0, 0, 0]
-    f_ref, S, g = duol_reference(X, y, make_kernel(kernel, 1.0, kw.get("degree", 2), kw.get("coef", 1.0)),
-                                 C=2.0, rho=0.1, variant=variant, counts=counts)
+    f_ref, S, g = duol_reference(
+        X,
+        y,
+        make_kernel(kernel, 1.0, kw.get("degree", 2), kw.get("coef", 1.0)),
+        C=2.0,
+        rho=0.1,
+        variant=variant,
+        counts=counts,
+    )
     np.testing.assert_allclose(f, f_ref, rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(clf._gam[:clf._n], g, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(clf._gam[: clf._n], g, rtol=1e-9, atol=1e-12)
     assert _counts(clf) == counts and counts[1] > 0

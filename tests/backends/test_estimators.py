@@ -8,13 +8,19 @@ novelty) is picked from the learner's base class. Algorithm-specific maths is te
 from __future__ import annotations
 
 import inspect
-import re
 import pickle
 
 import numpy as np
 import pytest
 
-from silkvision.backends import BinaryClassifier, MultiClassifier, NoveltyDetector, available, create, get_class
+from silkvision.backends import (
+    BinaryClassifier,
+    MultiClassifier,
+    NoveltyDetector,
+    available,
+    create,
+    get_class,
+)
 from silkvision.backends.mercer import SIGMA_MIN, kernel_matrix_reference
 
 NAMES = sorted(available())
@@ -75,9 +81,27 @@ def _python_loop(est, X, y):
 def test_registry_lists_the_first_order_learners():
     """A spot check of well-known names; that the registry holds *every* learner defined in the
     source (so that none drops out of this suite) is checked by ``test_registry.py``."""
-    for name in ["perceptron", "pa", "pa1", "pa2", "romma", "aggromma", "alma", "norma", "tnorma", "ilk", "silk",
-                 "perceptron_max", "perceptron_uniform", "perceptron_prop", "mpa1", "mpa2", "silk_multi",
-                 "silk_novelty", "norma_novelty"]:
+    for name in [
+        "perceptron",
+        "pa",
+        "pa1",
+        "pa2",
+        "romma",
+        "aggromma",
+        "alma",
+        "norma",
+        "tnorma",
+        "ilk",
+        "silk",
+        "perceptron_max",
+        "perceptron_uniform",
+        "perceptron_prop",
+        "mpa1",
+        "mpa2",
+        "silk_multi",
+        "silk_novelty",
+        "norma_novelty",
+    ]:
         assert name in NAMES
 
 
@@ -114,9 +138,9 @@ def test_parameters_cannot_be_assigned_after_construction(name):
         with pytest.raises(AttributeError, match=f"^{p}: parameters are fixed .*clone\\({p}="):
             setattr(est, p, before)
         assert getattr(est, p) is before
-    est.note = "mine"                      # other attributes stay free
+    est.note = "mine"  # other attributes stay free
     assert est.note == "mine"
-    for p in _params(name):                # a misspelt parameter made a new, unread attribute
+    for p in _params(name):  # a misspelt parameter made a new, unread attribute
         typo = p.swapcase() if p.swapcase() != p else p + "x"
         with pytest.raises(AttributeError, match=f"no parameter '{typo}'; did you mean '{p}'"):
             setattr(est, typo, 1)
@@ -151,7 +175,7 @@ def test_other_kernels_run(name, kernel):
     est = _make(name, kernel=kernel)
     X, y = _data(kind, 200, seed=2)
     out = _stream(est, X, y)
-    if kind == "multi":       # nothing to predict before the first label arrives
+    if kind == "multi":  # nothing to predict before the first label arrives
         assert out[0] is None
         out = out[1:].astype(np.int64)
     assert out.shape == (200 - (kind == "multi"),) and np.all(np.isfinite(out))
@@ -168,10 +192,10 @@ def test_other_kernels_run(name, kernel):
     else:
         f = np.array([est.decision_function_one(q) for q in Q])
     np.testing.assert_allclose(f, f_ref, rtol=1e-9, atol=1e-9 * max(1.0, np.abs(f_ref).max()))
-    if kind == "binary":      # chance: 0.5
+    if kind == "binary":  # chance: 0.5
         assert np.mean(out != y) < 0.1
         np.testing.assert_array_equal(est.predict(Q), np.where(f_ref >= 0, 1, -1))
-    elif kind == "multi":     # chance: 0.67
+    elif kind == "multi":  # chance: 0.67
         assert np.mean(out != y[1:]) < 0.15
         np.testing.assert_array_equal([est.predict_one(q) for q in Q], est.classes_[np.argmax(f_ref, axis=1)])
 
@@ -184,20 +208,20 @@ def test_learns_a_small_stream(name):
     out = _stream(est, X, y)
     if kind == "binary":
         assert set(np.unique(out)) <= {-1, 1}
-        assert np.mean(out != y) < 0.2            # chance: 0.5
+        assert np.mean(out != y) < 0.2  # chance: 0.5
         est_pred = est.predict(X)
         assert np.mean(est_pred != y) < 0.15
     elif kind == "multi":
-        assert out[0] is None and set(out[1:]) <= {0, 1, 2}   # labels only, none before the first
+        assert out[0] is None and set(out[1:]) <= {0, 1, 2}  # labels only, none before the first
         assert est.predict(X).dtype.kind == "i"
-        assert np.mean(out != y) < 0.3            # chance: 0.67
+        assert np.mean(out != y) < 0.3  # chance: 0.67
         assert np.mean(est.predict(X) != y) < 0.2
     else:
         rng = np.random.default_rng(5)
         inl = np.array([est.score_one(x) for x in 0.5 * rng.normal(size=(50, 2))])
         outl = np.array([est.score_one(x) for x in 6.0 + rng.normal(size=(50, 2))])
         auc = np.mean(inl[:, None] > outl[None, :]) + 0.5 * np.mean(inl[:, None] == outl[None, :])
-        assert auc > 0.9                         # lower score = more novel
+        assert auc > 0.9  # lower score = more novel
         assert est.n_support_ > 0
 
 
@@ -228,8 +252,9 @@ def test_progressive_loop_matches_python_loop(name):
     if _kind(name) == "novelty":
         assert fast.score_one(x) == pytest.approx(slow.score_one(x), rel=1e-10, abs=1e-12)
     else:
-        np.testing.assert_allclose(fast.decision_function_one(x), slow.decision_function_one(x), rtol=1e-10,
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            fast.decision_function_one(x), slow.decision_function_one(x), rtol=1e-10, atol=1e-12
+        )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -239,7 +264,7 @@ def test_single_class_stream(name):
         pytest.skip("a novelty detector always sees a single class")
     rng = np.random.default_rng(6)
     X = rng.normal(size=(100, 2))
-    for label in ([-1.0, 1.0] if kind == "binary" else [0, 2]):
+    for label in [-1.0, 1.0] if kind == "binary" else [0, 2]:
         y = np.full(100, label, dtype=float if kind == "binary" else int)
         est = _make(name)
         out = est.progressive_predict(X, y)
@@ -262,7 +287,7 @@ def test_rejects_nan_inf_and_bad_shapes(name):
             learn(bad)
     _stream(est, X, y)
     with pytest.raises(ValueError):
-        learn([1.0, 2.0, 3.0])          # wrong number of features once fitted
+        learn([1.0, 2.0, 3.0])  # wrong number of features once fitted
     with pytest.raises(ValueError):
         (est.score_one if kind == "novelty" else est.predict_one)([np.nan, 1.0])
     bad_X = X.copy()
@@ -270,7 +295,7 @@ def test_rejects_nan_inf_and_bad_shapes(name):
     with pytest.raises(ValueError):
         _stream(est.clone(), bad_X, y)
     with pytest.raises(ValueError):
-        _stream(est.clone(), X[:, :1].ravel(), y)   # 1-D batch
+        _stream(est.clone(), X[:, :1].ravel(), y)  # 1-D batch
     if kind == "binary":
         with pytest.raises(ValueError):
             est.clone().progressive_predict(X, np.where(y > 0, 1, 0))
@@ -278,7 +303,7 @@ def test_rejects_nan_inf_and_bad_shapes(name):
         for bad_y in (y + 0.5, np.where(y > 0, np.nan, 0.0)):
             with pytest.raises(ValueError, match="y"):
                 est.clone().progressive_predict(X, bad_y)
-        with pytest.raises(ValueError, match="y"):       # with n_classes the labels are indices
+        with pytest.raises(ValueError, match="y"):  # with n_classes the labels are indices
             est.clone(n_classes=3).progressive_predict(X, y - 1)
     if kind != "novelty":
         with pytest.raises(ValueError):
@@ -290,7 +315,7 @@ def test_budget_bounds_support_size(name):
     X, y = _data(_kind(name), 150, seed=7)
     est = _make(name, omega=7)
     for i in range(0, 150, 30):
-        _stream(est, X[i:i + 30], None if y is None else y[i:i + 30])
+        _stream(est, X[i : i + 30], None if y is None else y[i : i + 30])
         assert est.n_support_ <= 7
     assert est.n_support_ > 0
 
@@ -332,13 +357,13 @@ def test_rejects_sparse_and_complex_input(name):
         _stream(est, sparse.csr_matrix(X), y)
     with pytest.raises(ValueError, match=r"^x: scipy\.sparse matrices are not supported.*x\.toarray\(\)"):
         learn(sparse.csr_matrix(X[0]))
-    for bad in (X + 1j, X.astype(complex)):           # a zero imaginary part is complex input too
+    for bad in (X + 1j, X.astype(complex)):  # a zero imaginary part is complex input too
         with pytest.raises(ValueError, match="^X: expected real numbers"):
             _stream(est, bad, y)
     with pytest.raises(ValueError, match="^x: expected real numbers"):
         learn(list(X[0] + 0.5j))
     with pytest.raises(ValueError, match="^x: expected an array of numbers"):
-        learn([[1.0, 2.0], [3.0]])                     # ragged: still the plain message
+        learn([[1.0, 2.0], [3.0]])  # ragged: still the plain message
     assert est.n_features_ is None and est.n_support_ == 0
     _stream(est, X, y)
     with pytest.raises(ValueError, match="^X: expected real numbers"):
@@ -384,7 +409,7 @@ def test_an_example_with_zero_kernel_norm_is_not_stored(name):
         est.learn_one(X[i]) if kind == "novelty" else est.learn_one(X[i], y[i])
     before = est.n_support_
     zero = np.zeros(X.shape[1])
-    for label in ([None] if kind == "novelty" else sorted(set(y.tolist()))):
+    for label in [None] if kind == "novelty" else sorted(set(y.tolist())):
         est.learn_one(zero) if kind == "novelty" else est.learn_one(zero, label)
         assert est.n_support_ <= before
 
@@ -395,11 +420,15 @@ def test_help_documents_parameters_and_the_per_example_methods(name):
     its per-example methods show their Parameters/Returns/Raises."""
     cls = get_class(name)
     doc = inspect.getdoc(cls)
-    section = doc[doc.index("Parameters\n----------\n"):].split("\n")[2:]
+    section = doc[doc.index("Parameters\n----------\n") :].split("\n")[2:]
     end = next((i for i, line in enumerate(section) if set(line) == {"-"}), len(section))
-    entries = section[:end - 1 if end < len(section) else end]     # up to the next section's title
-    named = {n.strip() for line in entries if line and not line[0].isspace()    # "a, b : type" or "a, b"
-             for n in line.split(" : ")[0].split(",")}
+    entries = section[: end - 1 if end < len(section) else end]  # up to the next section's title
+    named = {
+        n.strip()
+        for line in entries
+        if line and not line[0].isspace()  # "a, b : type" or "a, b"
+        for n in line.split(" : ")[0].split(",")
+    }
     assert _params(name) <= named, f"{name}: {sorted(_params(name) - named)} have no entry"
     methods = ("score_one",) if _kind(name) == "novelty" else ("predict_one", "decision_function_one")
     for m in ("learn_one",) + methods:

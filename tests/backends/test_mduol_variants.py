@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from silkvision.backends import create
-from silkvision.backends.mercer import kernel_matrix_reference, make_kernel
 from silkvision.backends.mduol import mduol_reference
+from silkvision.backends.mercer import kernel_matrix_reference, make_kernel
 
 VARIANTS = {"mduol": "exact", "mduol_appr": "appr", "mduol_iter": "iter"}
 SIGMA = 1.5
@@ -44,14 +44,15 @@ def test_mduol_variant_matches_reference(name, C, rho, n_classes):
     kernel = make_kernel("rbf", SIGMA)
     clf = create(name, sigma=SIGMA, C=C, rho=rho, n_classes=n_classes)
     pred = clf.progressive_predict(X, y)
-    p_ref, S, g, pairs = mduol_reference(X, y, kernel, C=C, rho=rho, n_classes=n_classes,
-                                         variant=VARIANTS[name])
+    p_ref, S, g, pairs = mduol_reference(
+        X, y, kernel, C=C, rho=rho, n_classes=n_classes, variant=VARIANTS[name]
+    )
     if n_classes is None:  # no class to predict before the first label arrives
         assert pred[0] is None
         pred, p_ref = pred[1:].astype(np.int64), p_ref[1:]
     np.testing.assert_array_equal(pred, p_ref)
-    assert clf.n_double_updates_ > 5            # the variant's own double update is exercised
-    nz = g != 0                                  # the learner's attributes leave out zero weights
+    assert clf.n_double_updates_ > 5  # the variant's own double update is exercised
+    nz = g != 0  # the learner's attributes leave out zero weights
     np.testing.assert_allclose(clf.weights_, g[nz], rtol=0, atol=1e-9)
     np.testing.assert_array_equal(clf.pairs_, pairs[nz])
     np.testing.assert_allclose(clf.support_vectors_, X[S[nz]])

@@ -11,11 +11,11 @@ from silkvision.backends.norma import norma_reference
 
 def test_steps_by_hand():
     clf = create("norma", kernel="linear", eta=0.5, lam=0.2, rho=1.0)
-    clf.learn_one([1.0, 0.0], 1)           # f = 0 < 1: alpha_1 = eta y = 0.5
-    clf.learn_one([1.0, 0.0], 1)           # f = 0.5 < 1: alpha_1 *= 0.9, alpha_2 = 0.5
+    clf.learn_one([1.0, 0.0], 1)  # f = 0 < 1: alpha_1 = eta y = 0.5
+    clf.learn_one([1.0, 0.0], 1)  # f = 0.5 < 1: alpha_1 *= 0.9, alpha_2 = 0.5
     np.testing.assert_allclose(clf.dual_coef_, [0.45, 0.5])
     assert clf.decision_function_one([1.0, 0.0]) == pytest.approx(0.95)
-    clf.learn_one([3.0, 0.0], 1)           # f = 2.85 >= 1: only the decay
+    clf.learn_one([3.0, 0.0], 1)  # f = 2.85 >= 1: only the decay
     np.testing.assert_allclose(clf.dual_coef_, [0.405, 0.45])
 
 
@@ -23,7 +23,7 @@ def test_truncation_drops_the_oldest_term():
     clf = create("tnorma", kernel="linear", eta=0.5, lam=0.2, omega=2)
     for x in ([1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]):
         clf.learn_one(x, 1)
-    order = np.argsort(clf._store.stamp[:clf.n_support_])
+    order = np.argsort(clf._store.stamp[: clf.n_support_])
     np.testing.assert_allclose(clf.support_vectors_[order], [[0.0, 1.0], [-1.0, 0.0]])
     np.testing.assert_allclose(clf.dual_coef_[order], [0.45, 0.5])
 
@@ -37,7 +37,7 @@ def test_matches_reference(omega, kernel):
     clf = create("norma", kernel=kernel, eta=0.3, lam=0.1, rho=0.5, omega=omega)
     pred = clf.progressive_predict(X, y)
     rp, SV, a = norma_reference(X, y, eta=0.3, lam=0.1, rho=0.5, omega=omega, kernel=kernel)
-    order = np.argsort(clf._store.stamp[:clf.n_support_])
+    order = np.argsort(clf._store.stamp[: clf.n_support_])
     np.testing.assert_array_equal(pred, rp)
     np.testing.assert_allclose(clf.support_vectors_[order], SV)
     np.testing.assert_allclose(clf.dual_coef_[order], a, rtol=1e-10)
@@ -68,14 +68,15 @@ def test_a_tie_y_f_equal_to_rho_is_no_step():
     """The step condition is the paper's strict ``y f < rho``: at ``y f == rho`` only the decay
     applies (all numbers here are exact in binary)."""
     clf = create("norma", kernel="linear", eta=0.5, lam=0.5, rho=0.5)
-    clf.learn_one([1.0, 0.0], 1)           # f = 0 < 0.5: alpha_1 = eta y = 0.5
+    clf.learn_one([1.0, 0.0], 1)  # f = 0 < 0.5: alpha_1 = eta y = 0.5
     assert clf.decision_function_one([1.0, 0.0]) == 0.5
-    clf.learn_one([1.0, 0.0], 1)           # y f = 0.5 = rho: no new term, alpha_1 *= 1 - eta lam
+    clf.learn_one([1.0, 0.0], 1)  # y f = 0.5 = rho: no new term, alpha_1 *= 1 - eta lam
     np.testing.assert_array_equal(clf.dual_coef_, [0.375])
-    clf.learn_one([-1.0, 0.0], -1)         # y f = 0.375 < 0.5: a step again
+    clf.learn_one([-1.0, 0.0], -1)  # y f = 0.375 < 0.5: a step again
     np.testing.assert_array_equal(clf.dual_coef_, [0.28125, -0.5])
-    _, SV, a = norma_reference([[1.0, 0.0], [1.0, 0.0], [-1.0, 0.0]], [1, 1, -1], eta=0.5, lam=0.5, rho=0.5,
-                               kernel="linear")
+    _, SV, a = norma_reference(
+        [[1.0, 0.0], [1.0, 0.0], [-1.0, 0.0]], [1, 1, -1], eta=0.5, lam=0.5, rho=0.5, kernel="linear"
+    )
     np.testing.assert_array_equal(SV, [[1.0, 0.0], [-1.0, 0.0]])
     np.testing.assert_array_equal(a, [0.28125, -0.5])
 

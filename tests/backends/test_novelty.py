@@ -14,34 +14,34 @@ FAR = 100.0
 def test_silk_steps_by_hand():
     det = create("silk_novelty", sigma=1.0, C=0.4, tau=0.01, rho=1.0, omega=20)
     assert det.score_one([0.0]) == 0.0
-    det.learn_one([0.0])                      # f = 0: alpha = min(rho, (1 - tau) C) = 0.396
+    det.learn_one([0.0])  # f = 0: alpha = min(rho, (1 - tau) C) = 0.396
     np.testing.assert_allclose(det.dual_coef_, [0.396])
     assert det.score_one([0.0]) == pytest.approx(0.396)
-    det.learn_one([0.0])                      # f = 0.396: alpha = min(1 - 0.99*0.396, 0.396) = 0.396
+    det.learn_one([0.0])  # f = 0.396: alpha = min(1 - 0.99*0.396, 0.396) = 0.396
     np.testing.assert_allclose(det.dual_coef_, [0.396 * 0.99, 0.396])
     big = create("silk_novelty", C=10.0, tau=0.5)
-    big.learn_one([0.0])                      # alpha = rho = 1 (box (1 - tau) C = 5 not active)
-    big.learn_one([0.0])                      # f = 1: alpha = 1 - 0.5 * 1 = 0.5; old one halves
+    big.learn_one([0.0])  # alpha = rho = 1 (box (1 - tau) C = 5 not active)
+    big.learn_one([0.0])  # f = 1: alpha = 1 - 0.5 * 1 = 0.5; old one halves
     np.testing.assert_allclose(big.dual_coef_, [0.5, 0.5])
     assert big.score_one([0.0]) == pytest.approx(1.0)
 
 
 def test_silk_eviction_keeps_the_largest():
     det = create("silk_novelty", C=10.0, tau=0.1, omega=2)
-    det.learn_one([0.0, 0.0])                 # 1
-    det.learn_one([FAR, 0.0])                 # 0.9, 1
-    det.learn_one([0.0, 0.0])                 # f = 0.9 -> new 0.19; decayed 0.81, 0.9 -> drop the new one
+    det.learn_one([0.0, 0.0])  # 1
+    det.learn_one([FAR, 0.0])  # 0.9, 1
+    det.learn_one([0.0, 0.0])  # f = 0.9 -> new 0.19; decayed 0.81, 0.9 -> drop the new one
     np.testing.assert_allclose(np.sort(det.dual_coef_), [0.81, 0.9])
     assert det.n_support_ == 2
 
 
 def test_norma_offset_by_hand():
     det = create("norma_novelty", eta=0.1, lam=0.1, nu=0.5, omega=20, rho=0.0)
-    det.learn_one([0.0])                      # f = 0, not < rho = 0: rho += eta nu
+    det.learn_one([0.0])  # f = 0, not < rho = 0: rho += eta nu
     assert det.n_support_ == 0 and det.rho_ == pytest.approx(0.05)
-    det.learn_one([0.0])                      # f = 0 < 0.05: alpha = eta; rho -= eta (1 - nu)
+    det.learn_one([0.0])  # f = 0 < 0.05: alpha = eta; rho -= eta (1 - nu)
     assert det.n_support_ == 1 and det.rho_ == pytest.approx(0.0)
-    det.learn_one([0.0])                      # f = 0.1 >= 0: decay 0.99, rho += 0.05
+    det.learn_one([0.0])  # f = 0.1 >= 0: decay 0.99, rho += 0.05
     np.testing.assert_allclose(det.dual_coef_, [0.099])
     assert det.rho_ == pytest.approx(0.05)
 
@@ -72,7 +72,7 @@ def test_silk_matches_reference(kernel):
     det = create("silk_novelty", kernel=kernel, sigma=1.1, C=1.5, tau=0.03, omega=15)
     s = det.progressive_score(X)
     rs, SV, a = silk_novelty_reference(X, C=1.5, tau=0.03, omega=15, kernel=kernel, sigma=1.1)
-    order = np.argsort(det._store.stamp[:det.n_support_])
+    order = np.argsort(det._store.stamp[: det.n_support_])
     np.testing.assert_allclose(s, rs, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(det.support_vectors_[order], SV)
     np.testing.assert_allclose(det.dual_coef_[order], a, rtol=1e-9)
@@ -85,7 +85,7 @@ def test_norma_matches_reference(omega):
     det = create("norma_novelty", eta=0.2, lam=0.3, nu=0.3, omega=omega, rho=0.1)
     s = det.progressive_score(X)
     rs, SV, a, rho = norma_novelty_reference(X, eta=0.2, lam=0.3, nu=0.3, omega=omega, rho=0.1)
-    order = np.argsort(det._store.stamp[:det.n_support_])
+    order = np.argsort(det._store.stamp[: det.n_support_])
     np.testing.assert_allclose(s, rs, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(det.support_vectors_[order], SV)
     np.testing.assert_allclose(det.dual_coef_[order], a, rtol=1e-9)
@@ -107,7 +107,7 @@ def test_same_maths_as_the_pixel_detector_models():
 
     rng = np.random.default_rng(13)
     X = np.clip(120 + 10 * rng.normal(size=(300, 3)), 0, 255)
-    X[150:200] += 60                                     # a "foreground object" passes
+    X[150:200] += 60  # a "foreground object" passes
     pix = SilkPixelModel(omega=20, tau=0.01, C=0.4, rho=1.0, sigma=15.0, threshold=0.36)
     det = create("silk_novelty", sigma=15.0, C=0.4, tau=0.01, rho=1.0, omega=20)
     np.testing.assert_allclose(det.progressive_score(X), [pix.step(x) for x in X], rtol=1e-9, atol=1e-12)

@@ -33,8 +33,22 @@ def tiny_multi(tmp_path):
 
 
 def test_table(tiny_csv, capsys):
-    assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "duol,duol_appr",
-                 "--runs", "3", "--set", "sigma=2"]) == 0
+    assert (
+        main(
+            [
+                "online-bench",
+                "--dataset",
+                str(tiny_csv),
+                "--algorithms",
+                "duol,duol_appr",
+                "--runs",
+                "3",
+                "--set",
+                "sigma=2",
+            ]
+        )
+        == 0
+    )
     out, err = capsys.readouterr()
     lines = out.strip().splitlines()
     assert "random permutations (seed 0" in lines[0] and "3 runs" in lines[0]
@@ -43,8 +57,25 @@ def test_table(tiny_csv, capsys):
 
 
 def test_json_shape_and_protocol(tiny_csv, capsys):
-    assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "duol", "--runs", "2",
-                 "--json", "--set", "duol.C=2", "--seed", "5"]) == 0
+    assert (
+        main(
+            [
+                "online-bench",
+                "--dataset",
+                str(tiny_csv),
+                "--algorithms",
+                "duol",
+                "--runs",
+                "2",
+                "--json",
+                "--set",
+                "duol.C=2",
+                "--seed",
+                "5",
+            ]
+        )
+        == 0
+    )
     out, _ = capsys.readouterr()
     res = json.loads(out)  # exactly one JSON object
     assert res["dataset"] == "tiny" and res["runs"] == 2
@@ -65,8 +96,18 @@ def test_json_shape_and_protocol(tiny_csv, capsys):
 def test_active_learner_reports_labels_queried(tiny_csv, capsys):
     """OnlineASVM^R (Algorithm 3) uses only some labels: online-bench reports how many, per run on
     average, in the JSON and as a table column; learners that use every label get neither."""
-    argv = ["online-bench", "--dataset", str(tiny_csv), "--algorithms", "online_asvm_r,pa1", "--runs", "3",
-            "--set", "sigma=1", "--quiet"]
+    argv = [
+        "online-bench",
+        "--dataset",
+        str(tiny_csv),
+        "--algorithms",
+        "online_asvm_r,pa1",
+        "--runs",
+        "3",
+        "--set",
+        "sigma=1",
+        "--quiet",
+    ]
     assert main(argv + ["--json"]) == 0
     res = json.loads(capsys.readouterr().out)["results"]
     assert "n_queried_mean" not in res["pa1"]
@@ -86,8 +127,22 @@ def test_active_learner_reports_labels_queried(tiny_csv, capsys):
 
 
 def test_multiclass_defaults(tiny_multi, capsys):
-    assert main(["online-bench", "--dataset", str(tiny_multi), "--algorithms", "mduol", "--runs", "1",
-                 "--json", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "online-bench",
+                "--dataset",
+                str(tiny_multi),
+                "--algorithms",
+                "mduol",
+                "--runs",
+                "1",
+                "--json",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     out, err = capsys.readouterr()
     r = json.loads(out)["results"]["mduol"]
     assert r["params"]["C"] == 10.0 and r["params"]["n_classes"] == 3 and err == ""
@@ -106,17 +161,20 @@ def test_stored_orderings_are_used(tmp_path):
     assert sorted(orders[2]) == list(range(10)) and how.startswith("stored (2) + random")
 
 
-@pytest.mark.parametrize("argv, msg", [
-    (["--dataset", "nope-not-here", "--algorithms", "duol"], "no such data file"),
-    (["--dataset", "TINY", "--algorithms", "duol,nosuch"], "algorithm 'nosuch' is unknown"),
-    (["--dataset", "TINY", "--algorithms", "duol", "--set", "zz=1"], "no algorithm among duol takes"),
-    (["--dataset", "TINY", "--algorithms", "duol", "--set", "C=-1"], "duol: C: -1"),
-    (["--dataset", "TINY", "--algorithms", "duol", "--set", "pa1.C=1"], "not among the algorithms"),
-    (["--dataset", "TINY", "--algorithms", "duol", "--set", "noequals"], "expected PARAM=VALUE"),
-    (["--dataset", "BAD", "--algorithms", "duol"], "bad.csv:2: expected 3 fields"),
-    (["--dataset", "MULTI", "--algorithms", "duol"], "binary classifier but multi has 3 classes"),
-    (["--dataset", "TINY", "--algorithms", "pa1,duol,pa1"], "--algorithms: pa1 given twice"),
-])
+@pytest.mark.parametrize(
+    "argv, msg",
+    [
+        (["--dataset", "nope-not-here", "--algorithms", "duol"], "no such data file"),
+        (["--dataset", "TINY", "--algorithms", "duol,nosuch"], "algorithm 'nosuch' is unknown"),
+        (["--dataset", "TINY", "--algorithms", "duol", "--set", "zz=1"], "no algorithm among duol takes"),
+        (["--dataset", "TINY", "--algorithms", "duol", "--set", "C=-1"], "duol: C: -1"),
+        (["--dataset", "TINY", "--algorithms", "duol", "--set", "pa1.C=1"], "not among the algorithms"),
+        (["--dataset", "TINY", "--algorithms", "duol", "--set", "noequals"], "expected PARAM=VALUE"),
+        (["--dataset", "BAD", "--algorithms", "duol"], "bad.csv:2: expected 3 fields"),
+        (["--dataset", "MULTI", "--algorithms", "duol"], "binary classifier but multi has 3 classes"),
+        (["--dataset", "TINY", "--algorithms", "pa1,duol,pa1"], "--algorithms: pa1 given twice"),
+    ],
+)
 def test_errors_exit_2_one_line(argv, msg, tiny_csv, tiny_multi, tmp_path, capsys):
     bad = tmp_path / "bad.csv"
     bad.write_text("1,2,3\n-1,2\n")
@@ -160,6 +218,7 @@ def test_dataset_and_algorithms_required_without_list(capsys):
 
 # --- --seed, lazy orderings, Ctrl-C, booleans, --list, --label-column -------------------------------------
 
+
 def _one_line_error(capsys, argv, msg):
     assert main(["online-bench", "--quiet"] + argv) == 2
     out, err = capsys.readouterr()
@@ -169,8 +228,11 @@ def _one_line_error(capsys, argv, msg):
 
 @pytest.mark.parametrize("runs", ["1", "22"])
 def test_negative_seed_is_a_one_line_error(tiny_csv, capsys, runs):
-    _one_line_error(capsys, ["--dataset", str(tiny_csv), "--algorithms", "pa1", "--runs", runs, "--seed", "-1"],
-                    "--seed: -1 must be an integer >= 0")
+    _one_line_error(
+        capsys,
+        ["--dataset", str(tiny_csv), "--algorithms", "pa1", "--runs", runs, "--seed", "-1"],
+        "--seed: -1 must be an integer >= 0",
+    )
 
 
 def test_make_orderings_checks_the_seed(tiny_csv):
@@ -210,7 +272,9 @@ def test_lazy_orderings_match_the_eager_ones(tiny_csv, tmp_path):
     s = datasets.load(tmp_path / "s.hoi.mat")
     orders, how = bench.make_orderings(s, 5, seed=3)
     rng = np.random.default_rng(3)
-    np.testing.assert_array_equal(np.asarray(orders), np.vstack([ids - 1] + [rng.permutation(10) for _ in range(3)]))
+    np.testing.assert_array_equal(
+        np.asarray(orders), np.vstack([ids - 1] + [rng.permutation(10) for _ in range(3)])
+    )
     assert how == "stored (2) + random permutations (3, seed 3)"
     assert bench.make_orderings(s, 1)[1] == "stored (1 of 2)"
     with pytest.raises(IndexError):
@@ -279,12 +343,16 @@ def _numba_style_interrupt():
         raise KeyboardInterrupt
     except KeyboardInterrupt as ki:
         try:
-            raise SystemError("CPUDispatcher(<function _duol_run>) returned a result with an exception set") from ki
+            raise SystemError(
+                "CPUDispatcher(<function _duol_run>) returned a result with an exception set"
+            ) from ki
         except SystemError as e:
             return e
 
 
-@pytest.mark.parametrize("exc", [KeyboardInterrupt, _numba_style_interrupt], ids=["keyboard", "numba-systemerror"])
+@pytest.mark.parametrize(
+    "exc", [KeyboardInterrupt, _numba_style_interrupt], ids=["keyboard", "numba-systemerror"]
+)
 def test_ctrl_c_prints_the_finished_runs_and_exits_130(tiny_csv, capsys, monkeypatch, exc):
     # pa1: warm-up + 3 runs; duol: warm-up, 2 runs, then Ctrl-C in its 3rd run
     _InterruptAt(monkeypatch, "duol", 4, exc)
@@ -299,8 +367,19 @@ def test_ctrl_c_prints_the_finished_runs_and_exits_130(tiny_csv, capsys, monkeyp
 
 def test_ctrl_c_json_is_flagged_partial_and_matches_the_runs_done(tiny_csv, capsys, monkeypatch):
     _InterruptAt(monkeypatch, "duol", 3, _numba_style_interrupt)
-    argv = ["online-bench", "--dataset", str(tiny_csv), "--algorithms", "duol,pa1", "--runs", "4", "--json",
-            "--quiet", "--seed", "2"]
+    argv = [
+        "online-bench",
+        "--dataset",
+        str(tiny_csv),
+        "--algorithms",
+        "duol,pa1",
+        "--runs",
+        "4",
+        "--json",
+        "--quiet",
+        "--seed",
+        "2",
+    ]
     assert main(argv) == 130
     out, err = capsys.readouterr()
     assert err == "silkvision: interrupted\n"
@@ -317,7 +396,9 @@ def test_ctrl_c_json_is_flagged_partial_and_matches_the_runs_done(tiny_csv, caps
 def test_ctrl_c_before_any_run_prints_an_empty_partial_result(tiny_csv, capsys, monkeypatch):
     """--json promises one JSON object on stdout, also when no run had finished."""
     _InterruptAt(monkeypatch, "pa1", 1, _numba_style_interrupt)  # in the warm-up
-    assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == 130
+    assert (
+        main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == 130
+    )
     out, err = capsys.readouterr()
     res = json.loads(out)
     assert res["partial"] is True and res["results"] == {} and res["not_run"] == ["pa1"]
@@ -354,17 +435,42 @@ def test_run_protocol_interrupted_carries_the_finished_runs(tiny_csv):
 
 @pytest.mark.parametrize("value", ["true", "false", "yes", "on"])
 def test_boolean_for_a_numeric_parameter_is_a_one_line_error(tiny_csv, capsys, value):
-    _one_line_error(capsys, ["--dataset", str(tiny_csv), "--algorithms", "duol", "--runs", "1", "--set", f"C={value}"],
-                    "--set C: the value is a boolean")
-    _one_line_error(capsys, ["--dataset", str(tiny_csv), "--algorithms", "pa1,duol", "--runs", "1",
-                             "--set", f"duol.rho={value}"], "but duol's rho takes a number")
-    _one_line_error(capsys, ["--dataset", str(tiny_csv), "--algorithms", "pa1", "--runs", "1",
-                             "--set", f"kernel={value}"], "but pa1's kernel takes a string")
+    _one_line_error(
+        capsys,
+        ["--dataset", str(tiny_csv), "--algorithms", "duol", "--runs", "1", "--set", f"C={value}"],
+        "--set C: the value is a boolean",
+    )
+    _one_line_error(
+        capsys,
+        ["--dataset", str(tiny_csv), "--algorithms", "pa1,duol", "--runs", "1", "--set", f"duol.rho={value}"],
+        "but duol's rho takes a number",
+    )
+    _one_line_error(
+        capsys,
+        ["--dataset", str(tiny_csv), "--algorithms", "pa1", "--runs", "1", "--set", f"kernel={value}"],
+        "but pa1's kernel takes a string",
+    )
 
 
 def test_boolean_parameter_still_accepts_a_boolean(tiny_csv, capsys):
-    assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "online_svm_r", "--runs", "1",
-                 "--set", "shrinking=false", "--json", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "online-bench",
+                "--dataset",
+                str(tiny_csv),
+                "--algorithms",
+                "online_svm_r",
+                "--runs",
+                "1",
+                "--set",
+                "shrinking=false",
+                "--json",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["results"]["online_svm_r"]["params"]["shrinking"] is False
 
 
@@ -380,15 +486,29 @@ def test_label_column_help_and_libsvm_error(tiny_multi, capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "0-based column of the label in a CSV or ARFF file" in out
     assert "An error for LIBSVM and .mat files" in out and "partial" in out
-    _one_line_error(capsys, ["--dataset", str(tiny_multi), "--algorithms", "mpa1", "--label-column", "0"],
-                    "label_column=0 (--label-column) applies to CSV and ARFF files only")
+    _one_line_error(
+        capsys,
+        ["--dataset", str(tiny_multi), "--algorithms", "mpa1", "--label-column", "0"],
+        "label_column=0 (--label-column) applies to CSV and ARFF files only",
+    )
 
 
-@pytest.mark.parametrize("name, text, msg", [
-    ("labelonly.csv", "1\n-1\n", "labelonly.csv: no feature columns besides the label"),
-    ("huge.libsvm", "+1 1:1\n-1 99999999999:1\n", "huge.libsvm:2: feature index 99999999999 would make a dense"),
-    ("single.csv", "1,0.5\n1,2\n", "single.csv: all labels are 1; a classifier needs at least two classes"),
-])
+@pytest.mark.parametrize(
+    "name, text, msg",
+    [
+        ("labelonly.csv", "1\n-1\n", "labelonly.csv: no feature columns besides the label"),
+        (
+            "huge.libsvm",
+            "+1 1:1\n-1 99999999999:1\n",
+            "huge.libsvm:2: feature index 99999999999 would make a dense",
+        ),
+        (
+            "single.csv",
+            "1,0.5\n1,2\n",
+            "single.csv: all labels are 1; a classifier needs at least two classes",
+        ),
+    ],
+)
 def test_bad_data_sets_are_one_line_errors(tmp_path, capsys, name, text, msg):
     f = tmp_path / name
     f.write_text(text)
@@ -396,22 +516,45 @@ def test_bad_data_sets_are_one_line_errors(tmp_path, capsys, name, text, msg):
 
 
 # -- learner errors mid-run, --set numbers, runs bound, Ctrl-C the compiler swallows --------------------
-@pytest.mark.parametrize("argv, msg", [
-    (["--algorithms", "pa1", "--set", "kernel=poly", "--set", "degree=1000"], "pa1 on tiny: X[0]: k(x, x) = inf"),
-    (["--algorithms", "mpa1", "--set", "n_classes=1"], "mpa1: n_classes=1 is fewer than the 2 classes"),
-    (["--algorithms", "pa1", "--set", "C=0x10"], "C: '0x10' in --set is not a plain decimal number"),
-    (["--algorithms", "pa1", "--set", "C=1:30"], "C: '1:30' in --set is not a plain decimal number"),
-    (["--algorithms", "pa1", "--runs", str(2 ** 63)], "--runs: 9223372036854775808 must be an integer 1..1000000"),
-])
+@pytest.mark.parametrize(
+    "argv, msg",
+    [
+        (
+            ["--algorithms", "pa1", "--set", "kernel=poly", "--set", "degree=1000"],
+            "pa1 on tiny: X[0]: k(x, x) = inf",
+        ),
+        (["--algorithms", "mpa1", "--set", "n_classes=1"], "mpa1: n_classes=1 is fewer than the 2 classes"),
+        (["--algorithms", "pa1", "--set", "C=0x10"], "C: '0x10' in --set is not a plain decimal number"),
+        (["--algorithms", "pa1", "--set", "C=1:30"], "C: '1:30' in --set is not a plain decimal number"),
+        (
+            ["--algorithms", "pa1", "--runs", str(2**63)],
+            "--runs: 9223372036854775808 must be an integer 1..1000000",
+        ),
+    ],
+)
 def test_more_one_line_errors(argv, msg, tiny_csv, capsys):
     assert main(["online-bench", "--dataset", str(tiny_csv), "--quiet", *argv]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and msg in err, err
 
 
-@pytest.mark.parametrize("text, value", [("1e-3", 0.001), ("1E3", 1000.0), ("5e0", 5.0), (".5", 0.5),
-                                         ("10", 10), ("010", 10), ("1_000", 1000), ("-2", -2), ("None", None), ("null", None),
-                                         ("true", True), ("rbf", "rbf")])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("1e-3", 0.001),
+        ("1E3", 1000.0),
+        ("5e0", 5.0),
+        (".5", 0.5),
+        ("10", 10),
+        ("010", 10),
+        ("1_000", 1000),
+        ("-2", -2),
+        ("None", None),
+        ("null", None),
+        ("true", True),
+        ("rbf", "rbf"),
+    ],
+)
 def test_set_values_are_read_as_python_reads_numbers(text, value):
     from silkvision.cli.online_bench import _parse_params
 
@@ -444,8 +587,9 @@ def _swallowed(signum):
     def action():
         try:
             _signal.raise_signal(signum)
-        except KeyboardInterrupt:   # (Terminated is one)
+        except KeyboardInterrupt:  # (Terminated is one)
             pass
+
     return action
 
 
@@ -454,8 +598,10 @@ def test_a_ctrl_c_the_compiler_swallowed_stops_after_the_run(tiny_csv, capsys, m
     still stops the benchmark after the run in progress, with the partial result and exit 130."""
     import signal as _signal
 
-    _at_call(monkeypatch, 2, _swallowed(_signal.SIGINT))   # during the first run
-    assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == 130
+    _at_call(monkeypatch, 2, _swallowed(_signal.SIGINT))  # during the first run
+    assert (
+        main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == 130
+    )
     out, err = capsys.readouterr()
     res = json.loads(out)
     assert res["partial"] is True and res["results"]["pa1"]["runs_done"] == 1
@@ -475,7 +621,10 @@ def test_a_full_stdout_is_a_one_line_error(tiny_csv, capsys, monkeypatch):
             pass
 
     monkeypatch.setattr(sys, "stdout", Full())
-    assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--runs", "1", "--quiet"]) == 2
+    assert (
+        main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--runs", "1", "--quiet"])
+        == 2
+    )
     err = capsys.readouterr().err
     assert err == "silkvision: error: cannot write the results to stdout: No space left on device\n"
 
@@ -485,13 +634,20 @@ def test_set_value_alias_bomb_is_refused_fast():
     from silkvision.errors import ConfigError
 
     # 8 levels of 10 aliases: 10**8 values when expanded (printed in a message, hundreds of MB)
-    bomb = "[&a ['x','x','x','x','x','x','x','x','x','x'], " + ", ".join(
-        f"&a{i} [" + ",".join([f"*a{i - 1}" if i > 1 else "*a"] * 10) + "]" for i in range(1, 8)) + "]"
+    bomb = (
+        "[&a ['x','x','x','x','x','x','x','x','x','x'], "
+        + ", ".join(f"&a{i} [" + ",".join([f"*a{i - 1}" if i > 1 else "*a"] * 10) + "]" for i in range(1, 8))
+        + "]"
+    )
     t0 = time.perf_counter()
-    with pytest.raises(ConfigError, match=r"^C: alias \*a\d expands the value to more than 10000 values in --set$"):
+    with pytest.raises(
+        ConfigError, match=r"^C: alias \*a\d expands the value to more than 10000 values in --set$"
+    ):
         _parse_params([f"C={bomb}"])
     assert time.perf_counter() - t0 < 2.0
-    with pytest.raises(ConfigError, match=r"--set C: expected a number, true/false, null or a name, got a YAML list"):
+    with pytest.raises(
+        ConfigError, match=r"--set C: expected a number, true/false, null or a name, got a YAML list"
+    ):
         _parse_params(["C=[1, 2]"])
 
 
@@ -505,11 +661,14 @@ def test_an_error_after_a_swallowed_ctrl_c_is_the_interruption(tiny_csv, capsys,
         class U:
             exc_type, exc_value, exc_traceback = KeyboardInterrupt, KeyboardInterrupt(), None
             err_msg, object = "Exception ignored on calling ctypes callback function", None
+
         _sys.unraisablehook(U())
         raise RuntimeError("no compiled object yet for <Library 'cols_kernel_row'>")
 
-    _at_call(monkeypatch, 3, compiler_fails)   # second run: a swallowed Ctrl-C, then the error
-    assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == 130
+    _at_call(monkeypatch, 3, compiler_fails)  # second run: a swallowed Ctrl-C, then the error
+    assert (
+        main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == 130
+    )
     out, err = capsys.readouterr()
     res = json.loads(out)
     assert res["partial"] is True and res["results"]["pa1"]["runs_done"] == 1
@@ -531,12 +690,16 @@ def test_a_sigterm_the_compiler_swallowed_exits_143(tiny_csv, capsys, monkeypatc
     import signal as _signal
 
     _at_call(monkeypatch, 2, _swallowed(_signal.SIGTERM))
-    assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == 143
+    assert (
+        main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == 143
+    )
     out, err = capsys.readouterr()
     assert json.loads(out)["results"]["pa1"]["runs_done"] == 1 and err == "silkvision: terminated\n"
 
 
-@pytest.mark.parametrize("signame, code, word", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")])
+@pytest.mark.parametrize(
+    "signame, code, word", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")]
+)
 def test_an_error_after_a_swallowed_signal_is_that_signal(tiny_csv, capsys, monkeypatch, signame, code, word):
     """The compiler's own error after it swallowed a SIGTERM is the termination (143), not a Ctrl-C:
     a service manager reads the exit status."""
@@ -549,7 +712,9 @@ def test_an_error_after_a_swallowed_signal_is_that_signal(tiny_csv, capsys, monk
         raise RuntimeError("no compiled object yet for <Library 'cols_kernel_row'>")
 
     _at_call(monkeypatch, 3, compiler_fails)
-    assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == code
+    assert (
+        main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--json", "--quiet"]) == code
+    )
     out, err = capsys.readouterr()
     assert json.loads(out)["results"]["pa1"]["runs_done"] == 1 and err == f"silkvision: {word}\n"
 
@@ -577,8 +742,12 @@ def test_an_inherited_ignored_sigint_stays_ignored(tiny_csv, capsys, monkeypatch
     monkeypatch.setattr(cls, "progressive_predict", look)
     old = _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
     try:
-        assert main(["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--runs", "2",
-                     "--quiet"]) == 0
+        assert (
+            main(
+                ["online-bench", "--dataset", str(tiny_csv), "--algorithms", "pa1", "--runs", "2", "--quiet"]
+            )
+            == 0
+        )
         assert _signal.getsignal(_signal.SIGINT) is _signal.SIG_IGN
     finally:
         _signal.signal(_signal.SIGINT, old)
@@ -598,32 +767,63 @@ def test_list_says_where_named_data_sets_are_looked_for(tmp_path, capsys):
 
 def test_header_and_format_options(tmp_path, tiny_multi, capsys):
     """--header overrides the CSV header detection; --format the sniffed format."""
-    f = tmp_path / "pandas.csv"       # pandas' integer header over the data: auto asks
+    f = tmp_path / "pandas.csv"  # pandas' integer header over the data: auto asks
     f.write_text("0,1,2\n" + "".join(f"{i % 2},{i / 7:.3f},{i / 5:.3f}\n" for i in range(20)))
-    _one_line_error(capsys, ["--dataset", str(f), "-a", "perceptron"],
-                    "may be a header of numbered columns or an example with integer values")
+    _one_line_error(
+        capsys,
+        ["--dataset", str(f), "-a", "perceptron"],
+        "may be a header of numbered columns or an example with integer values",
+    )
     for opt, n in ((["--header", "no"], 21), (["--header", "yes"], 20)):
-        assert main(["online-bench", "--quiet", "--dataset", str(f), "-a", "perceptron", "--runs", "1",
-                     "--json"] + opt) == 0
+        assert (
+            main(
+                ["online-bench", "--quiet", "--dataset", str(f), "-a", "perceptron", "--runs", "1", "--json"]
+                + opt
+            )
+            == 0
+        )
         assert json.loads(capsys.readouterr().out)["n_samples"] == n
-    _one_line_error(capsys, ["--dataset", str(tiny_multi), "-a", "mpa1", "--header", "yes"],
-                    "header=True (--header yes) applies to CSV files only")
+    _one_line_error(
+        capsys,
+        ["--dataset", str(tiny_multi), "-a", "mpa1", "--header", "yes"],
+        "header=True (--header yes) applies to CSV files only",
+    )
     g = tmp_path / "noext"
     g.write_text("1,0.5\n-1,0.25\n1,0.75\n")
-    assert main(["online-bench", "--quiet", "--dataset", str(g), "-a", "perceptron", "--runs", "1",
-                 "--format", "csv", "--json"]) == 0
+    assert (
+        main(
+            [
+                "online-bench",
+                "--quiet",
+                "--dataset",
+                str(g),
+                "-a",
+                "perceptron",
+                "--runs",
+                "1",
+                "--format",
+                "csv",
+                "--json",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["n_samples"] == 3
 
 
 def test_one_run_has_no_standard_deviation(tiny_csv, capsys):
     """'+- 0.000' read as a measured zero spread; one run has none."""
-    assert main(["online-bench", "--quiet", "--dataset", str(tiny_csv), "-a", "pa1", "--runs", "1",
-                 "--json"]) == 0
+    assert (
+        main(["online-bench", "--quiet", "--dataset", str(tiny_csv), "-a", "pa1", "--runs", "1", "--json"])
+        == 0
+    )
     r = json.loads(capsys.readouterr().out)["results"]["pa1"]
     assert r["mistake_rate_std"] is None and r["n_support_std"] is None
     assert main(["online-bench", "--quiet", "--dataset", str(tiny_csv), "-a", "pa1", "--runs", "1"]) == 0
     out = capsys.readouterr().out
     assert "; 1 run, orderings" in out and out.count("+- n/a") == 2
-    assert main(["online-bench", "--quiet", "--dataset", str(tiny_csv), "-a", "pa1", "--runs", "2",
-                 "--json"]) == 0
+    assert (
+        main(["online-bench", "--quiet", "--dataset", str(tiny_csv), "-a", "pa1", "--runs", "2", "--json"])
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["results"]["pa1"]["mistake_rate_std"] >= 0.0

@@ -11,19 +11,19 @@ from silkvision.backends.passive_aggressive import pa_reference, pa_step_size
 
 def test_pa1_steps_by_hand():
     clf = create("pa1", kernel="linear", C=1.0)
-    clf.learn_one([1.0, 2.0], 1)             # f = 0, loss 1, k = 5: tau = min(1, 1/5) = 0.2
+    clf.learn_one([1.0, 2.0], 1)  # f = 0, loss 1, k = 5: tau = min(1, 1/5) = 0.2
     np.testing.assert_allclose(clf.dual_coef_, [0.2])
-    clf.learn_one([2.0, 0.0], -1)            # f = 0.2 * 2 = 0.4, loss 1.4, k = 4: tau = 0.35
+    clf.learn_one([2.0, 0.0], -1)  # f = 0.2 * 2 = 0.4, loss 1.4, k = 4: tau = 0.35
     np.testing.assert_allclose(clf.dual_coef_, [0.2, -0.35])
     assert clf.decision_function_one([1.0, 1.0]) == pytest.approx(0.2 * 3 - 0.35 * 2)
-    clf.learn_one([0.0, 10.0], 1)            # f = 4 >= 1: passive
+    clf.learn_one([0.0, 10.0], 1)  # f = 4 >= 1: passive
     assert clf.n_support_ == 2
 
 
 def test_step_sizes():
-    assert pa_step_size(1.0, 5.0, 0, 0.1) == pytest.approx(0.2)       # PA ignores C
-    assert pa_step_size(1.0, 5.0, 1, 0.1) == pytest.approx(0.1)       # PA-I caps at C
-    assert pa_step_size(1.0, 5.0, 2, 0.5) == pytest.approx(1 / 6)     # PA-II: 1 / (5 + 1/(2*0.5))
+    assert pa_step_size(1.0, 5.0, 0, 0.1) == pytest.approx(0.2)  # PA ignores C
+    assert pa_step_size(1.0, 5.0, 1, 0.1) == pytest.approx(0.1)  # PA-I caps at C
+    assert pa_step_size(1.0, 5.0, 2, 0.5) == pytest.approx(1 / 6)  # PA-II: 1 / (5 + 1/(2*0.5))
     assert pa_step_size(0.0, 5.0, 1, 1.0) == 0.0
 
 

@@ -19,7 +19,7 @@ def test_hand_worked_linear():
     clf.learn_one([1.0, 1.0], -1)
     assert clf.n_support_ == 1 and clf.dual_coef_.tolist() == [-1.0]
     assert clf.decision_function_one([2.0, 1.0]) == pytest.approx(-3.0)
-    clf.learn_one([0.0, -1.0], 1)          # f = 1 -> correct, nothing happens
+    clf.learn_one([0.0, -1.0], 1)  # f = 1 -> correct, nothing happens
     assert clf.n_support_ == 1
 
 
@@ -34,4 +34,4 @@ def test_matches_reference(kernel):
     np.testing.assert_array_equal(pred, rp)
     np.testing.assert_allclose(clf.support_vectors_, SV)
     np.testing.assert_allclose(clf.dual_coef_, a)
-    assert clf.n_support_ == int(np.sum(pred != y))      # one support vector per mistake
+    assert clf.n_support_ == int(np.sum(pred != y))  # one support vector per mistake

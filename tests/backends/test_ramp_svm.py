@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from silkvision.backends import create
 from silkvision.backends import _ramp_kernels as K
+from silkvision.backends import create
 from silkvision.backends import synthetic as syn
 from silkvision.backends.mercer import kernel_matrix_reference, make_kernel
 from silkvision.backends.ramp_svm import OnlineASVMR, OnlineSVMR, OnlineSVMRRemoval, RampSVMReference
@@ -31,7 +31,7 @@ def test_hand_worked_linear_1d_stream():
     st = est.state()
     np.testing.assert_allclose(st["alpha"], [1.0])
     np.testing.assert_allclose(st["g"], [0.0], atol=1e-15)
-    assert est.decision_function_one([2.0]) == pytest.approx(2.0)         # f(x) = x
+    assert est.decision_function_one([2.0]) == pytest.approx(2.0)  # f(x) = x
     # x2 = -2, y = +1: f = -2, g = 3 > 2: ramp's flat part, kept in I but not in V, no update
     est.learn_one([-2.0], 1)
     st = est.state()
@@ -56,10 +56,10 @@ def test_hand_worked_linear_1d_stream():
 def test_new_example_outside_ramp_changes_nothing():
     """Alg. 1 step 4: g < 0 (already right) and g > 2 (noise) leave the solution unchanged."""
     est = OnlineSVMR(C=1, kernel="linear")
-    est.learn_one([1.0], 1)                 # alpha = 1, f(x) = x
+    est.learn_one([1.0], 1)  # alpha = 1, f(x) = x
     f_before = est.decision_function_one([0.3])
-    est.learn_one([5.0], 1)                 # g = 1 - 5 = -4 < 0
-    est.learn_one([3.0], -1)                # g = 1 + 3 = 4 > 2
+    est.learn_one([5.0], 1)  # g = 1 - 5 = -4 < 0
+    est.learn_one([3.0], -1)  # g = 1 + 3 = 4 > 2
     assert est.decision_function_one([0.3]) == f_before
     st = est.state()
     np.testing.assert_allclose(st["g"], [0.0, -4.0, 4.0])
@@ -74,7 +74,7 @@ def test_working_set_choice_eq13():
     G = np.array([0.5, -0.2, 0.3, 5.0, 0.9])
     QD = np.ones(5)
     ACT = np.ones(5, np.int8)
-    INV = np.array([1, 1, 1, 0, 1], np.int8)     # slot 3 is the biggest violator but not in V
+    INV = np.array([1, 1, 1, 0, 1], np.int8)  # slot 3 is the biggest violator but not in V
     # gains by hand: j0: a'=0.5 -> 0.125; j1: a'=0.3 -> 0.02; j2 at C with g > 0: no violation;
     # j4: a' = min(1.1, 1) = 1 -> 0.5*(0.04-1) + (0.9+0.2)*0.8 = 0.4
     best, gain, an = K._select(A, G, QD, ACT, INV, C, 1e-3, 5)
@@ -95,15 +95,16 @@ def test_eq13_gain_is_the_exact_dual_increase_and_eq14_the_best_step():
     C = 2.0
     a = rng.uniform(0, C, 6)
 
-    def dual(a):                                                   # eq. (11)
+    def dual(a):  # eq. (11)
         return a.sum() - 0.5 * a @ Q @ a
-    g = 1.0 - Q @ a                                                # eq. (3): g = 1 - y f
+
+    g = 1.0 - Q @ a  # eq. (3): g = 1 - y f
     for i in range(6):
         an, gain = K.smo_step(a[i], g[i], Q[i, i], C)
         b = a.copy()
         b[i] = an
         assert gain == pytest.approx(dual(b) - dual(a), abs=1e-12)
-        for trial in np.linspace(0, C, 41):                        # eq. (14) maximises (12) on [0, C]
+        for trial in np.linspace(0, C, 41):  # eq. (14) maximises (12) on [0, C]
             b[i] = trial
             assert dual(b) <= dual(a) + gain + 1e-12
 
@@ -112,7 +113,7 @@ def test_eq13_gain_is_the_exact_dual_increase_and_eq14_the_best_step():
 def _check_state(est, s=-1.0):
     st = est.state()
     f = est.decision_function(st["X"])
-    np.testing.assert_allclose(st["g"], 1.0 - st["y"] * f, atol=1e-9)    # eq. (15) keeps g = 1 - y f
+    np.testing.assert_allclose(st["g"], 1.0 - st["y"] * f, atol=1e-9)  # eq. (15) keeps g = 1 - y f
     a, g, V = st["alpha"], st["g"], st["in_V"]
     assert np.all((a >= 0) & (a <= est.C))
     assert np.all(V[a > 0]), "a support vector outside V"
@@ -131,8 +132,8 @@ def test_kkt_criterion_alone_gives_kkt_on_V():
     viol = np.array([K._violates(ai, gi, est.C, est.tol) for ai, gi in zip(a, g)])
     assert not np.any(viol & V)
     yf = 1 - g[a > 0]
-    assert np.all(yf >= -1 - 1e-9) and np.all(yf <= 1 + 1e-3)   # all SVs inside the ramp region
-    assert np.sum(g > 2) > 0                                      # some noisy examples were excluded
+    assert np.all(yf >= -1 - 1e-9) and np.all(yf <= 1 + 1e-3)  # all SVs inside the ramp region
+    assert np.sum(g > 2) > 0  # some noisy examples were excluded
 
 
 def test_progress_criterion_stops_early():
@@ -144,8 +145,11 @@ def test_progress_criterion_stops_early():
     assert loose.n_smo_steps_ < tight.n_smo_steps_
     st = _check_state(loose)
     # KKT violators are left, but no step on them would gain eps = 1e-2 or more (eq. 13)
-    left = [K.smo_step(a, g, 1.0, loose.C)[1] for a, g, v in zip(st["alpha"], st["g"], st["in_V"])
-            if v and K._violates(a, g, loose.C, loose.tol)]
+    left = [
+        K.smo_step(a, g, 1.0, loose.C)[1]
+        for a, g, v in zip(st["alpha"], st["g"], st["in_V"])
+        if v and K._violates(a, g, loose.C, loose.tol)
+    ]
     assert len(left) > 0 and max(left) < 1e-2
 
 
@@ -193,14 +197,16 @@ CONFIGS = [
     dict(active=True),
     dict(active=True, m=3, s=-2.0),
     dict(cache_mb=0.0),
-    dict(cache_mb=0.01),          # a few rows only: LRU eviction and shrinking cache on growth
-    dict(cccp_tol=0.0),           # the literal eq. (10) test of steps 16-22
+    dict(cache_mb=0.01),  # a few rows only: LRU eviction and shrinking cache on growth
+    dict(cccp_tol=0.0),  # the literal eq. (10) test of steps 16-22
     dict(cccp_tol=0.05),
 ]
 
 
 @pytest.mark.parametrize("shrinking", [False, True])
-@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()) or "default")
+@pytest.mark.parametrize(
+    "cfg", CONFIGS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()) or "default"
+)
 @pytest.mark.slow
 def test_numba_matches_reference(cfg, shrinking):
     """shrinking=False is the literal Algorithm 1: bit-for-bit the reference. With shrinking the same
@@ -228,7 +234,6 @@ def test_numba_matches_reference(cfg, shrinking):
     assert est.decision_function_one(x) == pytest.approx(ref.decision(x), abs=tol + 1e-12)
 
 
-
 def test_shrinking_bound_by_hand_with_kernel_norms_other_than_one():
     """The Cauchy-Schwarz safety bound of the shrinking SMO, worked by hand on two orthogonal linear
     examples with ``||x|| != 1`` (for the RBF kernel kappa = 1 hides a missing kappa): theta =
@@ -241,18 +246,47 @@ def test_shrinking_bound_by_hand_with_kernel_norms_other_than_one():
     st["SX"][:2] = [[0.5, 0.0], [0.0, 2.0]]
     st["SY"][:2] = 1.0
     st["QD"][:2] = [0.25, 4.0]
-    st["G"][:2] = [1.0, tol - 3.0]          # x_0 violates eq. (3); x_1 is far: g_1 <= tol - margin
+    st["G"][:2] = [1.0, tol - 3.0]  # x_0 violates eq. (3); x_1 is far: g_1 <= tol - margin
     st["ACT"][:2] = st["INV"][:2] = 1
     st["META"][K._HW] = 2
-    n_w, theta = K._build_w(st["A"], st["G"], st["QD"], st["ACT"], st["INV"], 2, tol, margin, st["WIDX"],
-                            st["TRK"])
+    n_w, theta = K._build_w(
+        st["A"], st["G"], st["QD"], st["ACT"], st["INV"], 2, tol, margin, st["WIDX"], st["TRK"]
+    )
     assert n_w == 1 and st["WIDX"][0] == 0 and list(st["TRK"][:2]) == [1, 0]
     assert theta == pytest.approx(1.5, rel=1e-12)
-    K._optimize(st["SX"], st["SY"], st["A"], st["G"], st["QD"], st["ACT"], st["INV"], st["CROW"], st["C_OF"],
-                st["S_OF"], st["LRU"], st["SCRATCH"], st["REMOVED"], st["META"], st["WIDX"], st["TRK"], st["D"],
-                st["CHG"], st["CHGF"], *est._kernel.args, C, -1.0, tol, 1e-6, 100, 1, margin, -1.0)
-    assert st["A"][:2].tolist() == [4.0, 0.0] and st["G"][0] == 0.0     # alpha_0 = g / q = 1 / 0.25
+    K._optimize(
+        st["SX"],
+        st["SY"],
+        st["A"],
+        st["G"],
+        st["QD"],
+        st["ACT"],
+        st["INV"],
+        st["CROW"],
+        st["C_OF"],
+        st["S_OF"],
+        st["LRU"],
+        st["SCRATCH"],
+        st["REMOVED"],
+        st["META"],
+        st["WIDX"],
+        st["TRK"],
+        st["D"],
+        st["CHG"],
+        st["CHGF"],
+        *est._kernel.args,
+        C,
+        -1.0,
+        tol,
+        1e-6,
+        100,
+        1,
+        margin,
+        -1.0,
+    )
+    assert st["A"][:2].tolist() == [4.0, 0.0] and st["G"][0] == 0.0  # alpha_0 = g / q = 1 / 0.25
     assert st["META"][K._NSMO] == 1 and st["META"][K._NREFRESH] == 1
+
 
 def test_shrinking_takes_the_same_steps_at_large_C():
     """Shrinking skips far examples only while a bound proves they cannot violate eq. (3): same
@@ -290,7 +324,7 @@ def test_removal_bounds_stored_examples(m):
 
 def test_removal_drops_the_non_svs_farthest_from_the_boundary():
     X, y = _ncheck(200, seed=4)
-    full = OnlineSVMR(C=10, sigma=0.5, m=10**6)     # the step never triggers: same as m=None
+    full = OnlineSVMR(C=10, sigma=0.5, m=10**6)  # the step never triggers: same as m=None
     full.partial_fit(X, y)
     st = full.state()
     nonsv = st["alpha"] == 0
@@ -299,8 +333,18 @@ def test_removal_drops_the_non_svs_farthest_from_the_boundary():
     est = OnlineSVMR(C=10, sigma=0.5, m=5)
     est._st = {k: v.copy() for k, v in full._st.items()}
     est.n_features_ = 2
-    K._removal(5, est._st["A"], est._st["G"], est._st["ACT"], est._st["INV"], est._st["C_OF"], est._st["S_OF"],
-               est._st["LRU"], est._st["FREE"], est._st["META"])
+    K._removal(
+        5,
+        est._st["A"],
+        est._st["G"],
+        est._st["ACT"],
+        est._st["INV"],
+        est._st["C_OF"],
+        est._st["S_OF"],
+        est._st["LRU"],
+        est._st["FREE"],
+        est._st["META"],
+    )
     kept = est.state()
     kept_d = np.sort(np.abs(1 - kept["g"][kept["alpha"] == 0]))
     np.testing.assert_allclose(kept_d, np.sort(d)[:5])
@@ -350,14 +394,27 @@ def test_asvm_close_to_svm_on_gauss():
 
 
 # ---------------------------------------------------------------------------- parameters
-@pytest.mark.parametrize("bad", [dict(s=1.0), dict(s=float("nan")), dict(m=-1), dict(m=2.5), dict(tol=0),
-                                 dict(eps=-1), dict(cache_mb=-1), dict(max_smo=0), dict(C=0), dict(shrinking="yes"),
-                                 dict(cccp_tol=-0.1), dict(cccp_tol=float("inf"))])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(s=1.0),
+        dict(s=float("nan")),
+        dict(m=-1),
+        dict(m=2.5),
+        dict(tol=0),
+        dict(eps=-1),
+        dict(cache_mb=-1),
+        dict(max_smo=0),
+        dict(C=0),
+        dict(shrinking="yes"),
+        dict(cccp_tol=-0.1),
+        dict(cccp_tol=float("inf")),
+    ],
+)
 def test_bad_parameters(bad):
     name = next(iter(bad))
     with pytest.raises(ValueError, match=name):
         OnlineSVMR(**bad)
-
 
 
 def test_max_cccp_must_be_at_least_one():
@@ -366,6 +423,7 @@ def test_max_cccp_must_be_at_least_one():
     with pytest.raises(ValueError, match=r"max_cccp: 0 must be an integer >= 1"):
         OnlineSVMR(max_cccp=0)
     assert OnlineSVMR(max_cccp=1).max_cccp == 1
+
 
 # ---------------------------------------------------------------------------- generators
 def test_generators_deterministic_given_seed():
@@ -385,7 +443,7 @@ def test_checkerboard_labels_and_noise():
     cell = np.floor(X[:, 0]) + np.floor(X[:, 1])
     np.testing.assert_array_equal(y, np.where(cell % 2 == 0, 1.0, -1.0))
     Xn, yn = syn.noisy_checkerboard(2000, seed=0)
-    np.testing.assert_array_equal(Xn, X)                 # same points, 15 % of the classes switched
+    np.testing.assert_array_equal(Xn, X)  # same points, 15 % of the classes switched
     assert np.sum(yn != y) == 300
 
 
@@ -396,7 +454,7 @@ def test_gauss_matches_haykin():
     np.testing.assert_allclose(neg.mean(0), [2, 0], atol=0.05)
     np.testing.assert_allclose(pos.var(0), [1, 1], rtol=0.05)
     np.testing.assert_allclose(neg.var(0), [4, 4], rtol=0.05)
-    assert np.mean(syn.gauss_bayes_predict(X) == y) == pytest.approx(0.8151, abs=0.01)   # Haykin's 81.51 %
+    assert np.mean(syn.gauss_bayes_predict(X) == y) == pytest.approx(0.8151, abs=0.01)  # Haykin's 81.51 %
     with pytest.raises(ValueError, match="noise"):
         syn.checkerboard(10, noise=1.5)
     with pytest.raises(ValueError, match="n"):

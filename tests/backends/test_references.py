@@ -19,17 +19,32 @@ from silkvision.backends.perceptron import perceptron_reference
 from silkvision.backends.romma import romma_reference
 
 # learner, kind, its reference helper and the helper's arguments for that learner
-CASES = [("norma", "binary", norma_reference, {}), ("tnorma", "binary", norma_reference, {"omega": 100}),
-         ("ilk", "binary", ilk_reference, {}), ("silk", "binary", ilk_reference, {"omega": 100}),
-         ("pa", "binary", pa_reference, {"variant": 0}), ("pa1", "binary", pa_reference, {"variant": 1}),
-         ("pa2", "binary", pa_reference, {"variant": 2}), ("perceptron", "binary", perceptron_reference, {}),
-         ("romma", "binary", romma_reference, {}), ("aggromma", "binary", romma_reference, {"aggressive": True}),
-         ("alma", "binary", alma_reference, {}),
-         ("silk_novelty", "novelty", silk_novelty_reference, {}),
-         ("norma_novelty", "novelty", norma_novelty_reference, {})]
-CASES += [(name, "multi", multiclass_reference, {"algorithm": alg}) for name, alg in
-          [("perceptron_max", "max"), ("perceptron_uniform", "uniform"), ("perceptron_prop", "prop"),
-           ("mpa1", "pa1"), ("mpa2", "pa2"), ("silk_multi", "silk")]]
+CASES = [
+    ("norma", "binary", norma_reference, {}),
+    ("tnorma", "binary", norma_reference, {"omega": 100}),
+    ("ilk", "binary", ilk_reference, {}),
+    ("silk", "binary", ilk_reference, {"omega": 100}),
+    ("pa", "binary", pa_reference, {"variant": 0}),
+    ("pa1", "binary", pa_reference, {"variant": 1}),
+    ("pa2", "binary", pa_reference, {"variant": 2}),
+    ("perceptron", "binary", perceptron_reference, {}),
+    ("romma", "binary", romma_reference, {}),
+    ("aggromma", "binary", romma_reference, {"aggressive": True}),
+    ("alma", "binary", alma_reference, {}),
+    ("silk_novelty", "novelty", silk_novelty_reference, {}),
+    ("norma_novelty", "novelty", norma_novelty_reference, {}),
+]
+CASES += [
+    (name, "multi", multiclass_reference, {"algorithm": alg})
+    for name, alg in [
+        ("perceptron_max", "max"),
+        ("perceptron_uniform", "uniform"),
+        ("perceptron_prop", "prop"),
+        ("mpa1", "pa1"),
+        ("mpa2", "pa2"),
+        ("silk_multi", "silk"),
+    ]
+]
 D = 3
 
 
@@ -63,5 +78,5 @@ def test_reference_on_zero_vectors_stores_nothing_like_its_learner(name, kind, r
         out = _reference(ref, kind, X, y, **kw)
     assert out[1].shape == (0, D)
     assert out[2].shape == ((0, 3) if kind == "multi" else (0,))
-    if kind != "multi":               # the multiclass learners predict None before the first label
+    if kind != "multi":  # the multiclass learners predict None before the first label
         np.testing.assert_array_equal(out[0], got)

@@ -28,11 +28,14 @@ def _registered_in_source() -> dict[str, list[str]]:
             if not isinstance(node, ast.ClassDef):
                 continue
             for dec in node.decorator_list:
-                if not (isinstance(dec, ast.Call) and isinstance(dec.func, ast.Name) and dec.func.id == "register"):
+                if not (
+                    isinstance(dec, ast.Call) and isinstance(dec.func, ast.Name) and dec.func.id == "register"
+                ):
                     continue
                 first = dec.args[0] if dec.args else None
                 assert isinstance(first, ast.Constant) and isinstance(first.value, str), (
-                    f"{path.name}:{dec.lineno}: register() needs a literal name for this test to see it")
+                    f"{path.name}:{dec.lineno}: register() needs a literal name for this test to see it"
+                )
                 found.setdefault(path.stem, []).append(first.value)
     return found
 
@@ -42,7 +45,9 @@ def test_the_scan_finds_the_learners():
     found = _registered_in_source()
     names = [n for ns in found.values() for n in ns]
     assert len(names) == len(set(names)), "a name is registered twice"
-    assert {"perceptron", "pa1", "duol", "mduol_iter", "silk_multi", "online_svm_r", "silk_novelty"} <= set(names)
+    assert {"perceptron", "pa1", "duol", "mduol_iter", "silk_multi", "online_svm_r", "silk_novelty"} <= set(
+        names
+    )
     assert len(names) >= 29
 
 

@@ -11,15 +11,15 @@ from silkvision.backends.romma import romma_reference
 
 def test_aggressive_steps_by_hand():
     clf = create("aggromma", kernel="linear")
-    clf.learn_one([2.0, 0.0], 1)            # w = y x / ||x||^2 = (0.5, 0): coefficient 1/4 on x
+    clf.learn_one([2.0, 0.0], 1)  # w = y x / ||x||^2 = (0.5, 0): coefficient 1/4 on x
     np.testing.assert_allclose(clf.dual_coef_, [0.25])
     assert clf.w_norm2_ == pytest.approx(0.25)
-    clf.learn_one([0.0, 1.0], 1)            # f = 0 < 1: D = 0.25, c = 1, d = 1 -> w = (0.5, 1)
+    clf.learn_one([0.0, 1.0], 1)  # f = 0 < 1: D = 0.25, c = 1, d = 1 -> w = (0.5, 1)
     np.testing.assert_allclose(clf.dual_coef_, [0.25, 1.0])
     assert clf.w_norm2_ == pytest.approx(1.25)
     # ROMMA proper makes no update on the second (correctly classified) example
     plain = create("romma", kernel="linear")
-    plain.learn_one([2.0, 0.0], -1)         # mistake (f = 0 predicts +1): w = (-0.5, 0)
+    plain.learn_one([2.0, 0.0], -1)  # mistake (f = 0 predicts +1): w = (-0.5, 0)
     plain.learn_one([0.0, 1.0], 1)
     np.testing.assert_allclose(plain.dual_coef_, [-0.25])
 
@@ -28,11 +28,11 @@ def test_aggressive_boundaries_store_no_zero_coefficient():
     """y f = 1 exactly is no margin error (no update); y f = k(x, x) ||w||^2 exactly is a restart
     from x. Either way the model keeps one support vector, not a second one with coefficient 0."""
     clf = create("aggromma", kernel="linear")
-    clf.partial_fit(np.array([[1.0, 0.0], [1.0, 5.0]]), np.array([1, 1]))      # f(x2) = 1
+    clf.partial_fit(np.array([[1.0, 0.0], [1.0, 5.0]]), np.array([1, 1]))  # f(x2) = 1
     assert clf.n_support_ == 1
     np.testing.assert_array_equal(clf.dual_coef_, [1.0])
     clf = create("aggromma", kernel="linear")
-    clf.partial_fit(np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([1, 1]))      # f = 0.5 = k W
+    clf.partial_fit(np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([1, 1]))  # f = 0.5 = k W
     assert clf.n_support_ == 1
     np.testing.assert_array_equal(clf.dual_coef_, [0.5])
     assert clf.w_norm2_ == pytest.approx(0.5)
@@ -55,7 +55,9 @@ def test_nearly_opposite_example_is_skipped_only_below_the_relative_cutoff(name,
     assert clf.n_support_ == 2
     np.testing.assert_allclose(clf.dual_coef_, label * np.array([2.00000002e8, 2.00000001e8]), rtol=1e-6)
     w = clf.dual_coef_ @ X
-    assert label * w @ X[1] == pytest.approx(1.0, rel=1e-6) and label * w @ X[0] == pytest.approx(1.0, rel=1e-6)
+    assert label * w @ X[1] == pytest.approx(1.0, rel=1e-6) and label * w @ X[0] == pytest.approx(
+        1.0, rel=1e-6
+    )
 
 
 def test_update_satisfies_both_constraints():
@@ -73,6 +75,7 @@ def test_update_satisfies_both_constraints():
         pytest.skip("no update on this example")
     assert yt * clf.decision_function_one(x) == pytest.approx(1.0, rel=1e-9)
     from silkvision.backends.mercer import kernel_matrix_reference
+
     K = kernel_matrix_reference(clf.support_vectors_, clf.support_vectors_, clf.kernel_)
     a = clf.dual_coef_
     assert a @ K @ a == pytest.approx(clf.w_norm2_, rel=1e-9)
@@ -97,8 +100,8 @@ def test_aggressive_restarts_when_the_new_constraint_alone_suffices():
     """y f >= k(x, x) ||w||^2 (possible under the linear kernel): the optimum is y x / ||x||^2, not the
     both-constraints formula (|w|^2 was 81 instead of 0.99 here; an independent QP check found it)."""
     clf = create("aggromma", kernel="linear")
-    clf.learn_one([10.0, 0.0], 1)           # w = (0.1, 0), ||w||^2 = 0.01
-    clf.learn_one([1.0, 0.1], 1)            # y f = 0.1 >= k W = 1.01 * 0.01
+    clf.learn_one([10.0, 0.0], 1)  # w = (0.1, 0), ||w||^2 = 0.01
+    clf.learn_one([1.0, 0.1], 1)  # y f = 0.1 >= k W = 1.01 * 0.01
     np.testing.assert_allclose(clf.dual_coef_ @ clf.support_vectors_, np.array([1.0, 0.1]) / 1.01)
     assert clf.n_support_ == 1 and clf.w_norm2_ == pytest.approx(1 / 1.01)
     par = create("aggromma", kernel="linear")  # x parallel to w with margin 0.5: used to be skipped
@@ -111,7 +114,7 @@ def test_aggressive_restarts_when_the_new_constraint_alone_suffices():
 def test_every_update_is_the_qp_optimum_under_the_linear_kernel(name):
     """min ||w||^2 s.t. w.w_old >= ||w_old||^2 and y w.x >= 1, solved by enumerating its active sets."""
     rng = np.random.default_rng(7)
-    X = rng.normal(size=(80, 3)) * rng.uniform(0.1, 10.0, size=(80, 1))   # varied norms
+    X = rng.normal(size=(80, 3)) * rng.uniform(0.1, 10.0, size=(80, 1))  # varied norms
     y = np.where(X[:, 0] + 0.5 * X[:, 2] > 0, 1.0, -1.0)
     clf = create(name, kernel="linear")
     checked = 0
@@ -122,8 +125,8 @@ def test_every_update_is_the_qp_optimum_under_the_linear_kernel(name):
         if np.allclose(w, w_old):
             continue
         W = w_old @ w_old
-        cands = [yt * x / (x @ x)]                           # the new constraint alone
-        if W > 0:                                            # both active: w = a w_old + b x
+        cands = [yt * x / (x @ x)]  # the new constraint alone
+        if W > 0:  # both active: w = a w_old + b x
             A = np.array([[W, w_old @ x], [yt * (w_old @ x), yt * (x @ x)]])
             a, b = np.linalg.solve(A, [W, 1.0])
             cands.append(a * w_old + b * x)
@@ -134,11 +137,11 @@ def test_every_update_is_the_qp_optimum_under_the_linear_kernel(name):
     assert checked >= 5
 
 
-@pytest.mark.parametrize("cols", [3, 10])          # row-major and feature-major paths
+@pytest.mark.parametrize("cols", [3, 10])  # row-major and feature-major paths
 def test_restarts_match_the_reference(cols):
     """Under the linear kernel with varied norms agg-ROMMA restarts (y f >= k ||w||^2); the numba
     loop and romma_reference must both do so."""
-    rng = np.random.default_rng(3)                   # a stream with a restart on both paths
+    rng = np.random.default_rng(3)  # a stream with a restart on both paths
     X = rng.normal(size=(150, cols)) * rng.uniform(0.05, 20.0, size=(150, 1))
     y = np.where(X[:, 0] - 0.3 * X[:, 1] > 0, 1.0, -1.0)
     clf = create("aggromma", kernel="linear")
@@ -151,4 +154,4 @@ def test_restarts_match_the_reference(cols):
     for x, t in zip(X, y):
         step.learn_one(x, t)
         sizes.append(step.n_support_)
-    assert any(b < a for a, b in zip(sizes, sizes[1:]))      # the expansion did restart
+    assert any(b < a for a, b in zip(sizes, sizes[1:]))  # the expansion did restart

@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from silkvision.backends import create
-from silkvision.backends import sparse
+from silkvision.backends import create, sparse
 from silkvision.backends._support import SupportStore
 from silkvision.backends.mercer import kernel_matrix_reference, make_kernel
 
@@ -22,7 +21,7 @@ def _sparse_data(n=400, d=60, nnz=4, integer=True, seed=0):
 
 def test_use_columns_rule():
     X, _ = _sparse_data()
-    assert sparse.use_columns(X) and sparse.use_columns(np.ones((10, 60)))   # sparse or dense
+    assert sparse.use_columns(X) and sparse.use_columns(np.ones((10, 60)))  # sparse or dense
     assert sparse.use_columns(X[:, :8]) and not sparse.use_columns(X[:, :7])
     assert not sparse.use_columns(np.ones((0, 60))) and not sparse.use_columns(np.ones(60))
 
@@ -37,7 +36,9 @@ def test_kernel_row_matches_numpy_reference(kernel):
     nnz = sparse.nonzeros(x, idx, val)
     out = np.empty(30)
     sparse.cols_kernel_row(XT, sqn, 30, idx, val, nnz, float(x @ x), *k.args, out, X, x)
-    np.testing.assert_allclose(out, kernel_matrix_reference(X[:30], x[None, :], k)[:, 0], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(
+        out, kernel_matrix_reference(X[:30], x[None, :], k)[:, 0], rtol=1e-12, atol=1e-14
+    )
 
 
 @pytest.mark.parametrize("offset", [0.0, 300.0, 1e4, 1e7, 1e8, 1e9])
@@ -52,7 +53,7 @@ def test_rbf_row_stays_exact_under_a_large_offset(offset, sparse_x, sigma):
     assert sparse.KERNEL_ABS_TOL <= 1e-10
     rng = np.random.default_rng(4)
     X = rng.normal(scale=sigma, size=(40, 12)) + offset
-    X[35] = X[3] + 1e-3 * sigma * rng.normal(size=12)    # a near-duplicate: the worst case
+    X[35] = X[3] + 1e-3 * sigma * rng.normal(size=12)  # a near-duplicate: the worst case
     if sparse_x:
         X[:, ::3] = 0.0
     k = make_kernel("rbf", sigma=sigma)
@@ -66,8 +67,8 @@ def test_rbf_row_stays_exact_under_a_large_offset(offset, sparse_x, sigma):
         sparse.cols_kernel_row(XT, sqn, 30, idx, val, nnz, float(x @ x), *k.args, out, X, x)
         np.testing.assert_allclose(out, ref[:, t], rtol=0, atol=1e-10)
         assert out.max() <= 1.0
-    assert ref[3, 5] > 0.99                              # the near-duplicate pair was checked
-    for j in range(30):                                  # a stored vector itself: d2 = 0, k = 1
+    assert ref[3, 5] > 0.99  # the near-duplicate pair was checked
+    for j in range(30):  # a stored vector itself: d2 = 0, k = 1
         nnz = sparse.nonzeros(X[j], idx, val)
         sparse.cols_kernel_row(XT, sqn, 30, idx, val, nnz, float(X[j] @ X[j]), *k.args, out, X, X[j])
         assert out[j] == pytest.approx(1.0, abs=1e-10) and out.max() <= 1.0
@@ -112,9 +113,9 @@ def test_store_keeps_columns_in_step_with_rows():
     X, _ = _sparse_data(40, 40, 3, integer=False)
     st = SupportStore(40, capacity=2)
     st.append(X[0], 1.0)
-    st.enable_columns()                      # built from the rows already there
+    st.enable_columns()  # built from the rows already there
     for i in range(1, 30):
-        st.append(X[i], float(i))            # grows past the initial capacity
+        st.append(X[i], float(i))  # grows past the initial capacity
     for i in (3, 0, 27, 5):
         st.remove(i)
     n = st.n
@@ -125,13 +126,23 @@ def test_store_keeps_columns_in_step_with_rows():
     assert cp.n == n and cp.XT is not st.XT
 
 
-@pytest.mark.parametrize("name,params", [("perceptron", {}), ("pa1", {"C": 5.0}), ("pa2", {"C": 5.0}),
-                                         ("duol", {"C": 5.0}), ("romma", {}), ("aggromma", {}), ("alma", {})])
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("perceptron", {}),
+        ("pa1", {"C": 5.0}),
+        ("pa2", {"C": 5.0}),
+        ("duol", {"C": 5.0}),
+        ("romma", {}),
+        ("aggromma", {}),
+        ("alma", {}),
+    ],
+)
 def test_sparse_path_is_bit_identical_on_integer_data(name, params, monkeypatch):
     """Binary features: every squared distance is an exact integer, so both paths agree exactly."""
     X, y = _sparse_data()
     dense = create(name, sigma=2.0, **params)
-    monkeypatch.setattr(sparse, "COLUMNS_MIN_FEATURES", 10**9)      # dense path
+    monkeypatch.setattr(sparse, "COLUMNS_MIN_FEATURES", 10**9)  # dense path
     p_dense = dense.progressive_predict(X, y)
     monkeypatch.setattr(sparse, "COLUMNS_MIN_FEATURES", 8)
     cols = create(name, sigma=2.0, **params)
@@ -153,7 +164,7 @@ def test_sparse_path_agrees_on_real_valued_data(name, monkeypatch):
     X, y = _sparse_data(integer=False, seed=3)
     monkeypatch.setattr(sparse, "COLUMNS_MIN_FEATURES", 10**9)
     dense = create(name, sigma=1.5)
-    p_dense = dense.progressive_predict(X[:150], y[:150])   # the path is chosen on the first batch
+    p_dense = dense.progressive_predict(X[:150], y[:150])  # the path is chosen on the first batch
     monkeypatch.setattr(sparse, "COLUMNS_MIN_FEATURES", 8)
     cols = create(name, sigma=1.5)
     p_cols = cols.progressive_predict(X[:150], y[:150])
@@ -172,8 +183,16 @@ def _multiclass_data(n=300, d=40, k=4, integer=True, seed=5):
     return X, y
 
 
-@pytest.mark.parametrize("name,params", [("perceptron_max", {}), ("perceptron_prop", {}), ("mpa1", {"C": 10.0}),
-                                         ("silk_multi", {"omega": 40}), ("silk_multi", {})])
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("perceptron_max", {}),
+        ("perceptron_prop", {}),
+        ("mpa1", {"C": 10.0}),
+        ("silk_multi", {"omega": 40}),
+        ("silk_multi", {}),
+    ],
+)
 @pytest.mark.parametrize("integer", [True, False])
 def test_multiclass_columns_path_agrees_with_the_row_major_loop(name, params, integer, monkeypatch):
     """Integer features: bit-identical; real-valued: the same predictions and coefficients to rounding.
@@ -181,17 +200,17 @@ def test_multiclass_columns_path_agrees_with_the_row_major_loop(name, params, in
     X, y = _multiclass_data(integer=integer)
     monkeypatch.setattr(sparse, "COLUMNS_MIN_FEATURES", 10**9)
     dense = create(name, sigma=3.0, **params)
-    p_dense = dense.progressive_predict(X, y)      # the path is chosen on the first batch
+    p_dense = dense.progressive_predict(X, y)  # the path is chosen on the first batch
     monkeypatch.setattr(sparse, "COLUMNS_MIN_FEATURES", 8)
     cols = create(name, sigma=3.0, **params)
     p_cols = cols.progressive_predict(X, y)
     assert cols._store.columns and not dense._store.columns
     np.testing.assert_array_equal(p_cols, p_dense)
     assert cols.n_support_ == dense.n_support_ > 10
-    assert cols.n_support_ == params.get("omega", cols.n_support_)   # the budget was reached: removals ran
+    assert cols.n_support_ == params.get("omega", cols.n_support_)  # the budget was reached: removals ran
     if integer:
         np.testing.assert_array_equal(cols._store.coef, dense._store.coef)
     else:
         np.testing.assert_allclose(cols._store.coef, dense._store.coef, rtol=1e-9, atol=1e-12)
     n = cols._store.n
-    np.testing.assert_array_equal(cols._store.XT[:, :n], cols._store.X[:n].T)   # kept in step
+    np.testing.assert_array_equal(cols._store.XT[:, :n], cols._store.X[:n].T)  # kept in step

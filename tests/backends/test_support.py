@@ -5,8 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from silkvision.backends._support import (SupportStore, check_budget, check_positive, check_range, grow_cols,
-                                          grow_rows, grow_vec, sv_argmin_abs, sv_decision)
+from silkvision.backends._support import (
+    SupportStore,
+    check_budget,
+    check_positive,
+    check_range,
+    grow_cols,
+    grow_rows,
+    grow_vec,
+    sv_argmin_abs,
+    sv_decision,
+)
 from silkvision.backends.mercer import kernel_matrix_reference, make_kernel
 
 
@@ -27,7 +36,7 @@ def test_remove_swaps_last_row_in(rng):
     for i in range(5):
         st.append([i, i], i, t=i)
     st.remove(1)
-    np.testing.assert_array_equal(st.stamp[:st.n], [0, 4, 2, 3])
+    np.testing.assert_array_equal(st.stamp[: st.n], [0, 4, 2, 3])
     np.testing.assert_array_equal(st.X[1], [4, 4])
     with pytest.raises(IndexError):
         st.remove(4)

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-FRAMES = 30       # per clip
+FRAMES = 30  # per clip
 #: the configuration of every export here (checkpoints often, so that a kill resumes mid-clip)
 CONFIG = {"export": {"checkpoint_every": 10, "scores": True}}
 
@@ -25,13 +25,13 @@ def clips(tmp_path_factory, sample_seq) -> dict[str, Path]:
     for k in range(3):
         path = root / f"clip{k}.avi"
         w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 25, (320, 240))
-        for f in frames[k * FRAMES:(k + 1) * FRAMES]:
+        for f in frames[k * FRAMES : (k + 1) * FRAMES]:
             w.write(cv2.imread(str(f)))
         w.release()
         out[path.stem] = path
     folder = root / "folder3"
     folder.mkdir()
-    for f in frames[3 * FRAMES:4 * FRAMES]:
+    for f in frames[3 * FRAMES : 4 * FRAMES]:
         shutil.copy(f, folder / f.name)
     out["folder3"] = folder
     return out

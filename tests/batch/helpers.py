@@ -31,7 +31,7 @@ def export_killing_worker(source, out, config, **kw):
                     os.kill(os.getpid(), signal.SIGKILL)
                 return done
 
-            writers.atomic_write_bytes = write_then_die   # this worker process only: it dies
+            writers.atomic_write_bytes = write_then_die  # this worker process only: it dies
     return export_masks(source, out, config, **kw)
 
 
@@ -61,9 +61,10 @@ def _stalling_export(mask: str):
         def write_then_stall(path, data):
             done = write(path, data)
             if Path(path).name == mask:
-                threading.Event().wait()      # until the worker process is stopped
+                threading.Event().wait()  # until the worker process is stopped
             return done
 
-        writers.atomic_write_bytes = write_then_stall   # this worker process only: it is stopped
+        writers.atomic_write_bytes = write_then_stall  # this worker process only: it is stopped
         return export_masks(source, out, config, **kw)
+
     return export

@@ -44,8 +44,14 @@ def test_batch_matches_serial_exports_byte_for_byte(tmp_path, clips, serial, clu
     assert events and all(0 <= m["frames"] <= FRAMES and m["total"] in (None, FRAMES) for m in events)
     rows = _report(out)
     assert [r["status"] for r in rows.values()] == ["done"] * len(short)
-    assert all(r["frames"] == r["processed"] == FRAMES and r["worker"].startswith("tcp://")
-               and r["fps"] > 0 and r["seconds"] > 0 and r["error"] is None for r in rows.values())
+    assert all(
+        r["frames"] == r["processed"] == FRAMES
+        and r["worker"].startswith("tcp://")
+        and r["fps"] > 0
+        and r["seconds"] > 0
+        and r["error"] is None
+        for r in rows.values()
+    )
     csv_lines = (out / "batch.csv").read_text().splitlines()
     assert csv_lines[0].startswith("name,source,status,frames,processed,fps,seconds,worker")
     assert len(csv_lines) == 1 + len(short)
@@ -56,7 +62,7 @@ def test_a_worker_killed_mid_export_ends_with_identical_output(tmp_path, clips, 
 
     out = tmp_path / "out"
     out.mkdir()
-    (out / ".kill-plan").write_text("clip1 bin000015.png")   # after the checkpoint of frame 10
+    (out / ".kill-plan").write_text("clip1 bin000015.png")  # after the checkpoint of frame 10
     jobs = expand_sources([str(clips["clip0"]), str(clips["clip1"])])
     result = run_batch(jobs, out, config(), cluster, export=export_killing_worker)
     killed = int((out / ".killed").read_text())
@@ -65,7 +71,7 @@ def test_a_worker_killed_mid_export_ends_with_identical_output(tmp_path, clips, 
     assert rows["clip1"]["status"] == "done" and rows["clip1"]["resumed_from"] == 10
     assert rows["clip1"]["processed"] == FRAMES - 10 and rows["clip1"]["frames"] == FRAMES
     assert any("after frame 10 (checkpoint)" in n for n in rows["clip1"]["notes"])
-    assert killed not in _worker_pids(cluster)          # that process is gone
+    assert killed not in _worker_pids(cluster)  # that process is gone
     _same_as_serial(out, serial, ["clip0", "clip1"])
 
 
@@ -76,18 +82,37 @@ def _worker_pids(cluster) -> set[int]:
 def test_a_corrupt_or_missing_source_fails_alone(tmp_path, clips, serial, cluster, monkeypatch, capsys):
     bad = tmp_path / "bad.avi"
     bad.write_bytes(b"\x00not a video" * 100)
-    monkeypatch.chdir(tmp_path)       # no ./config.yaml from elsewhere
+    monkeypatch.chdir(tmp_path)  # no ./config.yaml from elsewhere
     out = tmp_path / "out"
-    address = cluster.client.scheduler.address        # the cluster as an existing one
-    rc = main(["batch", str(clips["clip0"]), str(bad), str(tmp_path / "missing.mp4"),
-               str(tmp_path / "nothing*.mp4"), str(clips["folder3"]), "--out", str(out),
-               "--set", "export.checkpoint_every=10", "--scores", "--no-progress",
-               "--scheduler", address])
+    address = cluster.client.scheduler.address  # the cluster as an existing one
+    rc = main(
+        [
+            "batch",
+            str(clips["clip0"]),
+            str(bad),
+            str(tmp_path / "missing.mp4"),
+            str(tmp_path / "nothing*.mp4"),
+            str(clips["folder3"]),
+            "--out",
+            str(out),
+            "--set",
+            "export.checkpoint_every=10",
+            "--scores",
+            "--no-progress",
+            "--scheduler",
+            address,
+        ]
+    )
     captured = capsys.readouterr()
     assert rc == 1
     rows = _report(out)
     assert {n: r["status"] for n, r in rows.items()} == {
-        "clip0": "done", "bad": "failed", "missing": "failed", "": "failed", "folder3": "done"}
+        "clip0": "done",
+        "bad": "failed",
+        "missing": "failed",
+        "": "failed",
+        "folder3": "done",
+    }
     assert rows["bad"]["error"].startswith(f"{bad}: cannot open as a video")
     assert "no such file or folder" in rows["missing"]["error"]
     assert rows[""]["error"] == f"{tmp_path / 'nothing*.mp4'}: no file or folder matches this pattern"
@@ -109,22 +134,33 @@ sys.exit(main(["batch", *sys.argv[1:]]))
 """
 
 
-def test_rerun_after_an_interrupted_client_skips_finished_work(tmp_path, clips, serial, cluster,
-                                                               monkeypatch):
+def test_rerun_after_an_interrupted_client_skips_finished_work(tmp_path, clips, serial, cluster, monkeypatch):
     out = tmp_path / "out"
     out.mkdir()
     # clip1 stops after its mask 15 (checkpoint at 10) and never ends in the interrupted run,
     # while the other clips go through the other worker; Ctrl-C comes when the first is done
     (out / ".stall-plan").write_text("clip1 bin000015.png")
     names = ["clip1", *(n for n in clips if n != "clip1")]
-    args = [*(str(clips[n]) for n in names), "--out", str(out), "--set",
-            "export.checkpoint_every=10", "--scores", "--no-progress"]
+    args = [
+        *(str(clips[n]) for n in names),
+        "--out",
+        str(out),
+        "--set",
+        "export.checkpoint_every=10",
+        "--scores",
+        "--no-progress",
+    ]
     env = {**os.environ, "PYTHONPATH": str(REPO), "NUMBA_NUM_THREADS": "1"}
-    proc = subprocess.Popen([sys.executable, "-c", _STALLING_BATCH, *args, "--workers", "2"],
-                            cwd=tmp_path, env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _STALLING_BATCH, *args, "--workers", "2"],
+        cwd=tmp_path,
+        env=env,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
-        for line in proc.stderr:                     # wait for the first finished source
+        for line in proc.stderr:  # wait for the first finished source
             if ": done, " in line:
                 break
         else:

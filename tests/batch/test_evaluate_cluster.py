@@ -24,8 +24,9 @@ def _sequence(root: Path, sample: Path, first: int, last: int, evaluated: int) -
     return seq
 
 
-def test_evaluate_on_a_cluster_gives_the_serial_tables_bit_for_bit(tmp_path, sample_seq, cluster,
-                                                                   monkeypatch, capsys):
+def test_evaluate_on_a_cluster_gives_the_serial_tables_bit_for_bit(
+    tmp_path, sample_seq, cluster, monkeypatch, capsys
+):
     import silkvision.batch.cluster as cl
 
     seqs = [str(_sequence(tmp_path, sample_seq, a, a + 29, 15)) for a in (101, 151)]
@@ -43,11 +44,14 @@ def test_evaluate_on_a_cluster_gives_the_serial_tables_bit_for_bit(tmp_path, sam
     monkeypatch.setattr(cl, "open_cluster", shared)
     submitted = []
     real_submit = type(cluster.client).submit
-    monkeypatch.setattr(type(cluster.client), "submit",
-                        lambda self, fn, *a, **k: submitted.append(fn.__name__) or real_submit(self, fn, *a, **k))
+    monkeypatch.setattr(
+        type(cluster.client),
+        "submit",
+        lambda self, fn, *a, **k: submitted.append(fn.__name__) or real_submit(self, fn, *a, **k),
+    )
     assert main(["evaluate", *common, "--out", "cluster", "--workers", "2"]) == 0
     cluster_out = capsys.readouterr().out
-    assert opened == [2] and submitted == ["evaluate_sequence"] * 2   # really ran on the cluster
+    assert opened == [2] and submitted == ["evaluate_sequence"] * 2  # really ran on the cluster
     for name in ("metrics.json", "metrics.csv"):
         assert (tmp_path / "cluster" / name).read_bytes() == (tmp_path / "serial" / name).read_bytes()
     table = lambda text: text.split("\nwrote ")[0]  # noqa: E731 - the printed table, not the paths
@@ -56,7 +60,18 @@ def test_evaluate_on_a_cluster_gives_the_serial_tables_bit_for_bit(tmp_path, sam
 
 def test_workers_and_scheduler_together_are_refused(tmp_path, sample_seq, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    rc = main(["evaluate", str(sample_seq), "--workers", "2", "--scheduler", "tcp://127.0.0.1:1",
-               "--algorithms", "mog2", "--no-figures"])
+    rc = main(
+        [
+            "evaluate",
+            str(sample_seq),
+            "--workers",
+            "2",
+            "--scheduler",
+            "tcp://127.0.0.1:1",
+            "--algorithms",
+            "mog2",
+            "--no-figures",
+        ]
+    )
     assert rc == 2
     assert "--workers 2 and --scheduler tcp://127.0.0.1:1: choose one" in capsys.readouterr().err

@@ -37,10 +37,13 @@ def test_export_job_runs_the_export_and_reports_it(tmp_path, sample_seq):
 
 
 def test_report_files_and_summary(tmp_path):
-    rows = [record("a", "a.mp4", "o/a", "done", frames=10, processed=10, fps=5.0, seconds=2.0,
-                   worker="tcp://h:1"),
-            record("b", "b.mp4", "o/b", "failed", error="b.mp4: cannot open as a video"),
-            record("c", "c.mp4", "o/c", "unfinished", error="interrupted")]
+    rows = [
+        record(
+            "a", "a.mp4", "o/a", "done", frames=10, processed=10, fps=5.0, seconds=2.0, worker="tcp://h:1"
+        ),
+        record("b", "b.mp4", "o/b", "failed", error="b.mp4: cannot open as a video"),
+        record("c", "c.mp4", "o/c", "unfinished", error="interrupted"),
+    ]
     js, cs = write_report(tmp_path, rows, seconds=4.0, where="local cluster of 2 worker processes")
     doc = json.loads(js.read_text())
     assert doc["counts"] == {"done": 1, "skipped": 0, "failed": 1, "unfinished": 1, "pending": 0}
@@ -53,7 +56,8 @@ def test_report_files_and_summary(tmp_path):
         "batch of 3 sources on local cluster of 2 worker processes: 1 done, 1 failed, 1 unfinished; "
         "10 frames processed in 4.0 s, 2.5 frames/s",
         "  b  failed: b.mp4: cannot open as a video",
-        "  c  unfinished: interrupted"]
+        "  c  unfinished: interrupted",
+    ]
 
 
 def test_worker_check_sees_the_token_or_says_why(tmp_path):
@@ -73,16 +77,21 @@ class _FakeClient:
         return {"tcp://10.0.0.2:4000": self.answer, "tcp://10.0.0.1:4000": fn(*args)}
 
 
-@pytest.mark.parametrize("answer, message", [
-    ((False, "cannot read X (No such file or directory): the folder is not shared with this worker"),
-     "worker tcp://10.0.0.2:4000: cannot read X"),
-    ((True, "0.0.1"), "worker tcp://10.0.0.2:4000: it runs silkvision 0.0.1, this client "),
-])
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        (
+            (False, "cannot read X (No such file or directory): the folder is not shared with this worker"),
+            "worker tcp://10.0.0.2:4000: cannot read X",
+        ),
+        ((True, "0.0.1"), "worker tcp://10.0.0.2:4000: it runs silkvision 0.0.1, this client "),
+    ],
+)
 def test_check_workers_names_the_worker_that_cannot_do_the_work(tmp_path, answer, message):
     with pytest.raises(ClusterError) as e:
         check_workers(Cluster(_FakeClient(answer), "test"), tmp_path / "out")
     assert str(e.value).startswith(message) and "\n" not in str(e.value)
-    assert list((tmp_path / "out").iterdir()) == []        # the check's file is removed
+    assert list((tmp_path / "out").iterdir()) == []  # the check's file is removed
 
 
 def test_check_workers_passes_when_every_worker_sees_the_folder(tmp_path):
@@ -96,7 +105,7 @@ def test_the_progress_bar_counts_frames_and_videos(capsys):
 
     bar = _Bar(["a", "b"], enabled=True)
     bar.event((0.0, {"name": "a", "frames": 5, "total": 10}))
-    assert bar.bar.n == 5 and bar.bar.total is None          # b's length not known yet
+    assert bar.bar.n == 5 and bar.bar.total is None  # b's length not known yet
     bar.event((0.0, {"name": "b", "frames": 2, "total": 20}))
     bar.event((0.0, {"name": "from another batch", "frames": 99, "total": 99}))
     assert bar.bar.n == 7 and bar.bar.total == 30
@@ -107,15 +116,20 @@ def test_the_progress_bar_counts_frames_and_videos(capsys):
     assert "videos 2/2, 1 failed" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--scheduler", "foo"], "--scheduler 'foo': missing port number in address 'foo'; expected an address"),
-    (["--scheduler", "udp://h:1"], "--scheduler 'udp://h:1': unknown address scheme 'udp'"),
-    (["--scheduler", ""], "--scheduler '': empty address"),
-    (["--workers", "0"], "--workers 0: expected an integer >= 1"),
-    (["--workers", "2", "--scheduler", "tcp://h:1"], "--workers 2 and --scheduler tcp://h:1: choose one"),
-])
-def test_cluster_options_are_checked_before_any_client_is_made(tmp_path, monkeypatch, capsys, argv,
-                                                               message):
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["--scheduler", "foo"],
+            "--scheduler 'foo': missing port number in address 'foo'; expected an address",
+        ),
+        (["--scheduler", "udp://h:1"], "--scheduler 'udp://h:1': unknown address scheme 'udp'"),
+        (["--scheduler", ""], "--scheduler '': empty address"),
+        (["--workers", "0"], "--workers 0: expected an integer >= 1"),
+        (["--workers", "2", "--scheduler", "tcp://h:1"], "--workers 2 and --scheduler tcp://h:1: choose one"),
+    ],
+)
+def test_cluster_options_are_checked_before_any_client_is_made(tmp_path, monkeypatch, capsys, argv, message):
     from silkvision.cli.main import main
 
     monkeypatch.chdir(tmp_path)

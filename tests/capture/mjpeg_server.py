@@ -21,7 +21,7 @@ def make_frames(n: int = 16, size=(64, 48)) -> list[bytes]:
     for i in range(n):
         img = np.full((h, w, 3), 90, np.uint8)
         x = (i * 4) % (w - 12)
-        img[h // 2 - 6:h // 2 + 6, x:x + 12] = 230
+        img[h // 2 - 6 : h // 2 + 6, x : x + 12] = 230
         out.append(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes())
     return out
 
@@ -70,8 +70,10 @@ class MjpegServer:
                             continue
                         data = server.frames[i % len(server.frames)]
                         i += 1
-                        self.wfile.write(b"--" + BOUNDARY + b"\r\nContent-Type: image/jpeg\r\n"
-                                         b"Content-Length: %d\r\n\r\n" % len(data) + data + b"\r\n")
+                        self.wfile.write(
+                            b"--" + BOUNDARY + b"\r\nContent-Type: image/jpeg\r\n"
+                            b"Content-Length: %d\r\n\r\n" % len(data) + data + b"\r\n"
+                        )
                         self.wfile.flush()
                         server.served += 1
                         time.sleep(1.0 / server.fps)

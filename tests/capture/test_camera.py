@@ -17,8 +17,8 @@ class FakeCapture:
     """Stand-in for cv2.VideoCapture(index)."""
 
     opened = True
-    frames = 3            # frames delivered before `after` happens
-    after = "fail"        # "fail": read() returns False; "block": read() blocks forever
+    frames = 3  # frames delivered before `after` happens
+    after = "fail"  # "fail": read() returns False; "block": read() blocks forever
     released = None
 
     def __init__(self, index, *a):
@@ -50,6 +50,7 @@ class FakeCapture:
 def fake(monkeypatch):
     class Cap(FakeCapture):
         pass
+
     monkeypatch.setattr(camera_mod.cv2, "VideoCapture", Cap)
     return Cap
 
@@ -145,6 +146,7 @@ def test_camera_open_timeout_also_hints_at_the_path(fake, tmp_path, monkeypatch)
         def isOpened(self):  # noqa: N802 - OpenCV name
             time.sleep(1.0)
             return False
+
     monkeypatch.setattr(camera_mod.cv2, "VideoCapture", Slow)
     with pytest.raises(SourceError) as e:
         open_source("2", camera_timeout=0.2)
@@ -176,7 +178,7 @@ def test_interrupt_ends_a_read_waiting_for_a_stalled_camera_at_once(fake):
     reader = threading.Thread(target=read)
     reader.start()
     time.sleep(0.3)
-    assert reader.is_alive()          # waiting for the 4th frame
+    assert reader.is_alive()  # waiting for the 4th frame
     src.interrupt()
     reader.join(5.0)
     assert got["what"] == "end" and got["s"] < 2.0

@@ -34,7 +34,7 @@ def test_a_camera_that_opens_after_the_timeout_is_released_and_never_read(fake, 
 
     class Late(fake):
         def __init__(self, index, *a):
-            go.wait(10)                          # opens only after the timeout was reported
+            go.wait(10)  # opens only after the timeout was reported
             super().__init__(index, *a)
 
         def read(self):
@@ -66,6 +66,7 @@ def test_a_nonsense_camera_fps_is_unknown(fake, fps):
 
 def test_a_read_that_succeeds_without_a_frame_ends_the_stream_with_source_error(fake, monkeypatch):
     """``read()`` returning ``(True, None)`` means the camera is gone, like ``(False, None)``."""
+
     class NoFrame(fake):
         def read(self):
             if self.n >= 1:
@@ -86,6 +87,7 @@ def test_a_read_that_succeeds_without_a_frame_ends_the_stream_with_source_error(
 def test_a_capture_constructor_that_raises_means_the_camera_cannot_be_opened(fake, monkeypatch):
     """An exception from ``cv2.VideoCapture(index)`` is "cannot be opened" from the constructor,
     not a source that fails at its first read."""
+
     class Busy(fake):
         def __init__(self, index, *a):
             raise RuntimeError("device busy")

@@ -27,8 +27,11 @@ def _folder(tmp_path):
 
 @pytest.mark.parametrize("resize", [(100000, 100000), (MAX_FRAME_SIDE + 1, 10), (10, MAX_FRAME_SIDE + 1)])
 def test_resize_beyond_the_config_bound_is_refused_before_reading(tmp_path, resize):
-    with pytest.raises(ValueError, match=rf"^resize: .*expected None or \(width, height\) with integers "
-                                         rf"in 1\.\.{MAX_FRAME_SIDE}$"):
+    with pytest.raises(
+        ValueError,
+        match=rf"^resize: .*expected None or \(width, height\) with integers "
+        rf"in 1\.\.{MAX_FRAME_SIDE}$",
+    ):
         open_source(_folder(tmp_path), resize=resize)
     with pytest.raises(ConfigError, match=f"1..{MAX_FRAME_SIDE}"):
         validate({"capture": {"resize": list(resize)}})
@@ -65,7 +68,7 @@ def _damaged_mpeg4(tmp_path):
         w.write(rng.integers(0, 256, (24, 32, 3), np.uint8))
     w.release()
     data = bytearray(path.read_bytes())
-    data[len(data) // 3: len(data) // 3 + 200] = bytes(200)   # damage the middle frames
+    data[len(data) // 3 : len(data) // 3 + 200] = bytes(200)  # damage the middle frames
     path.write_bytes(bytes(data))
     return path
 
@@ -73,8 +76,13 @@ def _damaged_mpeg4(tmp_path):
 def _stderr_of_reading(tmp_path, video, **env_extra) -> str:
     env = {k: v for k, v in os.environ.items() if k not in ("OPENCV_FFMPEG_LOGLEVEL", "OPENCV_LOG_LEVEL")}
     env.update(env_extra)
-    r = subprocess.run([sys.executable, "-c", _READ_AFTER_WRITER, str(video), str(tmp_path / "w.mkv")],
-                       capture_output=True, text=True, env=env, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-c", _READ_AFTER_WRITER, str(video), str(tmp_path / "w.mkv")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     return r.stdout + r.stderr
 
 

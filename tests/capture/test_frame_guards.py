@@ -29,8 +29,10 @@ def test_unnumbered_names_with_two_sharing_a_number_are_refused_not_renumbered(t
         open_source(folder)
     msg = str(e.value)
     assert "\n" not in msg
-    assert msg.startswith(f"{folder / 'd1.png'}: ends in a frame number, while 3 other images of the "
-                          f"image folder {folder} have none (e.g. a.png)")
+    assert msg.startswith(
+        f"{folder / 'd1.png'}: ends in a frame number, while 3 other images of the "
+        f"image folder {folder} have none (e.g. a.png)"
+    )
 
 
 def test_a_colour_mask_with_blue_equal_to_red_is_converted_to_grey(tmp_path):

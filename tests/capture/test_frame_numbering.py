@@ -30,8 +30,10 @@ def test_a_stray_unnumbered_image_is_named_instead_of_renumbering_every_frame(tm
     with pytest.raises(SourceError) as e:
         open_source(folder)
     msg = _message(e)
-    assert msg.startswith(f"{folder / 'extra.png'}: has no frame number at the end of its name, while 3 "
-                          f"other images of the image folder {folder} have one (e.g. in000001.png)")
+    assert msg.startswith(
+        f"{folder / 'extra.png'}: has no frame number at the end of its name, while 3 "
+        f"other images of the image folder {folder} have one (e.g. in000001.png)"
+    )
     assert "expected every image numbered (in000123.jpg) or none" in msg
 
 
@@ -39,8 +41,10 @@ def test_a_stray_numbered_image_among_unnumbered_ones_is_named(tmp_path):
     folder = _images(tmp_path / "words", ["a.png", "b.png", "c.png", "shot7.png"])
     with pytest.raises(SourceError) as e:
         open_source(folder)
-    assert _message(e).startswith(f"{folder / 'shot7.png'}: ends in a frame number, while 3 other images "
-                                  f"of the image folder {folder} have none (e.g. a.png)")
+    assert _message(e).startswith(
+        f"{folder / 'shot7.png'}: ends in a frame number, while 3 other images "
+        f"of the image folder {folder} have none (e.g. a.png)"
+    )
 
 
 def test_two_images_with_the_same_number_are_both_named(tmp_path):
@@ -73,8 +77,10 @@ def test_ground_truth_folder_with_a_stray_image_is_refused(tmp_path):
     (gt / "notes.txt").write_text("skipped: not an image")
     with pytest.raises(SourceError) as e:
         GroundTruth(gt)
-    assert _message(e).startswith(f"{gt / 'copy.png'}: has no frame number at the end of its name, while 2 "
-                                  f"other images of the ground-truth folder {gt} have one")
+    assert _message(e).startswith(
+        f"{gt / 'copy.png'}: has no frame number at the end of its name, while 2 "
+        f"other images of the ground-truth folder {gt} have one"
+    )
 
 
 def test_quiet_opencv_holds_back_warnings_and_restores_the_level():
@@ -85,7 +91,7 @@ def test_quiet_opencv_holds_back_warnings_and_restores_the_level():
         with quiet_opencv():
             assert log.getLogLevel() == log.LOG_LEVEL_ERROR
         assert log.getLogLevel() == log.LOG_LEVEL_INFO
-        log.setLogLevel(log.LOG_LEVEL_SILENT)   # a quieter level is kept
+        log.setLogLevel(log.LOG_LEVEL_SILENT)  # a quieter level is kept
         with quiet_opencv():
             assert log.getLogLevel() == log.LOG_LEVEL_SILENT
     finally:
@@ -104,18 +110,21 @@ def test_overlapping_quiet_blocks_restore_the_level_of_before_the_first():
         b.__enter__()
         assert log.getLogLevel() == log.LOG_LEVEL_SILENT
         a.__exit__(None, None, None)
-        assert log.getLogLevel() == log.LOG_LEVEL_SILENT        # b still runs
+        assert log.getLogLevel() == log.LOG_LEVEL_SILENT  # b still runs
         b.__exit__(None, None, None)
         assert log.getLogLevel() == log.LOG_LEVEL_INFO
     finally:
         log.setLogLevel(old)
 
 
-@pytest.mark.parametrize("names", [
-    [f"cam_12-{m:02d}-00.jpg" for m in range(6)],          # time stamps: every name ends in 00
-    [f"frame{k:04d}_cam1.jpg" for k in range(1, 6)],      # a constant camera id at the end
-    [f"{k:06d}_10.png" for k in range(5)],                # KITTI-style
-])
+@pytest.mark.parametrize(
+    "names",
+    [
+        [f"cam_12-{m:02d}-00.jpg" for m in range(6)],  # time stamps: every name ends in 00
+        [f"frame{k:04d}_cam1.jpg" for k in range(1, 6)],  # a constant camera id at the end
+        [f"{k:06d}_10.png" for k in range(5)],  # KITTI-style
+    ],
+)
 def test_a_shared_trailing_number_is_no_frame_number(tmp_path, names):
     folder = _images(tmp_path / "f", names)
     with open_source(folder) as src:

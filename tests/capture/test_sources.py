@@ -10,8 +10,15 @@ import cv2
 import numpy as np
 import pytest
 
-from silkvision.capture import (CdnetSource, FolderSource, VideoSource, open_source, read_roi,
-                                read_temporal_roi, source_kind)
+from silkvision.capture import (
+    CdnetSource,
+    FolderSource,
+    VideoSource,
+    open_source,
+    read_roi,
+    read_temporal_roi,
+    source_kind,
+)
 from silkvision.errors import SourceError
 
 
@@ -64,7 +71,7 @@ def test_folder_natural_order_and_numbers_from_names(tmp_path):
         cv2.imwrite(str(folder / f"frame{num}.png"), f)
     src = open_source(folder)
     got = list(src)
-    assert [i for i, _ in got] == [2, 7, 10]   # numbers from the names, in order
+    assert [i for i, _ in got] == [2, 7, 10]  # numbers from the names, in order
     assert np.array_equal(got[1][1], frames[2])
     # names without numbers: position order
     other = tmp_path / "words"
@@ -97,9 +104,8 @@ def test_seek_read_and_max_frames(tmp_path):
     assert np.array_equal(src.read(2), frames[1])
     assert next(src)[0] == 3  # read() leaves the source after the frame it read
     with pytest.raises(SourceError) as e:
-        src.read(5)          # cut off by max_frames
+        src.read(5)  # cut off by max_frames
     assert "no frame 5" in _one_line(e) and "1..4" in str(e.value)
-
 
 
 def _gap_folder(tmp_path):
@@ -135,6 +141,7 @@ def test_folder_seek_to_the_last_frame_and_just_past_it(tmp_path):
     assert list(src) == []
     with pytest.raises(SourceError, match="no frame 9"):
         src.seek(last + 2)
+
 
 def test_resize_uses_inter_area(tmp_path):
     frames = _frames(2, 64, 48)
@@ -204,7 +211,7 @@ def test_truncated_jpeg_and_corrupt_png_are_named(tmp_path):
     assert "f002.png: cannot decode" in _one_line(e)
     (bad / "f001.png").write_bytes(b"")
     with pytest.raises(SourceError) as e:
-        open_source(bad)      # the first frame is read when the folder opens
+        open_source(bad)  # the first frame is read when the folder opens
     assert "f001.png: empty file" in _one_line(e)
 
 
@@ -232,7 +239,9 @@ def test_cdnet_sample(sample_seq):
         assert idx == 1 and np.array_equal(frame, ref)
         gt = src.groundtruth(1)
         assert gt.shape == (240, 320) and gt.dtype == np.uint8 and set(np.unique(gt)) <= {0, 50, 85, 170, 255}
-        assert np.array_equal(src.groundtruth(300), cv2.imread(str(sample_seq / "groundtruth" / "gt000300.png"))[..., 0])
+        assert np.array_equal(
+            src.groundtruth(300), cv2.imread(str(sample_seq / "groundtruth" / "gt000300.png"))[..., 0]
+        )
     assert source_kind(sample_seq) == "cdnet" and source_kind("0") == "camera"
     assert source_kind(np.int64(0)) == "camera" and source_kind(" 1 ") == "camera"
 
@@ -253,7 +262,9 @@ def test_cdnet_numbering_resize_and_bad_temporal_roi(tmp_path, sample_seq):
     (seq / "groundtruth").mkdir()
     for n in (5, 6, 7):
         shutil.copy(sample_seq / "input" / f"in{n + 200:06d}.jpg", seq / "input" / f"in{n:06d}.jpg")
-        shutil.copy(sample_seq / "groundtruth" / f"gt{n + 200:06d}.png", seq / "groundtruth" / f"gt{n:06d}.png")
+        shutil.copy(
+            sample_seq / "groundtruth" / f"gt{n + 200:06d}.png", seq / "groundtruth" / f"gt{n:06d}.png"
+        )
     roi = np.zeros((240, 320), np.uint8)
     roi[:, :160] = 255
     cv2.imwrite(str(seq / "ROI.bmp"), roi)
@@ -281,7 +292,13 @@ def test_video_file_frames_fps_count_seek_and_groundtruth(tmp_path):
     gt = _write_folder(tmp_path / "gt", [np.full((24, 32), 255, np.uint8)] * 8, "gt{:06d}.png")
     with open_source(path, groundtruth=gt) as src:
         assert isinstance(src, VideoSource)
-        assert (src.kind, src.name, src.frame_count, src.fps, src.frame_size) == ("video", "clip", 8, 12.0, (32, 24))
+        assert (src.kind, src.name, src.frame_count, src.fps, src.frame_size) == (
+            "video",
+            "clip",
+            8,
+            12.0,
+            (32, 24),
+        )
         got = list(src)
         assert [i for i, _ in got] == list(range(1, 9))
         for (_, f), ref in zip(got, frames):  # MJPG is lossy: close, not equal
@@ -334,9 +351,16 @@ def test_every_seek_in_an_mpeg_program_stream_finds_its_frame(tmp_path):
             src.seek(42)
     with open_source(_write_video(tmp_path / "v.avi", _frames(5, 32, 24))) as src:
         assert not src.seeks_by_reading  # other codecs keep OpenCV's (exact) seek
-    with open_source(path) as src:  # a decoder that stops before the frame sought: an error, then a rewind works
-        real, src._cap = src._cap, type("Stopped", (), {"grab": lambda self: False, "release": lambda self: None})()
-        with pytest.raises(SourceError, match=r"clip\.mpg: cannot seek to frame 5: decoding stopped before it"):
+    with open_source(
+        path
+    ) as src:  # a decoder that stops before the frame sought: an error, then a rewind works
+        real, src._cap = (
+            src._cap,
+            type("Stopped", (), {"grab": lambda self: False, "release": lambda self: None})(),
+        )
+        with pytest.raises(
+            SourceError, match=r"clip\.mpg: cannot seek to frame 5: decoding stopped before it"
+        ):
             src.seek(5)
         src._cap = real
         src.seek(1)
@@ -359,14 +383,13 @@ def test_truncated_video_says_it_stopped_early(tmp_path):
     assert "cut.avi" in msg and "of the 30 the container reports" in msg
 
 
-
 def test_video_missing_only_its_last_frame_says_so(tmp_path):
     """The file cut at the last frame's ``00dc`` chunk still reports 5 frames: frames 1..4 come out,
     then frame 5 must be an error, not a quiet end (the off-by-one case of the test above)."""
     path = _write_video(tmp_path / "v.avi", [np.full((24, 32, 3), 40 * i, np.uint8) for i in range(5)])
     data = path.read_bytes()
     cut = tmp_path / "cut.avi"
-    cut.write_bytes(data[: data.rfind(b"00dc", 0, data.find(b"idx1"))])   # the 5th frame's chunk
+    cut.write_bytes(data[: data.rfind(b"00dc", 0, data.find(b"idx1"))])  # the 5th frame's chunk
     src = open_source(cut)
     assert src.reported_frames == 5
     got = []
@@ -388,6 +411,7 @@ def test_video_seek_just_past_the_end_ends_the_iteration(tmp_path):
     with pytest.raises(SourceError, match="there is no frame 7"):
         src.seek(src.frame_count + 2)
 
+
 def test_garbage_video_cannot_be_opened(tmp_path):
     bad = tmp_path / "bad.mp4"
     bad.write_bytes(b"not a video at all" * 10)
@@ -401,7 +425,7 @@ def test_groundtruth_folder_must_exist_and_match_size(tmp_path):
     with pytest.raises(SourceError) as e:
         open_source(path, groundtruth=tmp_path / "missing")
     assert "ground-truth folder not found" in _one_line(e)
-    with pytest.raises(SourceError) as e:        # a file given as the folder
+    with pytest.raises(SourceError) as e:  # a file given as the folder
         open_source(path, groundtruth=path)
     assert f"{path}: is a file, not a folder; expected a folder of gt%06d.png masks" in _one_line(e)
     gt = _write_folder(tmp_path / "gt", [np.zeros((10, 10), np.uint8)] * 3, "gt{:06d}.png")
@@ -428,7 +452,7 @@ def test_check_groundtruth_refuses_the_wrong_size_before_any_frame_is_read(tmp_p
         assert "gt000003.png: ground truth is 12x10 but the frames are 32x24" in _one_line(e)
         assert src.native_size == (32, 24)
         open_source(spec, groundtruth=right).check_groundtruth()
-        open_source(spec).check_groundtruth()   # no ground truth: nothing to check
+        open_source(spec).check_groundtruth()  # no ground truth: nothing to check
 
 
 def test_closed_source_refuses_reads(tmp_path):
@@ -442,7 +466,7 @@ def test_temporal_roi_saved_with_a_bom_is_read(tmp_path):
     from silkvision.capture import read_temporal_roi
 
     p = tmp_path / "temporalROI.txt"
-    p.write_bytes(b"\xef\xbb\xbf100 400\r\n")          # as Windows Notepad saves it
+    p.write_bytes(b"\xef\xbb\xbf100 400\r\n")  # as Windows Notepad saves it
     assert read_temporal_roi(p) == (100, 400)
 
 
@@ -471,10 +495,12 @@ def test_only_integers_are_frame_numbers(tmp_path, sample_seq):
     for spec in (folder, video, sample_seq):
         with open_source(spec) as src:
             for bad in (True, np.bool_(False), 1.0, 100.9, np.float64(5.0), "a", None):
-                shown = bad.item() if isinstance(bad, np.generic) else bad   # plain values, not np reprs
+                shown = bad.item() if isinstance(bad, np.generic) else bad  # plain values, not np reprs
                 for method in ("seek", "read", "groundtruth", "groundtruth_path"):
-                    with pytest.raises(ValueError, match=f"^index: {re.escape(repr(shown))} is not a frame "
-                                                         f"number; expected an integer$"):
+                    with pytest.raises(
+                        ValueError,
+                        match=f"^index: {re.escape(repr(shown))} is not a frame number; expected an integer$",
+                    ):
                         getattr(src, method)(bad)
             assert src.groundtruth_path(np.int64(2)) == src.groundtruth_path(2)
 
@@ -517,8 +543,9 @@ def test_a_video_closed_by_another_thread_during_a_read_ends_the_read_cleanly(tm
     vw.release()
     script = tmp_path / "close_while_reading.py"
     script.write_text(_CLOSE_WHILE_READING)
-    done = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(script), str(path)], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == f"['{path}: source is closed']"
 
@@ -548,12 +575,16 @@ def test_two_threads_sharing_a_source_get_each_frame_once(tmp_path, kind):
     import sys
 
     frames = _frames(60)
-    path = (_write_folder(tmp_path / "f", frames) if kind == "folder"
-            else _write_video(tmp_path / "v.avi", frames))
+    path = (
+        _write_folder(tmp_path / "f", frames)
+        if kind == "folder"
+        else _write_video(tmp_path / "v.avi", frames)
+    )
     script = tmp_path / "share.py"
     script.write_text(_SHARE)
-    done = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(script), str(path)], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["True", "60"]
 

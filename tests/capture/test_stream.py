@@ -58,7 +58,7 @@ def test_a_dropped_stream_reconnects_and_marks_the_gap():
             restart = threading.Timer(1.0, server.start)
             restart.start()
             after = []
-            for index, frame in src:      # the frames buffered before the cut come first
+            for index, frame in src:  # the frames buffered before the cut come first
                 after.append(index)
                 if src.gaps:
                     break
@@ -69,7 +69,7 @@ def test_a_dropped_stream_reconnects_and_marks_the_gap():
     assert first == [1, 2, 3, 4, 5]
     gap = src.gaps[0]
     assert len(src.gaps) == 1 and gap["seconds"] >= 1.0 and gap["attempts"] >= 1
-    assert after[-1] == gap["next"] and gap["next"] > gap["after"] + 1      # a hole in the numbering
+    assert after[-1] == gap["next"] and gap["next"] > gap["after"] + 1  # a hole in the numbering
     assert after[:-1] == list(range(6, gap["after"] + 1))
     assert more == [gap["next"] + 1, gap["next"] + 2, gap["next"] + 3]
     assert len(notes) == 2 and "stream lost after frame" in notes[0] and "reconnecting" in notes[0]
@@ -82,8 +82,11 @@ def test_a_stream_that_stays_away_ends_with_a_one_line_error():
         next(src)
         server.stop()
         t0 = time.monotonic()
-        with pytest.raises(SourceError, match=r"stream lost after frame \d+ and not back within 1 s "
-                                              r"\(capture.reconnect_timeout; \d+ attempts\)"):
+        with pytest.raises(
+            SourceError,
+            match=r"stream lost after frame \d+ and not back within 1 s "
+            r"\(capture.reconnect_timeout; \d+ attempts\)",
+        ):
             for _ in src:
                 pass
         src.close()
@@ -108,14 +111,19 @@ def test_interrupt_ends_a_wait_for_reconnection_at_once():
         server.stop()
         threading.Timer(0.5, src.interrupt).start()
         t0 = time.monotonic()
-        rest = list(src)      # frames read before the cut, then the end
+        rest = list(src)  # frames read before the cut, then the end
         assert time.monotonic() - t0 < 3 and len(rest) < 50
         src.close()
 
 
-@pytest.mark.parametrize("kw, match", [({"camera_timeout": 0}, "camera_timeout: 0"),
-                                       ({"reconnect_timeout": -1}, "reconnect_timeout: -1"),
-                                       ({"reconnect_timeout": float("inf")}, "reconnect_timeout: inf")])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"camera_timeout": 0}, "camera_timeout: 0"),
+        ({"reconnect_timeout": -1}, "reconnect_timeout: -1"),
+        ({"reconnect_timeout": float("inf")}, "reconnect_timeout: inf"),
+    ],
+)
 def test_bad_timeouts_are_refused(kw, match):
     with pytest.raises(ValueError, match=match):
         StreamSource("http://127.0.0.1:1/x", **kw)
@@ -138,7 +146,7 @@ def test_the_gui_pipeline_opens_a_stream_with_the_configured_reconnect_timeout()
 def test_the_gui_worker_shows_a_drop_and_the_return_as_they_happen(request):
     pytest.importorskip("PyQt5")
     pytest.importorskip("pytestqt")
-    request.getfixturevalue("qapp")   # the session's QApplication, as the GUI tests use
+    request.getfixturevalue("qapp")  # the session's QApplication, as the GUI tests use
     from silkvision.gui.pipeline import Pipeline
     from silkvision.gui.worker import Worker
 

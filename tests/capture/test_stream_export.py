@@ -26,8 +26,9 @@ def _cut_after(server: MjpegServer, out, masks: int, done: threading.Event) -> N
 def test_an_export_of_a_stream_cut_for_five_seconds_reconnects_and_finishes(tmp_path):
     out = tmp_path / "out"
     notes = []
-    cfg = validate({"capture": {"max_frames": 40, "reconnect_timeout": 20.0},
-                    "detector": {"algorithm": "silk"}})
+    cfg = validate(
+        {"capture": {"max_frames": 40, "reconnect_timeout": 20.0}, "detector": {"algorithm": "silk"}}
+    )
     with MjpegServer(fps=50) as server:
         back = threading.Event()
         cutter = threading.Thread(target=_cut_after, args=(server, out, 10, back), daemon=True)

@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_prints_the_repositorys_config_yaml(capsys, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)             # no ./config.yaml here
+    monkeypatch.chdir(tmp_path)  # no ./config.yaml here
     assert main(["config"]) == 0
     out = capsys.readouterr().out
     assert out == (REPO / "config.yaml").read_text()
@@ -27,5 +27,5 @@ def test_prints_the_configuration_the_commands_would_use(capsys, tmp_path, monke
     cfg = yaml.safe_load(capsys.readouterr().out)
     assert cfg["detector"]["silk"]["C"] == 0.5 and cfg["detector"]["median"] == 3
     assert cfg["detector"]["silk"]["tau"] == 0.03
-    assert main(["config", "--set", "detector.silk.tau=2"]) == 2     # checked like everywhere else
+    assert main(["config", "--set", "detector.silk.tau=2"]) == 2  # checked like everywhere else
     assert "detector.silk.tau" in capsys.readouterr().err

@@ -25,7 +25,7 @@ def test_demo_exports_the_sample_and_prints_its_f_measure(tmp_path, capsys):
     assert (tmp_path / "highway" / "silk" / "config.yaml").is_file()
     frames, f = _rows(out)["highway", "silk"]
     assert frames == "100-400"
-    assert 0.5 < f <= 1.0          # a real score, computed from the written masks
+    assert 0.5 < f <= 1.0  # a real score, computed from the written masks
 
 
 @pytest.mark.slow
@@ -33,7 +33,9 @@ def test_demo_shows_silk_beside_knn_and_mog2_with_one_mask_chain(tmp_path, capsy
     assert main(["demo", "--out", str(tmp_path), "-s", "pets2001_illumination,office"]) == 0
     out = capsys.readouterr().out
     rows = _rows(out)
-    assert list(rows) == [(c, a) for c in ("pets2001_illumination", "office") for a in ("silk", "knn", "mog2")]
+    assert list(rows) == [
+        (c, a) for c in ("pets2001_illumination", "office") for a in ("silk", "knn", "mog2")
+    ]
     assert rows["office", "knn"][0] == "80-400" and rows["pets2001_illumination", "mog2"][0] == "57-201"
     assert all(0.0 < f <= 1.0 for _, f in rows.values())
     assert "the same mask chain on every detector: median 5, closing 5, holes filled" in out
@@ -55,18 +57,36 @@ def test_demo_rejects_an_unknown_algorithm(tmp_path, capsys):
 def test_demo_without_algorithms_runs_the_configured_detector_then_the_baselines(tmp_path, capsys):
     # detector.algorithm is the detector export and demo run when none is named; demo adds KNN and
     # MOG2 beside it (once each)
-    assert main(["demo", "--out", str(tmp_path), "--set", "detector.algorithm=mog2",
-                 "-s", "pets2001_illumination"]) == 0
+    assert (
+        main(
+            [
+                "demo",
+                "--out",
+                str(tmp_path),
+                "--set",
+                "detector.algorithm=mog2",
+                "-s",
+                "pets2001_illumination",
+            ]
+        )
+        == 0
+    )
     assert [a for _, a in _rows(capsys.readouterr().out)] == ["mog2", "knn"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pets2001_illumination"]
     assert sorted(p.name for p in (tmp_path / "pets2001_illumination").iterdir()) == ["knn", "mog2"]
 
 
-@pytest.mark.parametrize("value,match", [
-    ("lobby", "^silkvision: error: --samples: 'lobby' is unknown; expected one of highway, office, "
-              "pets2001_illumination$"),
-    (" , ", "^silkvision: error: --samples ' , ': no sample named; expected some of highway, office"),
-])
+@pytest.mark.parametrize(
+    "value,match",
+    [
+        (
+            "lobby",
+            "^silkvision: error: --samples: 'lobby' is unknown; expected one of highway, office, "
+            "pets2001_illumination$",
+        ),
+        (" , ", "^silkvision: error: --samples ' , ': no sample named; expected some of highway, office"),
+    ],
+)
 def test_demo_rejects_an_unknown_sample(tmp_path, capsys, value, match):
     assert main(["demo", "--out", str(tmp_path / "d"), "-a", "mog2", "-s", value]) == 2
     err = capsys.readouterr().err

@@ -34,11 +34,25 @@ def test_export_mog2_summary_is_one_line_and_quiet_in_a_pipe(tmp_path, sample_se
 def test_flags_override_config_keys(tmp_path, sample_seq, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     cfg = tmp_path / "my.yaml"
-    cfg.write_text("detector:\n  algorithm: knn\nexport:\n  scores: true\n  video: true\n"
-                   "capture:\n  max_frames: 4\n")
+    cfg.write_text(
+        "detector:\n  algorithm: knn\nexport:\n  scores: true\n  video: true\ncapture:\n  max_frames: 4\n"
+    )
     out = tmp_path / "out"
-    rc = main(["export", str(sample_seq), "--out", str(out), "--config", str(cfg), "--algorithm", "mog2",
-               "--no-video", "--set", "capture.resize=[160, 120]"])
+    rc = main(
+        [
+            "export",
+            str(sample_seq),
+            "--out",
+            str(out),
+            "--config",
+            str(cfg),
+            "--algorithm",
+            "mog2",
+            "--no-video",
+            "--set",
+            "capture.resize=[160, 120]",
+        ]
+    )
     assert rc == 0, capsys.readouterr().err
     m = _manifest(out)
     assert m["algorithm"] == "mog2" and m["frames"] == 4
@@ -48,6 +62,7 @@ def test_flags_override_config_keys(tmp_path, sample_seq, capsys, monkeypatch):
     assert eff["detector"]["algorithm"] == "mog2" and eff["export"]["video"] is False
     assert eff["export"]["scores"] is True  # from the file (mog2 just has none to write)
     import cv2
+
     assert cv2.imread(str(out / "bin000001.png"), cv2.IMREAD_UNCHANGED).shape == (120, 160)
     # the config file's algorithm applies when no flag is given; a second run needs --overwrite
     rc = main(["export", str(sample_seq), "--out", str(out), "--config", str(cfg), "--overwrite"])
@@ -60,19 +75,41 @@ def test_video_flag_writes_lossless_mask_video(tmp_path, sample_seq, capsys, mon
 
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "out"
-    assert main(["export", str(sample_seq), "--out", str(out), "-a", "mog2", "--video",
-                 "--set", "capture.max_frames=5"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                str(sample_seq),
+                "--out",
+                str(out),
+                "-a",
+                "mog2",
+                "--video",
+                "--set",
+                "capture.max_frames=5",
+            ]
+        )
+        == 0
+    )
     cap = cv2.VideoCapture(str(out / "masks.mkv"))
     for i in range(1, 6):
         ok, f = cap.read()
-        assert ok and np.array_equal(f[..., 0], cv2.imread(str(out / f"bin{i:06d}.png"), cv2.IMREAD_GRAYSCALE))
+        assert ok and np.array_equal(
+            f[..., 0], cv2.imread(str(out / f"bin{i:06d}.png"), cv2.IMREAD_GRAYSCALE)
+        )
     assert not cap.read()[0]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["nope/missing.avi"], "nope/missing.avi: no such file or folder"),
-    (["SAMPLE", "--set", "export.checkpoint_every=-1"], "export.checkpoint_every: -1 in --set is out of range"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["nope/missing.avi"], "nope/missing.avi: no such file or folder"),
+        (
+            ["SAMPLE", "--set", "export.checkpoint_every=-1"],
+            "export.checkpoint_every: -1 in --set is out of range",
+        ),
+    ],
+)
 def test_errors_are_one_line_with_exit_2(tmp_path, sample_seq, capsys, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)
     argv = [str(sample_seq) if a == "SAMPLE" else a for a in argv]
@@ -95,8 +132,17 @@ def test_help_describes_outputs(capsys):
     with pytest.raises(SystemExit):
         main(["export", "--help"])
     text = capsys.readouterr().out
-    for word in ("--out", "--algorithm", "--scores", "--video", "--overwrite", "--config", "--set",
-                 "bin%06d.png", "resume"):
+    for word in (
+        "--out",
+        "--algorithm",
+        "--scores",
+        "--video",
+        "--overwrite",
+        "--config",
+        "--set",
+        "bin%06d.png",
+        "resume",
+    ):
         assert word in text
 
 
@@ -106,14 +152,20 @@ def test_corrupt_video_is_one_line_without_ffmpeg_noise(tmp_path):
     bad = tmp_path / "bad.mp4"
     bad.write_bytes(b"not a video at all" * 10)
     env = {k: v for k, v in os.environ.items() if k not in ("OPENCV_FFMPEG_LOGLEVEL", "OPENCV_LOG_LEVEL")}
-    r = subprocess.run([sys.executable, "-m", "silkvision.cli", "export", str(bad), "--out", str(tmp_path / "o")],
-                       capture_output=True, text=True, env=env, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "silkvision.cli", "export", str(bad), "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert r.returncode == 2
     assert r.stderr.startswith("silkvision: error: ") and "bad.mp4: cannot open as a video" in r.stderr
     assert r.stderr.count("\n") == 1, r.stderr
 
 
 # -- disk errors, bad manifests, empty paths ----------------------------------------------------
+
 
 def _enospc(*args, **kwargs):
     import errno
@@ -131,8 +183,17 @@ def test_full_disk_on_a_scores_file_is_one_line_and_resumable(tmp_path, sample_s
 
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "out"
-    argv = ["export", str(sample_seq), "--out", str(out), "-a", "norma", "--scores",
-            "--set", "capture.max_frames=3"]
+    argv = [
+        "export",
+        str(sample_seq),
+        "--out",
+        str(out),
+        "-a",
+        "norma",
+        "--scores",
+        "--set",
+        "capture.max_frames=3",
+    ]
     with monkeypatch.context() as m:
         m.setattr(npz, "_write_npz", _enospc)
         rc = main(argv)
@@ -180,8 +241,19 @@ def test_full_disk_during_video_export_leaves_no_partial_video(tmp_path, sample_
 
     monkeypatch.setattr(writers, "atomic_write_bytes", flaky)
     out = tmp_path / "out"
-    rc = main(["export", str(sample_seq), "--out", str(out), "-a", "mog2", "--video",
-               "--set", "capture.max_frames=5"])
+    rc = main(
+        [
+            "export",
+            str(sample_seq),
+            "--out",
+            str(out),
+            "-a",
+            "mog2",
+            "--video",
+            "--set",
+            "capture.max_frames=5",
+        ]
+    )
     assert rc == 2
     _one_error_line(capsys.readouterr().err, "bin000003.png: cannot write (No space left on device)")
     names = sorted(p.name for p in out.iterdir())
@@ -189,16 +261,20 @@ def test_full_disk_during_video_export_leaves_no_partial_video(tmp_path, sample_
     assert "bin000002.png" in names and "masks.mkv" not in names
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("frames", "x", '"frames": "x" is not an integer >= 0'),
-    ("frames", None, '"frames": null is not an integer >= 0'),
-    ("settings", [1], '"settings": [1] is not an object'),
-    ("first_index", "1", '"first_index": "1" is not null or an integer'),
-    ("status", 3, '"status": 3 is not "running" or "complete"'),
-    ("source", None, '"source": null is not a string'),
-])
-def test_hand_edited_manifest_with_a_bad_field_is_one_line(tmp_path, sample_seq, capsys, monkeypatch,
-                                                           field, value, message):
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("frames", "x", '"frames": "x" is not an integer >= 0'),
+        ("frames", None, '"frames": null is not an integer >= 0'),
+        ("settings", [1], '"settings": [1] is not an object'),
+        ("first_index", "1", '"first_index": "1" is not null or an integer'),
+        ("status", 3, '"status": 3 is not "running" or "complete"'),
+        ("source", None, '"source": null is not a string'),
+    ],
+)
+def test_hand_edited_manifest_with_a_bad_field_is_one_line(
+    tmp_path, sample_seq, capsys, monkeypatch, field, value, message
+):
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "out"
     argv = ["export", str(sample_seq), "--out", str(out), "-a", "mog2", "--set", "capture.max_frames=2"]
@@ -227,10 +303,13 @@ def test_manifest_without_required_field_is_one_line(tmp_path, sample_seq, capsy
     _one_error_line(capsys.readouterr().err, '(no "frames"); use --overwrite')
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["SAMPLE", "--out", ""], "--out '': empty path; expected an output folder"),
-    (["", "--out", "o"], "SOURCE '': empty path"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["SAMPLE", "--out", ""], "--out '': empty path; expected an output folder"),
+        (["", "--out", "o"], "SOURCE '': empty path"),
+    ],
+)
 def test_empty_paths_are_refused(tmp_path, sample_seq, capsys, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)
     argv = [str(sample_seq) if a == "SAMPLE" else a for a in argv]
@@ -250,27 +329,45 @@ def test_export_masks_refuses_an_empty_output_path(tmp_path, sample_seq, monkeyp
 
 # -- --overwrite is one run's action; every algorithm of the schema is a choice of -a ------------
 
-def test_reusing_an_overwritten_exports_config_cannot_replace_another_export(tmp_path, sample_seq, capsys,
-                                                                           monkeypatch):
+
+def test_reusing_an_overwritten_exports_config_cannot_replace_another_export(
+    tmp_path, sample_seq, capsys, monkeypatch
+):
     monkeypatch.chdir(tmp_path)
     victim = tmp_path / "victim"
-    assert main(["export", str(sample_seq), "--out", str(victim), "-a", "mog2",
-                 "--set", "capture.max_frames=4"]) == 0
+    assert (
+        main(["export", str(sample_seq), "--out", str(victim), "-a", "mog2", "--set", "capture.max_frames=4"])
+        == 0
+    )
     before = {p.name: p.read_bytes() for p in victim.iterdir()}
     ow = tmp_path / "ow"
-    assert main(["export", str(sample_seq), "--out", str(ow), "-a", "mog2", "--overwrite",
-                 "--set", "capture.max_frames=2"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                str(sample_seq),
+                "--out",
+                str(ow),
+                "-a",
+                "mog2",
+                "--overwrite",
+                "--set",
+                "capture.max_frames=2",
+            ]
+        )
+        == 0
+    )
     assert sv.load_config(ow / "config.yaml", use_cwd=False)["export"]["overwrite"] is False
     capsys.readouterr()
-    assert main(["export", str(sample_seq), "--out", str(victim),
-                 "--config", str(ow / "config.yaml")]) == 2
+    assert main(["export", str(sample_seq), "--out", str(victim), "--config", str(ow / "config.yaml")]) == 2
     _one_error_line(capsys.readouterr().err, "capture.max_frames=4, not 2")
     assert {p.name: p.read_bytes() for p in victim.iterdir()} == before
 
 
 @pytest.mark.parametrize("algorithm", ["gsoc", "cnt"])
-def test_contrib_algorithm_is_a_choice_of_a_and_one_line_without_contrib(tmp_path, sample_seq, capsys,
-                                                                        monkeypatch, algorithm):
+def test_contrib_algorithm_is_a_choice_of_a_and_one_line_without_contrib(
+    tmp_path, sample_seq, capsys, monkeypatch, algorithm
+):
     import silkvision.detector.opencv as opencv
 
     monkeypatch.chdir(tmp_path)
@@ -281,8 +378,9 @@ def test_contrib_algorithm_is_a_choice_of_a_and_one_line_without_contrib(tmp_pat
     assert not (tmp_path / "o").exists()
 
 
-def test_contrib_algorithm_from_a_config_file_names_the_key_and_file(tmp_path, sample_seq, capsys,
-                                                                    monkeypatch):
+def test_contrib_algorithm_from_a_config_file_names_the_key_and_file(
+    tmp_path, sample_seq, capsys, monkeypatch
+):
     import silkvision.detector.opencv as opencv
 
     monkeypatch.chdir(tmp_path)

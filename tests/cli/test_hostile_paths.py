@@ -58,8 +58,11 @@ def test_an_roi_file_that_cannot_be_read_is_an_error_not_absent(tmp_path, capsys
         (seq / name).mkdir()
     rc = main(["evaluate", str(seq), "--algorithms", "mog2", "--no-figures", "--out", str(tmp_path / "o")])
     assert rc == 2
-    why = {"broken link": "is a broken symbolic link", "fifo": "is a named pipe (FIFO), not a regular file",
-           "folder": "is a folder"}[kind]
+    why = {
+        "broken link": "is a broken symbolic link",
+        "fifo": "is a named pipe (FIFO), not a regular file",
+        "folder": "is a folder",
+    }[kind]
     _one_error_line(capsys.readouterr().err, f"{seq / name}: {why}")
 
 
@@ -69,10 +72,24 @@ def test_a_fifo_named_like_an_image_is_refused_not_waited_on(tmp_path):
     seq = _small_cdnet(tmp_path / "seq", roi=False, troi=False)
     (seq / "input" / "in000004.jpg").unlink()
     os.mkfifo(seq / "input" / "in000004.jpg")
-    p = subprocess.run([sys.executable, "-m", "silkvision.cli", "export", str(seq), "--out", str(tmp_path / "o"),
-                        "-a", "mog2"], capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "silkvision.cli",
+            "export",
+            str(seq),
+            "--out",
+            str(tmp_path / "o"),
+            "-a",
+            "mog2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert p.returncode == 2, p.stderr
-    _one_error_line(p.stderr, f"in000004.jpg: is a named pipe (FIFO), not a regular file")
+    _one_error_line(p.stderr, "in000004.jpg: is a named pipe (FIFO), not a regular file")
     assert (tmp_path / "o" / "bin000003.png").is_file()  # the frames before it are kept
 
 
@@ -82,19 +99,31 @@ def test_paths_that_lead_nowhere_are_one_line_errors(tmp_path, sample_seq, capsy
     os.symlink("loop_a", tmp_path / "loop_b")
     os.symlink(tmp_path / "nowhere", tmp_path / "dangling")
     for argv, message in (
-            (["export", str(sample_seq), "--out", str(tmp_path / "loop_a")], "is in a symbolic link loop"),
-            (["demo", "-a", "mog2", "--out", str(tmp_path / "loop_a")], "symbolic link loop"),
-            (["export", str(sample_seq), "--out", str(tmp_path / "dangling")],
-             f"is a broken symbolic link to {tmp_path / 'nowhere'}"),
-            (["evaluate", str(sample_seq), "--algorithms", "mog2", "--out",
-              str(tmp_path / "dangling")], "is a broken symbolic link"),
-            (["export", str(sample_seq), "--out", "~no_such_user_sv/x"], "cannot expand '~no_such_user_sv': no such user"),
-            (["evaluate", str(sample_seq), "--algorithms", "mog2", "--out", "~no_such_user_sv/x"],
-             "cannot expand '~no_such_user_sv': no such user"),
-            (["export", "~no_such_user_sv/clip.mp4", "--out", str(tmp_path / "o")],
-             "cannot expand '~no_such_user_sv': no such user"),
-            (["export", str(tmp_path / "loop_a"), "--out", str(tmp_path / "o")], "is in a symbolic link loop"),
-            (["export", str(tmp_path / "dangling"), "--out", str(tmp_path / "o")], "is a broken symbolic link")):
+        (["export", str(sample_seq), "--out", str(tmp_path / "loop_a")], "is in a symbolic link loop"),
+        (["demo", "-a", "mog2", "--out", str(tmp_path / "loop_a")], "symbolic link loop"),
+        (
+            ["export", str(sample_seq), "--out", str(tmp_path / "dangling")],
+            f"is a broken symbolic link to {tmp_path / 'nowhere'}",
+        ),
+        (
+            ["evaluate", str(sample_seq), "--algorithms", "mog2", "--out", str(tmp_path / "dangling")],
+            "is a broken symbolic link",
+        ),
+        (
+            ["export", str(sample_seq), "--out", "~no_such_user_sv/x"],
+            "cannot expand '~no_such_user_sv': no such user",
+        ),
+        (
+            ["evaluate", str(sample_seq), "--algorithms", "mog2", "--out", "~no_such_user_sv/x"],
+            "cannot expand '~no_such_user_sv': no such user",
+        ),
+        (
+            ["export", "~no_such_user_sv/clip.mp4", "--out", str(tmp_path / "o")],
+            "cannot expand '~no_such_user_sv': no such user",
+        ),
+        (["export", str(tmp_path / "loop_a"), "--out", str(tmp_path / "o")], "is in a symbolic link loop"),
+        (["export", str(tmp_path / "dangling"), "--out", str(tmp_path / "o")], "is a broken symbolic link"),
+    ):
         assert main(argv) == 2, argv
         _one_error_line(capsys.readouterr().err, message)
 
@@ -118,19 +147,28 @@ def test_videos_whose_paths_are_not_utf8_are_read_and_written(tmp_path, capsys):
     folder = tmp_path / os.fsdecode(b"v\xff")
     folder.mkdir()
     clip = folder / os.fsdecode(b"clip\xfe.avi")
-    vw = cv2.VideoWriter(str(tmp_path / "clip.avi"), cv2.CAP_FFMPEG, cv2.VideoWriter_fourcc(*"MJPG"), 25, (64, 48))
+    vw = cv2.VideoWriter(
+        str(tmp_path / "clip.avi"), cv2.CAP_FFMPEG, cv2.VideoWriter_fourcc(*"MJPG"), 25, (64, 48)
+    )
     for i in range(6):
         vw.write(np.full((48, 64, 3), 40 * i, np.uint8))
     vw.release()
     os.rename(tmp_path / "clip.avi", clip)
     out = tmp_path / os.fsdecode(b"out\xfd")
-    code = ("import sys; from silkvision.cli.main import main; "
-            f"sys.exit(main(['export', {str(clip)!r}, '--out', {str(out)!r}, '--video', '-a', 'mog2']))")
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, errors="replace", timeout=120)
+    code = (
+        "import sys; from silkvision.cli.main import main; "
+        f"sys.exit(main(['export', {str(clip)!r}, '--out', {str(out)!r}, '--video', '-a', 'mog2']))"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, errors="replace", timeout=120
+    )
     assert p.returncode == 0, p.stderr
     assert (out / "masks.mkv").is_file() and (out / "bin000006.png").is_file()
-    assert not [f for f in os.listdir(tempfile.gettempdir()) if f.startswith("silkvision-")
-                and os.path.islink(os.path.join(tempfile.gettempdir(), f, "file.mkv"))]
+    assert not [
+        f
+        for f in os.listdir(tempfile.gettempdir())
+        if f.startswith("silkvision-") and os.path.islink(os.path.join(tempfile.gettempdir(), f, "file.mkv"))
+    ]
 
 
 def test_helpers(tmp_path):
@@ -175,11 +213,16 @@ def test_a_lock_taken_on_a_removed_lock_file_does_not_count(tmp_path, monkeypatc
 
 
 def test_yaml_words_are_echoed_as_typed(tmp_path, sample_seq, capsys):
-    assert main(["export", str(sample_seq), "--out", str(tmp_path / "o"), "--set", "capture.max_frames=true"]) == 2
+    assert (
+        main(["export", str(sample_seq), "--out", str(tmp_path / "o"), "--set", "capture.max_frames=true"])
+        == 2
+    )
     _one_error_line(capsys.readouterr().err, "capture.max_frames: true in --set has the wrong type")
 
 
 def test_a_fifo_as_a_data_set_is_named_as_such(tmp_path, capsys):
     os.mkfifo(tmp_path / "data.csv")
     assert main(["online-bench", "--dataset", str(tmp_path / "data.csv"), "--algorithms", "pa1"]) == 2
-    _one_error_line(capsys.readouterr().err, f"{tmp_path / 'data.csv'}: is a named pipe (FIFO), not a regular file")
+    _one_error_line(
+        capsys.readouterr().err, f"{tmp_path / 'data.csv'}: is a named pipe (FIFO), not a regular file"
+    )

@@ -18,8 +18,9 @@ def test_no_command_is_a_usage_error(capsys):
 @pytest.mark.parametrize("module", ["silkvision", "silkvision.cli"])
 @pytest.mark.slow
 def test_version_runs_as_a_module(module):
-    out = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", module, "--version"], capture_output=True, text=True, check=True
+    )
     assert out.stdout.splitlines()[0] == f"silkvision {sv.__version__}"
 
 
@@ -44,6 +45,7 @@ def _raises(exc_factory):
         p = argparse.ArgumentParser(prog="silkvision")
         p.set_defaults(_run=lambda a: (_ for _ in ()).throw(exc_factory()), command="export")
         return p
+
     return fake_parser
 
 
@@ -58,13 +60,19 @@ def _numba_style(inner):
             return e
 
 
-@pytest.mark.parametrize("make, code, word", [
-    (lambda: KeyboardInterrupt(), 130, "interrupted"),
-    (lambda: _numba_style(KeyboardInterrupt()), 130, "interrupted"),
-    (lambda: __import__("silkvision.cli.main", fromlist=["Terminated"]).Terminated(), 143, "terminated"),
-    (lambda: _numba_style(__import__("silkvision.cli.main", fromlist=["Terminated"]).Terminated()), 143,
-     "terminated"),
-])
+@pytest.mark.parametrize(
+    "make, code, word",
+    [
+        (lambda: KeyboardInterrupt(), 130, "interrupted"),
+        (lambda: _numba_style(KeyboardInterrupt()), 130, "interrupted"),
+        (lambda: __import__("silkvision.cli.main", fromlist=["Terminated"]).Terminated(), 143, "terminated"),
+        (
+            lambda: _numba_style(__import__("silkvision.cli.main", fromlist=["Terminated"]).Terminated()),
+            143,
+            "terminated",
+        ),
+    ],
+)
 def test_ctrl_c_and_sigterm_are_one_line_even_from_numba(monkeypatch, capsys, make, code, word):
     monkeypatch.setattr("silkvision.cli.main.build_parser", _raises(make))
     assert main([]) == code
@@ -73,11 +81,15 @@ def test_ctrl_c_and_sigterm_are_one_line_even_from_numba(monkeypatch, capsys, ma
 
 def test_out_of_memory_is_one_line(monkeypatch, capsys):
     """numpy's MemoryError for a detector state that does not fit (capture.resize 8000x8000)."""
-    monkeypatch.setattr("silkvision.cli.main.build_parser", _raises(
-        lambda: MemoryError("Unable to allocate 4.77 GiB for an array with shape (8000, 20, 8000)")))
+    monkeypatch.setattr(
+        "silkvision.cli.main.build_parser",
+        _raises(lambda: MemoryError("Unable to allocate 4.77 GiB for an array with shape (8000, 20, 8000)")),
+    )
     assert main([]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("silkvision: error: out of memory (Unable to allocate 4.77 GiB")
+    assert err.count("\n") == 1 and err.startswith(
+        "silkvision: error: out of memory (Unable to allocate 4.77 GiB"
+    )
     assert "capture.resize" in err
 
 
@@ -89,12 +101,16 @@ def test_a_systemerror_no_signal_caused_keeps_its_traceback(monkeypatch):
 
 def test_sigterm_handler_is_installed_and_restored(monkeypatch):
     import signal
+
     seen = []
-    monkeypatch.setattr("silkvision.cli.main.build_parser",
-                        _raises(lambda: seen.append(signal.getsignal(signal.SIGTERM)) or KeyboardInterrupt()))
+    monkeypatch.setattr(
+        "silkvision.cli.main.build_parser",
+        _raises(lambda: seen.append(signal.getsignal(signal.SIGTERM)) or KeyboardInterrupt()),
+    )
     before = signal.getsignal(signal.SIGTERM)
     main([])
     from silkvision.cli.main import _terminate
+
     assert seen == [_terminate] and signal.getsignal(signal.SIGTERM) is before
 
 
@@ -112,6 +128,7 @@ def _records(seen, value=0):
         p = argparse.ArgumentParser(prog="silkvision")
         p.set_defaults(_run=lambda a: seen.append(__import__("cv2").utils.logging.getLogLevel()) or value)
         return p
+
     return fake_parser
 
 
@@ -150,8 +167,10 @@ def test_every_command_that_runs_algorithms_takes_a_for_short():
     from silkvision.cli.main import build_parser
 
     parser = build_parser()
-    for argv, dest, value in ((["export", "v.mp4", "--out", "o", "-a", "mog2"], "algorithm", "mog2"),
-                              (["demo", "-a", "silk,mog2"], "algorithms", "silk,mog2"),
-                              (["evaluate", "seq", "-a", "silk,knn"], "algorithms", "silk,knn"),
-                              (["online-bench", "--dataset", "f.libsvm", "-a", "pa1"], "algorithms", "pa1")):
+    for argv, dest, value in (
+        (["export", "v.mp4", "--out", "o", "-a", "mog2"], "algorithm", "mog2"),
+        (["demo", "-a", "silk,mog2"], "algorithms", "silk,mog2"),
+        (["evaluate", "seq", "-a", "silk,knn"], "algorithms", "silk,knn"),
+        (["online-bench", "--dataset", "f.libsvm", "-a", "pa1"], "algorithms", "pa1"),
+    ):
         assert getattr(parser.parse_args(argv), dest) == value, argv

@@ -12,7 +12,7 @@ import numpy as np
 from silkvision.detector.norma import NormaSubtractor
 from silkvision.detector.silk import SilkSubtractor
 
-_RAW = dict(median=0, close=0, fill_holes=False)      # raw masks: no post-processing
+_RAW = dict(median=0, close=0, fill_holes=False)  # raw masks: no post-processing
 
 
 def _flat(colour, h=2, w=3):
@@ -35,7 +35,7 @@ def test_a_score_equal_to_the_threshold_is_learned_without_the_conservative_cap(
     kw = dict(threshold=0.0, kappa=0.05, warmup=0, **_RAW)
     capped, free = SilkSubtractor(conservative=True, **kw), SilkSubtractor(conservative=False, **kw)
     for det in (capped, free):
-        det.apply(_flat(77))                 # every score is exactly 0 = threshold
+        det.apply(_flat(77))  # every score is exactly 0 = threshold
         det.apply(_flat(77))
     np.testing.assert_array_equal(capped.scores, free.scores)
     # one full coefficient (1 - tau) C = 0.4 x 0.9995, not the capped kappa x that
@@ -50,19 +50,19 @@ def test_norma_score_equal_to_rho_raises_rho_and_inserts_nothing():
     det.apply(f)
     det.apply(f)
     det.apply(f, learningRate=0)
-    s = det.scores.copy()                    # the score the next learned frame gets
+    s = det.scores.copy()  # the score the next learned frame gets
     st = det.get_state()
-    st["rho"] = s.copy()                     # put the offset exactly on that score
+    st["rho"] = s.copy()  # put the offset exactly on that score
     det.set_state(st)
     det.apply(f)
     assert np.array_equal(det.scores, s)
     after = det.get_state()
     p = det.get_params()
     np.testing.assert_allclose(after["rho"], s + np.float32(p["eta"] * p["nu"]), rtol=1e-6)
-    np.testing.assert_array_equal(after["ptr"], st["ptr"])          # nothing inserted
+    np.testing.assert_array_equal(after["ptr"], st["ptr"])  # nothing inserted
     np.testing.assert_array_equal(after["colours"], st["colours"])
     det.apply(f, learningRate=0)
-    assert np.all(det.scores < s)            # the old terms only decayed
+    assert np.all(det.scores < s)  # the old terms only decayed
 
 
 def test_score_range_keeps_the_largest_C_after_C_is_lowered_live():
@@ -83,15 +83,16 @@ def test_score_range_keeps_the_largest_C_after_C_is_lowered_live():
 
 def _white_half_scores(global_change):
     """Scores of the right half after it turned white while exactly half the frame was foreground."""
-    det = SilkSubtractor(conservative=True, kappa=0.05, warmup=20, warmup_kappa=1.0,
-                         global_change=global_change, **_RAW)
+    det = SilkSubtractor(
+        conservative=True, kappa=0.05, warmup=20, warmup_kappa=1.0, global_change=global_change, **_RAW
+    )
     black = np.zeros((2, 4, 3), np.uint8)
     half = black.copy()
     half[:, 2:] = 255
     for _ in range(20):
         det.apply(black)
     m = det.apply(half)
-    assert m.mean() == 255 * 0.5            # exactly half of the pixels foreground
+    assert m.mean() == 255 * 0.5  # exactly half of the pixels foreground
     det.apply(half)
     det.apply(half)
     return det.scores[:, 2:].copy()
@@ -103,4 +104,4 @@ def test_foreground_fraction_equal_to_global_change_keeps_the_cap():
     at_limit, always = _white_half_scores(0.5), _white_half_scores(1.0)
     np.testing.assert_array_equal(at_limit, always)
     lifted = _white_half_scores(0.49)
-    assert np.all(lifted > 5 * at_limit)     # below the fraction: learned at full speed
+    assert np.all(lifted > 5 * at_limit)  # below the fraction: learned at full speed

@@ -30,8 +30,9 @@ np.savez(sys.argv[1], **out)
 def test_detectors_run_uncompiled_with_the_compiled_results(tmp_path):
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     path = tmp_path / "nojit.npz"
-    run = subprocess.run([sys.executable, "-c", SCRIPT, str(path)], env=env, capture_output=True, text=True,
-                         timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(path)], env=env, capture_output=True, text=True, timeout=300
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     got = np.load(path)
     frames = np.random.default_rng(0).integers(0, 255, (4, 12, 16, 3), dtype=np.uint8)

@@ -83,9 +83,11 @@ def test_mask_from_scores_checks_out(algo, bad, frame):
 def test_mask_from_scores_checks_scores_and_threshold(algo, frame):
     det = sv.create_subtractor(algo)
     det.apply(frame)
-    for bad, match in ((det.scores.astype(object), "^scores: expected real numbers, got dtype object"),
-                       (det.scores.astype(str), "^scores: expected real numbers"),
-                       (det.scores.astype(complex), "^scores: expected real numbers, got dtype complex")):
+    for bad, match in (
+        (det.scores.astype(object), "^scores: expected real numbers, got dtype object"),
+        (det.scores.astype(str), "^scores: expected real numbers"),
+        (det.scores.astype(complex), "^scores: expected real numbers, got dtype complex"),
+    ):
         with pytest.raises(ValueError, match=match):
             det.mask_from_scores(bad)
     for thr, match in (("0.3", "^threshold: '0.3' is not a number"), (-1.0, "^threshold: -1.0 must be >= 0")):
@@ -124,8 +126,8 @@ def test_background_image_before_any_frame_and_after_reset(algo, frame):
 @pytest.mark.parametrize("algo", ["silk", "norma"])
 def test_background_is_black_where_nothing_was_learned(algo, colour_space, frame):
     det = sv.create_subtractor(algo, colour_space=colour_space)
-    det.apply(frame, learningRate=0)                 # scored, not learned: every slot is empty
-    assert not det.get_background_image().any()     # YCrCb/Lab (0, 0, 0) used to come out green/orange
+    det.apply(frame, learningRate=0)  # scored, not learned: every slot is empty
+    assert not det.get_background_image().any()  # YCrCb/Lab (0, 0, 0) used to come out green/orange
     det.apply(frame)
     assert det.get_background_image().any()
 
@@ -172,12 +174,19 @@ def test_good_learning_rates_still_work(algo, lr, frame):
 
 
 # ---------------------------------------------------------------- 5. OpenCV parameters
-@pytest.mark.parametrize("algo,params,key", [
-    ("mog2", {"history": -5}, "history"), ("mog2", {"var_threshold": float("nan")}, "var_threshold"),
-    ("mog2", {"history": "x"}, "history"), ("mog2", {"detect_shadows": 1}, "detect_shadows"),
-    ("knn", {"dist2_threshold": -1.0}, "dist2_threshold"), ("knn", {"history": 0}, "history"),
-    ("mog2", {"dist2_threshold": 400.0}, "dist2_threshold"), ("knn", {"foo": 1}, "foo"),
-])
+@pytest.mark.parametrize(
+    "algo,params,key",
+    [
+        ("mog2", {"history": -5}, "history"),
+        ("mog2", {"var_threshold": float("nan")}, "var_threshold"),
+        ("mog2", {"history": "x"}, "history"),
+        ("mog2", {"detect_shadows": 1}, "detect_shadows"),
+        ("knn", {"dist2_threshold": -1.0}, "dist2_threshold"),
+        ("knn", {"history": 0}, "history"),
+        ("mog2", {"dist2_threshold": 400.0}, "dist2_threshold"),
+        ("knn", {"foo": 1}, "foo"),
+    ],
+)
 def test_opencv_set_params_validates_atomically(algo, params, key, frame):
     det = sv.create_subtractor(algo, median=3)
     det.apply(frame)
@@ -207,14 +216,16 @@ def test_sigma_lower_bound(cls, frame):
         cls(sigma=1e-30)
     with pytest.raises(ValueError, match=r"^sigma: "):
         cls(sigma=4e-20)
-    det = cls(sigma=SIGMA_MIN)      # the smallest accepted width gives finite scores
+    det = cls(sigma=SIGMA_MIN)  # the smallest accepted width gives finite scores
     for _ in range(3):
         det.apply(frame)
     assert np.isfinite(det.scores).all()
     assert cls(sigma=0.05).apply(frame).shape == (H, W)
 
 
-@pytest.mark.parametrize("cls,key", [(SilkSubtractor, "C"), (SilkSubtractor, "rho"), (NormaSubtractor, "eta")])
+@pytest.mark.parametrize(
+    "cls,key", [(SilkSubtractor, "C"), (SilkSubtractor, "rho"), (NormaSubtractor, "eta")]
+)
 def test_coefficient_scales_are_bounded(cls, key):
     """Above ~3e26 the float32 coefficients (kept over a decay scale down to 2**-40) overflow;
     below ~1e-26 they underflow to 0, and the live ROC's bins over (0, omega x C] overflow their
@@ -251,13 +262,27 @@ def _state(algo, frame, n=3):
     return det, det.get_state()
 
 
-@pytest.mark.parametrize("algo,key,value", [
-    ("silk", "scale", np.nan), ("silk", "scale", 0.0), ("silk", "scale", -1.0), ("silk", "scale", 2.0),
-    ("silk", "scale", np.inf), ("silk", "scale", "abc"), ("silk", "score_bound", np.nan),
-    ("silk", "score_bound", -1.0), ("silk", "frames_seen", -5), ("silk", "frames_seen", 2.5),
-    ("silk", "fg_fraction", 1.5), ("silk", "omega", "x"), ("norma", "scale", 0.0),
-    ("norma", "frames_seen", -1), ("silk", "scale", 2.0 ** -41), ("norma", "scale", 1e-30),
-])
+@pytest.mark.parametrize(
+    "algo,key,value",
+    [
+        ("silk", "scale", np.nan),
+        ("silk", "scale", 0.0),
+        ("silk", "scale", -1.0),
+        ("silk", "scale", 2.0),
+        ("silk", "scale", np.inf),
+        ("silk", "scale", "abc"),
+        ("silk", "score_bound", np.nan),
+        ("silk", "score_bound", -1.0),
+        ("silk", "frames_seen", -5),
+        ("silk", "frames_seen", 2.5),
+        ("silk", "fg_fraction", 1.5),
+        ("silk", "omega", "x"),
+        ("norma", "scale", 0.0),
+        ("norma", "frames_seen", -1),
+        ("silk", "scale", 2.0**-41),
+        ("norma", "scale", 1e-30),
+    ],
+)
 def test_set_state_rejects_bad_scalars(algo, key, value, frame):
     det, st = _state(algo, frame)
     st[key] = np.array(value)
@@ -271,11 +296,17 @@ def test_set_state_rejects_bad_scalars(algo, key, value, frame):
     assert all(np.array_equal(got[k], want[k]) for k in want)
 
 
-@pytest.mark.parametrize("algo,key,fill,msg", [
-    ("silk", "alphas", np.nan, "NaN"), ("silk", "alphas", np.inf, "NaN or infinite"),
-    ("silk", "alphas", -0.5, "negative"), ("norma", "alphas", np.nan, "NaN"),
-    ("norma", "rho", np.nan, "NaN"), ("norma", "ptr", 20, "must be < omega"),
-])
+@pytest.mark.parametrize(
+    "algo,key,fill,msg",
+    [
+        ("silk", "alphas", np.nan, "NaN"),
+        ("silk", "alphas", np.inf, "NaN or infinite"),
+        ("silk", "alphas", -0.5, "negative"),
+        ("norma", "alphas", np.nan, "NaN"),
+        ("norma", "rho", np.nan, "NaN"),
+        ("norma", "ptr", 20, "must be < omega"),
+    ],
+)
 def test_set_state_rejects_bad_arrays(algo, key, fill, msg, frame):
     det, st = _state(algo, frame)
     st[key] = st[key].copy()
@@ -321,8 +352,18 @@ def test_factory_only_none_means_default(name):
 
 
 @pytest.mark.parametrize("cls", [SilkSubtractor, NormaSubtractor])
-@pytest.mark.parametrize("key,value", [("median", 1), ("median", 5.0), ("median", True), ("median", 17),
-                                       ("close", 1), ("close", 3.0), ("median", 4)])
+@pytest.mark.parametrize(
+    "key,value",
+    [
+        ("median", 1),
+        ("median", 5.0),
+        ("median", True),
+        ("median", 17),
+        ("close", 1),
+        ("close", 3.0),
+        ("median", 4),
+    ],
+)
 def test_constructor_median_rule_matches_the_factory(cls, key, value):
     with pytest.raises(ValueError, match=f"^{key}: .* must be 0 \\(off\\) or an odd integer 3..15"):
         cls(**{key: value})
@@ -351,7 +392,7 @@ def test_mask_from_scores_allocates_no_frame_sized_temporaries(rng):
     det.apply(frame)
     out = np.empty((240, 320), np.uint8)
     scores = det.scores.copy()
-    det.mask_from_scores(scores, out=out)        # the first call makes its buffer
+    det.mask_from_scores(scores, out=out)  # the first call makes its buffer
     assert peak_allocation(lambda: det.mask_from_scores(scores, out=out)) < 240 * 320 // 4
     np.testing.assert_array_equal(out, np.where(scores < np.float32(det.threshold), 255, 0))
 
@@ -366,9 +407,9 @@ def test_fg_fraction_is_the_last_learned_frame_and_counted_only_when_needed(algo
     det.apply(frames[0])
     det.apply(frames[1])
     if algo == "norma":
-        assert calls == []        # NORMA never needs it per frame
+        assert calls == []  # NORMA never needs it per frame
     raw = det.scores < np.float32(det.threshold)
-    det.apply(frames[2], learningRate=0)   # score only: must not replace the learned frame's fraction
+    det.apply(frames[2], learningRate=0)  # score only: must not replace the learned frame's fraction
     assert det.get_state()["fg_fraction"] == np.count_nonzero(raw) / raw.size
 
 
@@ -380,13 +421,13 @@ def test_silk_global_change_switched_on_live_uses_the_last_learned_frame(busy, r
     bg = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
     for _ in range(30):
         det.apply(bg)
-    det.apply(255 - bg if busy else bg)            # learned: all foreground, or none
+    det.apply(255 - bg if busy else bg)  # learned: all foreground, or none
     fraction = float(np.mean(det.scores < np.float32(det.threshold)))
     assert fraction == (1.0 if busy else 0.0)
     det.apply(bg if busy else 255 - bg, learningRate=0)
     det.set_params(global_change=0.5)
     cap, cap_fg = det.kernel_args(True)[4:6]
-    assert (cap_fg == cap) == busy                 # busy last learned frame: no conservative cap
+    assert (cap_fg == cap) == busy  # busy last learned frame: no conservative cap
     assert det.get_state()["fg_fraction"] == fraction
 
 
@@ -397,7 +438,7 @@ def test_scratch_is_reallocated_when_the_thread_count_grows(monkeypatch, rng):
     det = sv.create_subtractor("silk")
     f = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
     det.apply(f)
-    det._scr_f = det._scr_f[:1].copy()     # as made in a 1-thread process
+    det._scr_f = det._scr_f[:1].copy()  # as made in a 1-thread process
     det._scr_i = det._scr_i[:1].copy()
     back = pickle.loads(pickle.dumps(det))
     assert back._scr_f.shape[0] >= numba.config.NUMBA_NUM_THREADS
@@ -408,8 +449,13 @@ def test_scratch_is_reallocated_when_the_thread_count_grows(monkeypatch, rng):
 
 def _pixel_keys():
     from silkvision.config.schema import SCHEMA
-    return [(section, key) for section in ("silk", "norma") for key, p in SCHEMA["detector"][section].items()
-            if p.type in (int, float) and key != "sigma"]
+
+    return [
+        (section, key)
+        for section in ("silk", "norma")
+        for key, p in SCHEMA["detector"][section].items()
+        if p.type in (int, float) and key != "sigma"
+    ]
 
 
 @pytest.mark.parametrize("section,key", _pixel_keys())
@@ -421,7 +467,7 @@ def test_detector_bounds_are_the_config_schema_bounds(section, key, monkeypatch)
     cls = SilkSubtractor if section == "silk" else NormaSubtractor
     param = schema.SCHEMA["detector"][section][key]
     default = param.default
-    narrowed = schema.ranged(default, param.type, default, default)   # only the default is allowed
+    narrowed = schema.ranged(default, param.type, default, default)  # only the default is allowed
     monkeypatch.setitem(schema.SCHEMA["detector"][section], key, narrowed)
     arg = "lam" if key == "lambda" else key
     bigger = default + 1 if param.type is int else default * 1.5

@@ -22,15 +22,22 @@ def _njit_decorators(path: Path):
                 call = dec if isinstance(dec, ast.Call) else None
                 fn = call.func if call else dec
                 if (isinstance(fn, ast.Name) and fn.id in ("njit", "jit")) or (
-                        isinstance(fn, ast.Attribute) and fn.attr in ("njit", "jit")):
+                    isinstance(fn, ast.Attribute) and fn.attr in ("njit", "jit")
+                ):
                     yield node.name, call
 
 
 @pytest.mark.parametrize("path", sorted(_PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(_PACKAGE)))
 def test_every_njit_has_cache_true(path):
-    missing = [name for name, call in _njit_decorators(path)
-               if call is None or not any(k.arg == "cache" and isinstance(k.value, ast.Constant)
-                                          and k.value.value is True for k in call.keywords)]
+    missing = [
+        name
+        for name, call in _njit_decorators(path)
+        if call is None
+        or not any(
+            k.arg == "cache" and isinstance(k.value, ast.Constant) and k.value.value is True
+            for k in call.keywords
+        )
+    ]
     assert missing == [], f"{path.name}: njit without cache=True: {missing}"
 
 
@@ -40,5 +47,12 @@ def test_the_backends_are_scanned():
 
 def test_the_inline_helpers_are_seen():
     names = {n for p in ("kernels.py", "mask_kernels.py") for n, _ in _njit_decorators(_DIR / p)}
-    assert {"exp2_neg", "_load_features", "_slot_exponents", "_slot_sums", "_slot_sums_min",
-            "_max5", "_min5"} <= names
+    assert {
+        "exp2_neg",
+        "_load_features",
+        "_slot_exponents",
+        "_slot_sums",
+        "_slot_sums_min",
+        "_max5",
+        "_min5",
+    } <= names

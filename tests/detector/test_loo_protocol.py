@@ -16,8 +16,7 @@ loo = pytest.importorskip("detector_loo")
 
 def test_held_out_sequence_never_chooses_its_own_configuration():
     # "a" is best on s1 alone, "b" on the other two: holding s1 out must pick b, holding s2 out a
-    table = {"a": {"s1": 0.99, "s2": 0.50, "s3": 0.60},
-             "b": {"s1": 0.40, "s2": 0.70, "s3": 0.70}}
+    table = {"a": {"s1": 0.99, "s2": 0.50, "s3": 0.60}, "b": {"s1": 0.40, "s2": 0.70, "s3": 0.70}}
     res = loo.leave_one_out(table, ["a", "b"], ["s1", "s2", "s3"])
     assert res["s1"]["config"] == "b" and res["s1"]["held_out_f"] == 0.40
     assert res["s2"]["config"] == "a" and res["s2"]["held_out_f"] == 0.50
@@ -38,6 +37,7 @@ def _frames(n=40, h=12, w=16, seed=3):
 
 def test_variant_kernel_with_every_idea_off_is_the_product_kernel():
     import silkvision as sv
+
     a = sv.create_subtractor("silk", warmup=5)
     b = loo._variant_class()({}, warmup=5)
     for f in _frames():
@@ -66,7 +66,7 @@ def test_output_only_consultation_learns_like_the_plain_detector():
     b = loo._variant_class()({}, warmup=5)
     fewer = 0
     for t, f in enumerate(_frames()):
-        f = np.roll(f, t % 2, axis=1)       # one-pixel jitter: neighbours explain each other
+        f = np.roll(f, t % 2, axis=1)  # one-pixel jitter: neighbours explain each other
         fewer += int(np.count_nonzero(b.apply(f))) - int(np.count_nonzero(a.apply(f)))
     np.testing.assert_array_equal(a._alphas, b._alphas)
     assert fewer > 0

@@ -21,13 +21,20 @@ def _blobs(rng, h, w):
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_NEAREST)
 
 
-@pytest.mark.parametrize("shape", [(1, 1), (1, 9), (9, 1), (2, 2), (3, 4), (5, 5), (6, 7), (17, 30), (48, 64)])
+@pytest.mark.parametrize(
+    "shape", [(1, 1), (1, 9), (9, 1), (2, 2), (3, 4), (5, 5), (6, 7), (17, 30), (48, 64)]
+)
 def test_small_and_odd_shapes_match_opencv_and_reference(rng, shape):
     for i in range(40):
-        m = (_blobs(rng, *shape) if i % 2 else
-             np.where(rng.random(shape) < rng.random(), 255, 0).astype(np.uint8))
+        m = (
+            _blobs(rng, *shape)
+            if i % 2
+            else np.where(rng.random(shape) < rng.random(), 255, 0).astype(np.uint8)
+        )
         want = _opencv(m)
-        assert np.array_equal(want, R.close_mask_reference(R.median_mask_reference(m, 5), closing_footprint(5)))
+        assert np.array_equal(
+            want, R.close_mask_reference(R.median_mask_reference(m, 5), closing_footprint(5))
+        )
         assert np.array_equal(MedianClose5()(m, np.empty_like(m)), want)
 
 
@@ -40,6 +47,7 @@ def test_median_reference_matches_opencv(rng):
 def test_real_masks_and_reused_buffers(sample_seq):
     """SILK's raw masks on the shipped clip, one MedianClose5 reused frame after frame."""
     from silkvision.detector.silk import SilkSubtractor
+
     det = SilkSubtractor(median=0, close=0, fill_holes=False)
     fused = MedianClose5()
     out = np.empty((240, 320), np.uint8)
@@ -49,18 +57,19 @@ def test_real_masks_and_reused_buffers(sample_seq):
         want = _opencv(raw)
         assert np.array_equal(fused(raw, out), want)
         changed += not np.array_equal(want, raw)
-    assert changed > 10          # the chain did something on these frames
+    assert changed > 10  # the chain did something on these frames
     small = np.zeros((10, 12), np.uint8)
     small[3:7, 4:9] = 255
-    assert np.array_equal(fused(small, np.empty_like(small)), _opencv(small))   # new size: new buffers
+    assert np.array_equal(fused(small, np.empty_like(small)), _opencv(small))  # new size: new buffers
 
 
 def test_mask_filter_uses_it_only_for_5_and_5(rng):
     assert MaskFilter(median=5, close=5)._fused is not None
     assert MaskFilter(median=5, close=3)._fused is None and MaskFilter(median=3, close=5)._fused is None
     m = _blobs(rng, 40, 50)
-    assert np.array_equal(MaskFilter(median=5, close=5, fill_holes=True)(m),
-                          R.fill_holes_reference(_opencv(m)))
+    assert np.array_equal(
+        MaskFilter(median=5, close=5, fill_holes=True)(m), R.fill_holes_reference(_opencv(m))
+    )
 
 
 def test_kernel_writes_its_borders(rng):

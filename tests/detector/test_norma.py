@@ -25,11 +25,11 @@ def test_factory_and_config_keys():
     assert det.get_params()["lambda"] == 0.2 and det.lam == 0.2
     det.set_params(**{"lambda": 0.5})
     assert det.get_params()["lambda"] == 0.5
-    setattr(det, "lambda", 0.25)                    # the config key as an attribute is set_params too
+    setattr(det, "lambda", 0.25)  # the config key as an attribute is set_params too
     assert det.get_params()["lambda"] == 0.25 and det.lam == 0.25 and getattr(det, "lambda") == 0.25
     with pytest.raises(ValueError, match="lambda"):
         setattr(det, "lambda", -1.0)
-    twin = NormaSubtractor(**det.get_params())      # get_params' keys are constructor keywords
+    twin = NormaSubtractor(**det.get_params())  # get_params' keys are constructor keywords
     assert twin.get_params() == det.get_params()
     with pytest.raises(TypeError, match="'bogus'"):
         NormaSubtractor(bogus=1)
@@ -42,17 +42,18 @@ def test_update_rules_rho_and_ring_buffer():
     det = NormaSubtractor(omega=3, eta=eta, lam=lam, nu=nu, median=0, threshold=0.1)
     det.apply(_frame(10))
     st = det.get_state()
-    np.testing.assert_allclose(st["rho"], RHO0 - eta * (1 - nu))          # f = 0 < rho: rho falls
+    np.testing.assert_allclose(st["rho"], RHO0 - eta * (1 - nu))  # f = 0 < rho: rho falls
     np.testing.assert_array_equal(st["ptr"], 1)
-    np.testing.assert_allclose(st["alphas"][:, 0] * st["scale"], eta)     # new term eta
+    np.testing.assert_allclose(st["alphas"][:, 0] * st["scale"], eta)  # new term eta
     # four novel colours: the ring keeps the LAST three (FIFO), whatever their coefficients
     for c in (60, 110, 160):
         det.apply(_frame(c))
     st = det.get_state()
     assert sorted(int(v) for v in st["colours"][0, :, 0, 0]) == [60, 110, 160]
     d = 1 - eta * lam
-    np.testing.assert_allclose(np.sort(st["alphas"][0, :, 0] * st["scale"]),
-                               [eta * d * d, eta * d, eta], rtol=1e-6)
+    np.testing.assert_allclose(
+        np.sort(st["alphas"][0, :, 0] * st["scale"]), [eta * d * d, eta * d, eta], rtol=1e-6
+    )
 
 
 def test_rho_rises_when_inside_the_margin():
@@ -62,7 +63,7 @@ def test_rho_rises_when_inside_the_margin():
         det.apply(_frame(100))
         rhos.append(float(det.get_state()["rho"][0, 0]))
     steps = np.round(np.diff(rhos), 6)
-    assert set(steps) == {-0.375, 0.125}       # -eta (1 - nu) when f < rho, +eta nu otherwise
+    assert set(steps) == {-0.375, 0.125}  # -eta (1 - nu) when f < rho, +eta nu otherwise
 
 
 def test_scores_mask_and_no_learning(sample_seq):
@@ -84,7 +85,7 @@ def test_scores_mask_and_no_learning(sample_seq):
 def test_checkpoint_restore_is_bit_identical(sample_seq):
     files = sorted((sample_seq / "input").glob("*.jpg"))[:40]
     frames = [cv2.imread(str(f))[100:160] for f in files]
-    ref = NormaSubtractor(eta=0.5, lam=1.5)          # decays fast: renormalises on the way
+    ref = NormaSubtractor(eta=0.5, lam=1.5)  # decays fast: renormalises on the way
     want = [(ref.apply(f).copy(), ref.scores.copy()) for f in frames]
     det = NormaSubtractor(eta=0.5, lam=1.5)
     for f in frames[:25]:
@@ -96,11 +97,19 @@ def test_checkpoint_restore_is_bit_identical(sample_seq):
         np.testing.assert_array_equal(resumed.scores, s)
 
 
-@pytest.mark.parametrize("kw,name", [
-    (dict(eta=0), "eta"), (dict(lam=-1), "lambda"), (dict(eta=2.0, lam=0.5), r"eta \* lambda = 1\.0"),
-    (dict(nu=1.5), "nu"), (dict(omega=0), "omega"), (dict(sigma=0), "sigma"),
-    (dict(threshold=-1), "threshold"), (dict(colour_space="xyz"), "colour_space"),
-])
+@pytest.mark.parametrize(
+    "kw,name",
+    [
+        (dict(eta=0), "eta"),
+        (dict(lam=-1), "lambda"),
+        (dict(eta=2.0, lam=0.5), r"eta \* lambda = 1\.0"),
+        (dict(nu=1.5), "nu"),
+        (dict(omega=0), "omega"),
+        (dict(sigma=0), "sigma"),
+        (dict(threshold=-1), "threshold"),
+        (dict(colour_space="xyz"), "colour_space"),
+    ],
+)
 def test_bad_parameters(kw, name):
     with pytest.raises(ValueError, match=name):
         NormaSubtractor(**kw)
@@ -109,8 +118,11 @@ def test_bad_parameters(kw, name):
 def test_eta_lambda_product_error_names_the_config_key():
     """The GUI and YAML call it ``lambda``: the message must too, for both ways of setting it."""
     det = NormaSubtractor()
-    with pytest.raises(ValueError, match=r"^eta, lambda: eta \* lambda = 5\.0 must be < 1 "
-                                         r"\(eta=50\.0, lambda=0\.1\)$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^eta, lambda: eta \* lambda = 5\.0 must be < 1 "
+        r"\(eta=50\.0, lambda=0\.1\)$",
+    ):
         det.set_params(eta=50.0)
     with pytest.raises(ValueError, match="lambda=19"):
         det.set_params(**{"lambda": 19.0, "eta": 0.1})

@@ -23,8 +23,9 @@ def _spin_count_seen_by_a_fresh_process(extra: dict, module: str = "silkvision.d
     env = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
     env.update(extra)
     code = f"import os, {module}; print(os.environ.get('GOMP_SPINCOUNT', '-'))"
-    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                          check=True).stdout.strip()
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 @pytest.mark.slow
@@ -107,12 +108,13 @@ def test_a_pool_forked_after_the_parent_ran_a_detector_finishes_with_the_same_re
     script = tmp_path / "fork_pool.py"
     script.write_text(_FORK_SCRIPT)
     env = dict(os.environ, NUMBA_NUM_THREADS="2")
-    done = subprocess.run([sys.executable, str(script), algorithm], env=env, capture_output=True,
-                          text=True, timeout=180)
+    done = subprocess.run(
+        [sys.executable, str(script), algorithm], env=env, capture_output=True, text=True, timeout=180
+    )
     assert done.returncode == 0, done.stderr
     layer, same = done.stdout.split()
     assert same == "True", done.stdout
-    if layer != "omp":   # (the case this test is about; others were fork-safe before the fix too)
+    if layer != "omp":  # (the case this test is about; others were fork-safe before the fix too)
         pytest.skip(f"numba's threading layer here is {layer}, not omp")
 
 
@@ -151,7 +153,6 @@ def test_detectors_in_several_threads_under_any_threading_layer(layer, tmp_path)
     script = tmp_path / "threads.py"
     script.write_text(_THREADS_SCRIPT)
     env = dict(os.environ, NUMBA_NUM_THREADS="2", NUMBA_THREADING_LAYER=layer)
-    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
-                          timeout=240)
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["True", "4"]

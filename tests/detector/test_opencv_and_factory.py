@@ -12,7 +12,7 @@ def _frames(rng, n=30, h=24, w=32):
     for i in range(n):
         f = base.copy()
         if i >= n - 5:
-            f[8:16, 10:20] = 255 - f[8:16, 10:20]   # an object appears at the end
+            f[8:16, 10:20] = 255 - f[8:16, 10:20]  # an object appears at the end
         out.append(f)
     return out
 
@@ -23,8 +23,8 @@ def test_opencv_baselines_detect_an_appearing_object(name, rng):
     for f in _frames(rng):
         mask = det.apply(f)
     assert mask.dtype == np.uint8 and set(np.unique(mask)) <= {0, 255}
-    assert mask[8:16, 10:20].mean() > 200          # the object
-    assert mask[:, 25:].mean() < 20                # the static background
+    assert mask[8:16, 10:20].mean() > 200  # the object
+    assert mask[:, 25:].mean() < 20  # the static background
     assert det.scores is None and not det.has_scores
     assert det.get_background_image().shape == (24, 32, 3)
     with pytest.raises(NotImplementedError):
@@ -46,7 +46,7 @@ def test_shadows_are_background():
     for _ in range(30):
         det.apply(f)
     g = f.copy()
-    g[5:15, 5:15] = 140                              # darker, same chroma: a shadow
+    g[5:15, 5:15] = 140  # darker, same chroma: a shadow
     mask = det.apply(g)
     assert set(np.unique(mask)) <= {0, 255}
 
@@ -56,8 +56,10 @@ def test_factory_validates_names_and_keyword_overrides():
         sv.create_subtractor("nope")
     with pytest.raises(ConfigError, match="unknown parameter 'tau'"):
         sv.create_subtractor("mog2", tau=0.1)
-    for name in ("mog2", "knn"):   # MOG2/KNN model BGR: a colour space asked for would be ignored
-        with pytest.raises(ConfigError, match=f"^{name}: unknown parameter 'colour_space' .*allowed: .*fill_holes$"):
+    for name in ("mog2", "knn"):  # MOG2/KNN model BGR: a colour space asked for would be ignored
+        with pytest.raises(
+            ConfigError, match=f"^{name}: unknown parameter 'colour_space' .*allowed: .*fill_holes$"
+        ):
             sv.create_subtractor(name, colour_space="gray")
     assert sv.create_subtractor("norma", colour_space="gray").colour_space == "gray"
     with pytest.raises(ConfigError, match="detector.median: 4"):
@@ -98,7 +100,7 @@ def test_knn_masks_do_not_depend_on_what_drew_from_opencvs_generator_before(samp
 
     det = sv.create_subtractor("knn", median=0)
     first = masks(det)
-    cv2.randu(np.empty((500, 500), np.uint8), 0, 255)   # someone else draws from the generator
+    cv2.randu(np.empty((500, 500), np.uint8), 0, 255)  # someone else draws from the generator
     assert np.array_equal(masks(sv.create_subtractor("knn", median=0)), first)
     det.reset()
     assert np.array_equal(masks(det), first)
@@ -128,15 +130,16 @@ def test_knn_masks_do_not_depend_on_detectors_interleaved_with_it(sample_seq):
     assert np.array_equal(np.stack(got), first)
 
 
-_FORKED = {}   # what a forked child inherits (an OpenCV subtractor does not pickle)
+_FORKED = {}  # what a forked child inherits (an OpenCV subtractor does not pickle)
 
 
 def _apply_in_child(_):
     return int(_FORKED["det"].apply(_FORKED["frame"]).sum())
 
 
-@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(),
-                    reason="needs the fork start method")
+@pytest.mark.skipif(
+    "fork" not in __import__("multiprocessing").get_all_start_methods(), reason="needs the fork start method"
+)
 def test_knn_used_before_a_fork_still_applies_in_the_child(rng):
     """KNN applies on a worker thread of its own. A forked child inherits the executor but not its
     thread, and used to queue the frame for a thread that does not exist: it hung for ever."""
@@ -155,28 +158,36 @@ def test_knn_used_before_a_fork_still_applies_in_the_child(rng):
             pytest.fail("KNN's apply hung in a forked child")
         finally:
             _FORKED.clear()
-    assert det.apply(frame).shape == (24, 32)     # the parent's thread still serves the parent
+    assert det.apply(frame).shape == (24, 32)  # the parent's thread still serves the parent
 
 
 def test_opencv_parameters_are_complete_and_attributes_take_effect():
     from silkvision.detector.opencv import OpenCVSubtractor
 
     d = OpenCVSubtractor("mog2")
-    assert d.get_params() == {"history": 500, "var_threshold": 16.0, "detect_shadows": False,
-                              "median": 0, "close": 0, "fill_holes": False}
-    assert repr(d) == ("OpenCVSubtractor('mog2', history=500, var_threshold=16.0, detect_shadows=False, "
-                       "median=0, close=0, fill_holes=False)")
+    assert d.get_params() == {
+        "history": 500,
+        "var_threshold": 16.0,
+        "detect_shadows": False,
+        "median": 0,
+        "close": 0,
+        "fill_holes": False,
+    }
+    assert repr(d) == (
+        "OpenCVSubtractor('mog2', history=500, var_threshold=16.0, detect_shadows=False, "
+        "median=0, close=0, fill_holes=False)"
+    )
     frame = np.zeros((8, 8, 3), np.uint8)
     for _ in range(3):
         d.apply(frame)
-    d.set_params(history=500)          # the value in use: the model is kept
+    d.set_params(history=500)  # the value in use: the model is kept
     assert d.frames_seen == 3
-    d.history = 20                     # an attribute is set_params: it takes effect ...
+    d.history = 20  # an attribute is set_params: it takes effect ...
     assert d.history == 20 and d.get_params()["history"] == 20 and d.frames_seen == 0
     d.median = 3
     assert d.mask_filter.median == 3
     with pytest.raises(ValueError, match="history"):
-        d.history = 0                  # ... and is checked
+        d.history = 0  # ... and is checked
     assert d.history == 20
     with pytest.raises(AttributeError, match="no attribute 'tau'"):
         d.tau
@@ -189,8 +200,17 @@ def test_norma_takes_lam_as_its_repr_and_set_params_call_lambda():
         sv.create_subtractor("norma", lam=0.2, **{"lambda": 0.3})
 
 
-@pytest.mark.parametrize("name, typo, meant", [("silk", "treshold", "threshold"), ("silk", "Tau", "tau"),
-                                               ("norma", "sgima", "sigma"), ("silk", "fill_hole", "fill_holes"), ("silk", "threshol", "threshold"), ("mog2", "histroy", "history")])
+@pytest.mark.parametrize(
+    "name, typo, meant",
+    [
+        ("silk", "treshold", "threshold"),
+        ("silk", "Tau", "tau"),
+        ("norma", "sgima", "sigma"),
+        ("silk", "fill_hole", "fill_holes"),
+        ("silk", "threshol", "threshold"),
+        ("mog2", "histroy", "history"),
+    ],
+)
 def test_a_misspelt_parameter_attribute_is_refused(name, typo, meant):
     """``det.treshold = 0.1`` made a new attribute that the model never reads."""
     det = sv.create_subtractor(name)
@@ -198,8 +218,8 @@ def test_a_misspelt_parameter_attribute_is_refused(name, typo, meant):
     with pytest.raises(AttributeError, match=f"no parameter '{typo}'; did you mean '{meant}'"):
         setattr(det, typo, 0.1)
     assert det.get_params() == before
-    det.user_note = "kept"          # other new attributes are the user's,
-    det.thresholds = [0.1, 0.2]     # also those that contain a parameter's name
+    det.user_note = "kept"  # other new attributes are the user's,
+    det.thresholds = [0.1, 0.2]  # also those that contain a parameter's name
     assert det.user_note == "kept" and det.thresholds == [0.1, 0.2]
 
 
@@ -222,5 +242,7 @@ def test_copying_an_opencv_detector_is_a_clear_error(how):
     det = sv.create_subtractor("mog2")
     det.apply(np.zeros((8, 8, 3), np.uint8))
     do = {"pickle": pickle.dumps, "copy": copy.copy, "deepcopy": copy.deepcopy}[how]
-    with pytest.raises(TypeError, match=r"^a MOG2 detector cannot be pickled or copied .*create_subtractor\('mog2'\)"):
+    with pytest.raises(
+        TypeError, match=r"^a MOG2 detector cannot be pickled or copied .*create_subtractor\('mog2'\)"
+    ):
         do(det)

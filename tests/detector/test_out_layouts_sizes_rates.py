@@ -30,7 +30,7 @@ def _frames(rng, n=12):
     for i in range(n):
         f = bg.copy()
         if i >= n - 4:
-            f[4 + i % 3:14 + i % 3, 6:18] = 250
+            f[4 + i % 3 : 14 + i % 3, 6:18] = 250
         out.append(f)
     return out
 
@@ -71,7 +71,7 @@ def test_apply_writes_into_non_contiguous_fgmask(maker, layout, rng):
         assert got is out
         np.testing.assert_array_equal(out, want)
         if canvas is not None:
-            assert (canvas[:, W:] == 7).all()   # nothing written beside the view
+            assert (canvas[:, W:] == 7).all()  # nothing written beside the view
         seen_fg |= bool(want.any())
     assert seen_fg
 
@@ -107,15 +107,18 @@ def test_contiguous_out_still_allocates_nothing(rng):
     raw = (rng.random((240, 320)) > 0.6).astype(np.uint8) * 255
     mf = MaskFilter(5, 5, False)
     out = np.empty((240, 320), np.uint8)
-    mf(raw, out=out)   # buffers made once
+    mf(raw, out=out)  # buffers made once
     assert peak_allocation(lambda: mf(raw, out=out)) < 240 * 320 // 4
 
 
-@pytest.mark.parametrize("bad,msg", [
-    (lambda: np.zeros((H, 2 * W), np.uint16)[:, ::2], "uint16"),
-    (lambda: np.zeros((W, H), np.uint8, order="F"), r"\(32, 24\)"),
-    (lambda: np.zeros((H, 2 * W), np.uint8)[:, ::2].copy()[:, :W // 2], r"\(24, 16\)"),
-])
+@pytest.mark.parametrize(
+    "bad,msg",
+    [
+        (lambda: np.zeros((H, 2 * W), np.uint16)[:, ::2], "uint16"),
+        (lambda: np.zeros((W, H), np.uint8, order="F"), r"\(32, 24\)"),
+        (lambda: np.zeros((H, 2 * W), np.uint8)[:, ::2].copy()[:, : W // 2], r"\(24, 16\)"),
+    ],
+)
 def test_strided_outs_of_the_wrong_type_or_shape_are_still_refused(bad, msg, rng):
     raw = (rng.random((H, W)) > 0.6).astype(np.uint8) * 255
     with pytest.raises(ValueError, match=f"^out: expected a writeable uint8 array of shape .*{msg}"):
@@ -175,7 +178,7 @@ def test_every_entry_point_accepts_the_same_sizes(key, size):
     assert SilkSubtractor(**{key: size}).get_params()[key] == size
     assert NormaSubtractor(**{key: size}).get_params()[key] == size
     assert OpenCVSubtractor("mog2", **{key: size}).get_params()[key] == size
-    assert validate({"detector": {key: int(size)}})["detector"][key] == size   # the schema agrees
+    assert validate({"detector": {key: int(size)}})["detector"][key] == size  # the schema agrees
 
 
 def test_size_1_is_refused_by_the_low_level_helpers_too():
@@ -199,12 +202,12 @@ def test_pickle_does_not_carry_the_threshold_buffer(cls, rng):
     blob = pickle.dumps(det)
     kept = det._thr_raw
     det._thr_raw = None
-    assert len(blob) == len(pickle.dumps(det))   # the buffer's bytes are not in the pickle
+    assert len(blob) == len(pickle.dumps(det))  # the buffer's bytes are not in the pickle
     det._thr_raw = kept
     back = pickle.loads(blob)
     assert back._thr_raw is None
     np.testing.assert_array_equal(back.mask_from_scores(back.scores, 0.3), want)
-    assert det._thr_raw is not None   # pickling leaves the original alone
+    assert det._thr_raw is not None  # pickling leaves the original alone
 
 
 # ---------------------------------------------------------------- 5. learningRate

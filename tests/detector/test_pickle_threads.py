@@ -25,15 +25,20 @@ frames = [np.clip(base.astype(int) + rng.integers(-9, 10, base.shape), 0, 255).a
 frames[-1][20:40, 30:50] = 255 - frames[-1][20:40, 30:50]
 """
 
-_DUMP = _COMMON + """
+_DUMP = (
+    _COMMON
+    + """
 det = sv.create_subtractor(sys.argv[2])
 for f in frames[:4]:
     det.apply(f)
 with open(sys.argv[1], "wb") as fh:
     pickle.dump(det, fh)
 """
+)
 
-_LOAD = _COMMON + """
+_LOAD = (
+    _COMMON
+    + """
 import numba
 assert numba.config.NUMBA_NUM_THREADS == 4
 with open(sys.argv[1], "rb") as fh:
@@ -47,12 +52,18 @@ assert np.array_equal(got, want), "masks differ"
 assert np.array_equal(det.scores, fresh.scores), "scores differ"
 print("OK")
 """
+)
 
 
 def _run(code: str, threads: int, *args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args], env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.mark.parametrize("algo", ["silk", "norma"])

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from silkvision.detector import reference as R
-from silkvision.detector.postprocess import (MaskFilter, close_mask, closing_footprint, fill_holes,
-                                             median_mask)
+from silkvision.detector.postprocess import MaskFilter, close_mask, closing_footprint, fill_holes, median_mask
 
 
 def _random_mask(rng, h, w, p):
@@ -38,20 +37,21 @@ def test_fill_holes_on_real_masks(sample_seq):
     import cv2
 
     from silkvision.detector.silk import SilkSubtractor
+
     det = SilkSubtractor(fill_holes=False)
     for f in sorted((sample_seq / "input").glob("*.jpg"))[:60]:
         m = det.apply(cv2.imread(str(f)))
-    assert np.count_nonzero(R.fill_holes_reference(m)) > np.count_nonzero(m)   # it has holes
+    assert np.count_nonzero(R.fill_holes_reference(m)) > np.count_nonzero(m)  # it has holes
     assert np.array_equal(fill_holes(m), R.fill_holes_reference(m))
 
 
 def test_fill_holes_by_hand():
     m = np.zeros((9, 9), np.uint8)
     m[1:6, 1:6] = 255
-    m[3, 3] = 0                    # enclosed: filled
+    m[3, 3] = 0  # enclosed: filled
     m[6:9, 6:9] = 255
-    m[8, 7] = 0                    # on the border: stays background
-    m[2, 7] = 255                  # a lone foreground pixel: untouched
+    m[8, 7] = 0  # on the border: stays background
+    m[2, 7] = 255  # a lone foreground pixel: untouched
     got = fill_holes(m)
     assert got[3, 3] == 255 and got[8, 7] == 0 and got[2, 7] == 255
     assert np.count_nonzero(got) == np.count_nonzero(m) + 1
@@ -61,8 +61,8 @@ def test_fill_holes_fills_the_hole_of_an_island_inside_a_hole():
     """All hole contours were drawn in one call, which fills by parity: the hole of an island that
     sits inside another hole is inside two hole contours, and stayed background."""
     m = np.zeros((11, 11), np.uint8)
-    m[1, 1:10] = m[9, 1:10] = m[1:10, 1] = m[1:10, 9] = 255   # a ring: all inside it is a hole
-    m[4, 5] = m[6, 5] = m[5, 4] = m[5, 6] = 255               # an island in it, with its own hole at (5, 5)
+    m[1, 1:10] = m[9, 1:10] = m[1:10, 1] = m[1:10, 9] = 255  # a ring: all inside it is a hole
+    m[4, 5] = m[6, 5] = m[5, 4] = m[5, 6] = 255  # an island in it, with its own hole at (5, 5)
     want = R.fill_holes_reference(m)
     assert want[5, 5] == 255 and np.count_nonzero(want) == 81
     assert np.array_equal(fill_holes(m), want)
@@ -82,7 +82,7 @@ def test_mask_filter_chain_and_buffers(rng):
     out = np.empty_like(m)
     assert f(m, out=out) is out and np.array_equal(out, want)
     before = m.copy()
-    assert np.array_equal(f(m), want) and np.array_equal(m, before)   # input untouched
+    assert np.array_equal(f(m), want) and np.array_equal(m, before)  # input untouched
     assert MaskFilter().identity and not f.identity
     assert np.array_equal(MaskFilter()(m), m)
     with pytest.raises(ValueError, match="out"):
@@ -101,6 +101,7 @@ def test_detectors_return_the_post_processed_raw_mask(algo, sample_seq):
     import cv2
 
     import silkvision as sv
+
     det = sv.create_subtractor(algo, median=3, close=5, fill_holes=True)
     post = det.mask_filter
     assert (post.median, post.close, post.fill_holes) == (3, 5, True)
@@ -119,6 +120,7 @@ def test_bad_post_processing_values_name_the_key(key, value):
     from silkvision.detector.norma import NormaSubtractor
     from silkvision.detector.opencv import OpenCVSubtractor
     from silkvision.detector.silk import SilkSubtractor
+
     for make in (SilkSubtractor, NormaSubtractor, lambda **kw: OpenCVSubtractor("mog2", **kw)):
         with pytest.raises(ValueError, match=key):
             make(**{key: value})

@@ -39,7 +39,7 @@ def _random_frames(rng, n, h, w, ch=3):
         f = base + rng.normal(0, 6, base.shape).round().astype(np.int16)
         if t % 3 == 0:
             y, x = rng.integers(0, h - 4), rng.integers(0, w - 4)
-            f[y:y + 4, x:x + 4] = rng.integers(0, 256, ch)
+            f[y : y + 4, x : x + 4] = rng.integers(0, 256, ch)
         frames.append(np.clip(f, 0, 255).astype(np.uint8).squeeze())
     return frames
 
@@ -63,9 +63,10 @@ def _run_against_mirror(det, frames, learn_pattern=lambda i: i % 7 != 3, state_e
         det.apply(f, learningRate=-1 if learn else 0)
         np.testing.assert_array_equal(det.scores, sc, err_msg=f"scores, frame {i + 1}")
         np.testing.assert_array_equal(det._raw, mk, err_msg=f"raw mask, frame {i + 1}")
-        if det._scale == 1.0 and learn:      # the detector renormalised after this frame
-            R.renormalise_reference(state["alphas"], np.float32(_last_scale(det, scale_before)),
-                                    np.float32(1e-8))
+        if det._scale == 1.0 and learn:  # the detector renormalised after this frame
+            R.renormalise_reference(
+                state["alphas"], np.float32(_last_scale(det, scale_before)), np.float32(1e-8)
+            )
         if i % state_every and i != len(frames) - 2:
             continue
         now = det._state_arrays()
@@ -86,14 +87,14 @@ def test_fma32_kernel_equals_correctly_rounded_reference(rng):
     b = (rng.standard_normal(200000) * 10.0 ** rng.integers(-8, 8, 200000)).astype(np.float32)
     c = (rng.standard_normal(200000) * 10.0 ** rng.integers(-8, 8, 200000)).astype(np.float32)
     # exact ties and cancellations that a float64 emulation gets wrong without the TwoSum fix
-    a[:3] = np.float32(1 + 2 ** -12), np.float32(1.0), np.float32(3.0)
-    b[:3] = np.float32(1 + 2 ** -12), np.float32(2 ** -25), np.float32(1 / 3)
-    c[:3] = np.float32(2 ** -50), np.float32(1.0), np.float32(-1.0)
+    a[:3] = np.float32(1 + 2**-12), np.float32(1.0), np.float32(3.0)
+    b[:3] = np.float32(1 + 2**-12), np.float32(2**-25), np.float32(1 / 3)
+    c[:3] = np.float32(2**-50), np.float32(1.0), np.float32(-1.0)
     out = np.empty_like(a)
     K.fma32_array(a, b, c, out)
     np.testing.assert_array_equal(out, R.fma32_reference(a, b, c))
     plain = (a.astype(np.float64) * b + c).astype(np.float32)
-    assert np.mean(out != (a * b + c)) > 0.01 and np.mean(out != plain) < 1e-3   # fused, single rounding
+    assert np.mean(out != (a * b + c)) > 0.01 and np.mean(out != plain) < 1e-3  # fused, single rounding
 
 
 def test_exp2_kernel_equals_reference_and_is_accurate():
@@ -104,27 +105,30 @@ def test_exp2_kernel_equals_reference_and_is_accurate():
     inside = u >= K.U_MIN
     rel = out[inside].astype(np.float64) / np.exp2(u[inside].astype(np.float64)) - 1
     assert np.abs(rel).max() < 1e-5
-    assert out[u == 0][0] == 1.0                        # k(x, x) = 1 exactly
-    assert np.all(out[~inside] == np.float32(2.0 ** -72))
+    assert out[u == 0][0] == 1.0  # k(x, x) = 1 exactly
+    assert np.all(out[~inside] == np.float32(2.0**-72))
     # the Gaussian kernel through it: d2 -> 2 ** (d2 nl)
-    d2 = np.arange(0, 3 * 255 ** 2 + 1, 7).astype(np.float32)
+    d2 = np.arange(0, 3 * 255**2 + 1, 7).astype(np.float32)
     nl = K.kernel_log2_scale(15.0)
     k = np.empty_like(d2)
     K.exp2_neg_array(d2 * nl, k)
-    want = np.exp(-d2.astype(np.float64) / (2 * 15.0 ** 2))
-    big = want > 2.0 ** -72
+    want = np.exp(-d2.astype(np.float64) / (2 * 15.0**2))
+    big = want > 2.0**-72
     assert np.abs(k[big] / want[big] - 1).max() < 1e-5
-    assert np.all(k[~big] == np.float32(2.0 ** -72))
+    assert np.all(k[~big] == np.float32(2.0**-72))
 
 
-@pytest.mark.parametrize("params", [
-    dict(),                                                        # defaults
-    dict(colour_space="gray", conservative=False, tau=0.05, C=1.0),
-    dict(colour_space="ycrcb", omega=3, warmup=2, kappa=0.3, sigma=8.0),
-    dict(colour_space="ycrcb", omega=5, warmup=3, kappa=0.2, hold=3),  # cap held after foreground
-    dict(colour_space="ycrcb", omega=4, warmup=20, warmup_kappa=0.3, kappa=0.1),  # warm-up cap
-    dict(tau=0.6, omega=4, warmup=0),                              # renormalises every ~30 frames
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(),  # defaults
+        dict(colour_space="gray", conservative=False, tau=0.05, C=1.0),
+        dict(colour_space="ycrcb", omega=3, warmup=2, kappa=0.3, sigma=8.0),
+        dict(colour_space="ycrcb", omega=5, warmup=3, kappa=0.2, hold=3),  # cap held after foreground
+        dict(colour_space="ycrcb", omega=4, warmup=20, warmup_kappa=0.3, kappa=0.1),  # warm-up cap
+        dict(tau=0.6, omega=4, warmup=0),  # renormalises every ~30 frames
+    ],
+)
 def test_silk_kernel_matches_mirror_on_random_frames(rng, params):
     det = SilkSubtractor(median=0, **params)
     frames = _random_frames(rng, 70, 13, 37)
@@ -138,24 +142,36 @@ def test_silk_renormalisation_is_exercised():
     for f in frames:
         det.apply(f)
         seen_small |= det._scale < 1e-6
-    assert seen_small and det._scale >= 2.0 ** -40     # it shrank, and was renormalised
+    assert seen_small and det._scale >= 2.0**-40  # it shrank, and was renormalised
 
 
 def test_renormalise_kernel_equals_reference_around_the_floor(rng):
     """Values below, exactly at and above floor/scale, zeros, and random ones: the floor zeroes
     exactly the products below it (a kernel without the floor, or with ``>``, fails)."""
-    scale, floor = np.float32(2.0 ** -40 * 0.75), np.float32(1e-8)
+    scale, floor = np.float32(2.0**-40 * 0.75), np.float32(1e-8)
     at = np.float32(floor / scale)
-    while at * scale < floor:                     # the smallest stored value kept by the floor
+    while at * scale < floor:  # the smallest stored value kept by the floor
         at = np.nextafter(at, np.float32(np.inf))
     while np.nextafter(at, np.float32(0)) * scale >= floor:
         at = np.nextafter(at, np.float32(0))
-    special = np.array([0.0, at, np.nextafter(at, np.float32(0)), np.nextafter(at, np.float32(np.inf)),
-                        at * 0.5, at * 2, 1.0, 1e-30, 3e30], np.float32)
+    special = np.array(
+        [
+            0.0,
+            at,
+            np.nextafter(at, np.float32(0)),
+            np.nextafter(at, np.float32(np.inf)),
+            at * 0.5,
+            at * 2,
+            1.0,
+            1e-30,
+            3e30,
+        ],
+        np.float32,
+    )
     assert at * scale >= floor and np.nextafter(at, np.float32(0)) * scale < floor
     for shape in [(3, 4, 9), (5, 2, 37)]:
-        a = (rng.random(shape) * 4 * at).astype(np.float32)      # about a quarter below the floor
-        a.reshape(-1)[:special.size] = special
+        a = (rng.random(shape) * 4 * at).astype(np.float32)  # about a quarter below the floor
+        a.reshape(-1)[: special.size] = special
         ref = a.copy()
         K.renormalise(a, scale, floor)
         R.renormalise_reference(ref, scale, floor)
@@ -163,7 +179,6 @@ def test_renormalise_kernel_equals_reference_around_the_floor(rng):
         assert (a == 0).sum() > special.size and (a > 0).sum() > a.size // 2
         flat = a.reshape(-1)
         assert flat[0] == 0 and flat[1] == at * scale and flat[2] == 0 and flat[3] > 0
-
 
 
 @pytest.mark.parametrize("params", [dict(), dict(colour_space="lab", omega=3, nu=0.2, eta=0.5, lam=0.9)])
@@ -176,7 +191,7 @@ def test_norma_kernel_matches_mirror_on_random_frames(rng, params):
 @pytest.mark.parametrize("cls", [SilkSubtractor, NormaSubtractor])
 @pytest.mark.slow
 def test_kernels_match_mirror_on_sample_clip(sample_seq, cls):
-    frames = [f[100:180] for f in _clip_frames(sample_seq, 60)]   # the lanes: 80 x 320 pixels
+    frames = [f[100:180] for f in _clip_frames(sample_seq, 60)]  # the lanes: 80 x 320 pixels
     kw = dict(warmup=10, hold=2) if cls is SilkSubtractor else {}
     _run_against_mirror(cls(median=0, **kw), frames, learn_pattern=lambda i: i != 30, state_every=15)
 
@@ -187,10 +202,21 @@ def test_silk_matches_textbook_per_pixel_model(sample_seq, tau, omega, n):
     tau = 0.3 the global scale is renormalised (at frame 78) while the buffer holds coefficients
     near 1e-3, and the floor below which one is dropped then (ALPHA_FLOOR) must not change the
     scores."""
-    frames = [f[100:106, 150:156] for f in _clip_frames(sample_seq, n)]   # a 6x6 patch with traffic
-    p = dict(omega=omega, tau=tau, C=0.5, rho=1.0, sigma=12.0, threshold=0.4, conservative=True,
-             kappa=0.2, warmup=8, warmup_kappa=0.6, hold=2)
-    det = SilkSubtractor(median=0, global_change=1.0, colour_space="rgb", **p)    # per-pixel maths only
+    frames = [f[100:106, 150:156] for f in _clip_frames(sample_seq, n)]  # a 6x6 patch with traffic
+    p = dict(
+        omega=omega,
+        tau=tau,
+        C=0.5,
+        rho=1.0,
+        sigma=12.0,
+        threshold=0.4,
+        conservative=True,
+        kappa=0.2,
+        warmup=8,
+        warmup_kappa=0.6,
+        hold=2,
+    )
+    det = SilkSubtractor(median=0, global_change=1.0, colour_space="rgb", **p)  # per-pixel maths only
     models = [[R.SilkPixelModel(**p) for _ in range(6)] for _ in range(6)]
     for t, f in enumerate(frames):
         learn = t != 20

@@ -40,7 +40,7 @@ def test_parameter_attributes_are_set_params(name):
     key = "tau" if name == "silk" else "eta"
     det.apply(_bg())
     ref.apply(_bg())
-    det.sigma = 9.0                               # live change: the model is kept
+    det.sigma = 9.0  # live change: the model is kept
     assert det.get_params()["sigma"] == 9.0 and det.frames_seen == 1
     setattr(det, key, 0.2)
     assert getattr(det, key) == det.get_params()[key] == 0.2
@@ -53,11 +53,11 @@ def test_parameter_attributes_are_set_params(name):
     with pytest.raises(ValueError, match=key):
         setattr(det, key, -1.0)
     assert getattr(det, key) == 0.2
-    det.omega = 5                                 # a restart parameter resets the model
+    det.omega = 5  # a restart parameter resets the model
     assert det.omega == 5 and det.frames_seen == 0
     det.median = 3
     assert det.mask_filter.median == 3
-    det.note = "mine"                              # other attributes are plain attributes
+    det.note = "mine"  # other attributes are plain attributes
     assert det.note == "mine" and "note" not in det.get_params()
 
 
@@ -66,7 +66,7 @@ def test_first_frame_is_all_novel_then_background_reaches_the_fixed_point():
     det = SilkSubtractor(median=0, tau=tau, omega=omega, rho=1.0, C=0.4, conservative=False)
     m = det.apply(_bg())
     assert m.dtype == np.uint8 and m.shape == (12, 16) and np.all(m == 255)
-    assert np.all(det.scores == 0)                       # scored BEFORE the first update
+    assert np.all(det.scores == 0)  # scored BEFORE the first update
     for _ in range(300):
         m = det.apply(_bg())
     # constant colour: the buffer holds the last omega coefficients alpha (1 - tau)^k, so
@@ -114,14 +114,14 @@ def test_soft_conservative_update_caps_foreground_coefficients():
 def test_hold_keeps_the_cap_for_frames_after_a_foreground_score():
     """A pixel scored foreground at t is still learned under the cap at t+1..t+hold, not later."""
     kw = dict(median=0, tau=0.1, C=0.4, kappa=0.25, warmup=5, colour_space="rgb", global_change=1.0)
-    near = np.array([46, 90, 200], np.uint8)        # near _bg(): scored background, below rho
+    near = np.array([46, 90, 200], np.uint8)  # near _bg(): scored background, below rho
 
     def new_coefficient(hold, gap):
         det = SilkSubtractor(hold=hold, **kw)
         for _ in range(30):
             det.apply(_bg())
         f = _bg()
-        f[0, 0] = (0, 0, 0)                         # foreground at (0, 0)
+        f[0, 0] = (0, 0, 0)  # foreground at (0, 0)
         det.apply(f)
         for _ in range(gap - 1):
             det.apply(_bg())
@@ -135,29 +135,29 @@ def test_hold_keeps_the_cap_for_frames_after_a_foreground_score():
         return st["alphas"][0, j[0], 0] * st["scale"]
 
     capped = 0.9 * 0.25 * 0.4
-    assert new_coefficient(hold=0, gap=1) > capped * 1.5     # hold 0: only the foreground frame
+    assert new_coefficient(hold=0, gap=1) > capped * 1.5  # hold 0: only the foreground frame
     np.testing.assert_allclose(new_coefficient(hold=2, gap=1), capped, rtol=1e-5)
     np.testing.assert_allclose(new_coefficient(hold=2, gap=2), capped, rtol=1e-5)
-    assert new_coefficient(hold=2, gap=3) > capped * 1.5     # 3 frames later: free again
+    assert new_coefficient(hold=2, gap=3) > capped * 1.5  # 3 frames later: free again
 
 
 def test_conservative_cap_is_off_during_warmup():
-    det = SilkSubtractor(median=0, tau=0.1, C=0.4, kappa=0.0, warmup=3, warmup_kappa=1.0,
-                         conservative=True)
-    det.apply(_bg())                  # frame 1: all foreground, but inside the warm-up
+    det = SilkSubtractor(median=0, tau=0.1, C=0.4, kappa=0.0, warmup=3, warmup_kappa=1.0, conservative=True)
+    det.apply(_bg())  # frame 1: all foreground, but inside the warm-up
     assert np.all(_true_alphas(det).max(axis=1) > 0.3)
 
 
 def test_warmup_kappa_caps_foreground_during_the_warmup_only():
-    kw = dict(median=0, tau=0.1, C=0.4, kappa=0.0, warmup=2, warmup_kappa=0.5, conservative=True,
-              global_change=1.0)
+    kw = dict(
+        median=0, tau=0.1, C=0.4, kappa=0.0, warmup=2, warmup_kappa=0.5, conservative=True, global_change=1.0
+    )
     det = SilkSubtractor(**kw)
-    det.apply(_bg())                  # frame 1: all foreground (empty model), inside the warm-up
+    det.apply(_bg())  # frame 1: all foreground (empty model), inside the warm-up
     np.testing.assert_allclose(_true_alphas(det).max(axis=1), 0.9 * 0.5 * 0.4, rtol=1e-5)
-    det.apply(_bg())                  # frame 2: still foreground (score 0.18 < 0.45), still warm-up
+    det.apply(_bg())  # frame 2: still foreground (score 0.18 < 0.45), still warm-up
     before = _true_alphas(det).copy()
     f = _bg()
-    f[:] = (10, 250, 10)              # frame 3: a new colour after the warm-up: kappa = 0 caps it
+    f[:] = (10, 250, 10)  # frame 3: a new colour after the warm-up: kappa = 0 caps it
     det.apply(f)
     np.testing.assert_allclose(_true_alphas(det), before * 0.9, rtol=1e-5)
 
@@ -183,9 +183,9 @@ def test_global_change_lifts_the_conservative_cap():
     # a light switch: the switch frame itself is capped, then full steps of (1 - tau) C ~ 0.4 each
     # until the score passes the threshold 0.45: a handful of frames
     assert fast is not None and fast <= 5
-    assert slow is not None and slow >= 20                 # capped: slow (29 frames)
+    assert slow is not None and slow >= 20  # capped: slow (29 frames)
     one = np.zeros((12, 16), bool)
-    one[5, 5] = True                                       # a local change keeps the cap
+    one[5, 5] = True  # a local change keeps the cap
     local = _switch_recovery(SilkSubtractor(global_change=0.5, **kw), one)
     assert local is not None and local >= 20
 
@@ -197,7 +197,7 @@ def test_buffer_drops_the_lowest_coefficient():
         det.apply(_bg(2, 2, c))
     st = det.get_state()
     kept = sorted(int(v) for v in st["colours"][0, :, 0, 0])
-    assert kept == [100, 200]     # alpha(10) = 0.125 < alpha(100) = 0.25 < alpha(200) = 0.5: 10 dropped
+    assert kept == [100, 200]  # alpha(10) = 0.125 < alpha(100) = 0.25 < alpha(200) = 0.5: 10 dropped
 
 
 def test_learning_rate_zero_scores_without_learning():
@@ -222,7 +222,7 @@ def test_apply_equals_mask_from_scores_and_fgmask_is_used(sample_seq):
     np.testing.assert_array_equal(out, det.mask_from_scores(det.scores))
     assert set(np.unique(out)) <= {0, 255}
     m2 = det.mask_from_scores(det.scores, threshold=0.0)
-    assert not m2.any()                                  # no score is < 0
+    assert not m2.any()  # no score is < 0
     lo, hi = det.score_range
     assert lo == 0.0 and det.scores.min() >= lo and det.scores.max() <= hi
 
@@ -237,16 +237,33 @@ def test_size_change_needs_reset():
     assert det.apply(_bg(10, 20)).shape == (10, 20)
 
 
-@pytest.mark.parametrize("kw,name", [
-    (dict(tau=0.0), "tau"), (dict(tau=1.0), "tau"), (dict(C=0), "C"), (dict(sigma=-1), "sigma"),
-    (dict(omega=0), "omega"), (dict(omega=256), "omega"), (dict(omega=2.5), "omega"),
-    (dict(kappa=1.5), "kappa"), (dict(warmup=-1), "warmup"), (dict(warmup_kappa=-0.1), "warmup_kappa"),
-    (dict(warmup_kappa=1.5), "warmup_kappa"), (dict(hold=-1), "hold"),
-    (dict(hold=101), "hold"), (dict(hold=1.5), "hold"), (dict(threshold=-0.1), "threshold"),
-    (dict(colour_space="hsv"), "colour_space"), (dict(median=4), "median"), (dict(rho=0), "rho"),
-    (dict(conservative="yes"), "conservative"), (dict(tau=float("nan")), "tau"),
-    (dict(global_change=0.0), "global_change"), (dict(global_change=1.5), "global_change"),
-])
+@pytest.mark.parametrize(
+    "kw,name",
+    [
+        (dict(tau=0.0), "tau"),
+        (dict(tau=1.0), "tau"),
+        (dict(C=0), "C"),
+        (dict(sigma=-1), "sigma"),
+        (dict(omega=0), "omega"),
+        (dict(omega=256), "omega"),
+        (dict(omega=2.5), "omega"),
+        (dict(kappa=1.5), "kappa"),
+        (dict(warmup=-1), "warmup"),
+        (dict(warmup_kappa=-0.1), "warmup_kappa"),
+        (dict(warmup_kappa=1.5), "warmup_kappa"),
+        (dict(hold=-1), "hold"),
+        (dict(hold=101), "hold"),
+        (dict(hold=1.5), "hold"),
+        (dict(threshold=-0.1), "threshold"),
+        (dict(colour_space="hsv"), "colour_space"),
+        (dict(median=4), "median"),
+        (dict(rho=0), "rho"),
+        (dict(conservative="yes"), "conservative"),
+        (dict(tau=float("nan")), "tau"),
+        (dict(global_change=0.0), "global_change"),
+        (dict(global_change=1.5), "global_change"),
+    ],
+)
 def test_bad_parameters_name_the_parameter(kw, name):
     with pytest.raises(ValueError, match=name):
         SilkSubtractor(**kw)
@@ -269,8 +286,9 @@ def test_set_params_live_and_restart():
     for _ in range(10):
         det.apply(_bg())
     state = det.get_state()
-    det.set_params(threshold=0.5, tau=0.02, C=0.3, sigma=10.0, kappa=0.2, conservative=False,
-                   warmup=3, median=5, rho=1.5)
+    det.set_params(
+        threshold=0.5, tau=0.02, C=0.3, sigma=10.0, kappa=0.2, conservative=False, warmup=3, median=5, rho=1.5
+    )
     assert det.frames_seen == 10 and det.threshold == 0.5 and det.median == 5
     np.testing.assert_array_equal(det.get_state()["alphas"], state["alphas"])
     det.threshold = 0.7
@@ -279,8 +297,8 @@ def test_set_params_live_and_restart():
         det.set_params(bogus=1)
     with pytest.raises(ValueError, match="tau"):
         det.set_params(tau=2.0, threshold=0.1)
-    assert det.threshold == 0.7                          # nothing changed on error
-    det.set_params(omega=20)                             # unchanged value: no reset
+    assert det.threshold == 0.7  # nothing changed on error
+    det.set_params(omega=20)  # unchanged value: no reset
     assert det.frames_seen == 10
     det.set_params(omega=5)
     assert det.frames_seen == 0 and det.scores is None
@@ -349,7 +367,7 @@ def test_set_state_rejects_mismatches():
     with pytest.raises(ValueError, match="kind"):
         sv.create_subtractor("norma", omega=5).set_state(st)
     fresh = SilkSubtractor(omega=5)
-    fresh.set_state(SilkSubtractor(omega=5).get_state())   # state before any frame
+    fresh.set_state(SilkSubtractor(omega=5).get_state())  # state before any frame
     assert fresh.frames_seen == 0
 
 
@@ -357,8 +375,7 @@ def test_set_state_rejects_mismatches():
 def test_background_image_is_the_strongest_support_vector(cs, tol):
     # with the soft conservative update a passing object's coefficient, (1 - tau) kappa C = 0.0396,
     # stays below the steady background coefficient 1 / (1 + (1 - tau) S) = 0.0526
-    det = SilkSubtractor(colour_space=cs, median=0, tau=0.01, C=0.4, kappa=0.1, warmup=5,
-                         conservative=True)
+    det = SilkSubtractor(colour_space=cs, median=0, tau=0.01, C=0.4, kappa=0.1, warmup=5, conservative=True)
     colour = (30, 120, 210) if cs != "gray" else (90, 90, 90)
     for _ in range(300):
         det.apply(_bg(colour=colour))
@@ -384,12 +401,13 @@ def test_grey_frames_match_colour_frames():
     g = SilkSubtractor(colour_space="gray", median=0)
     g.apply(grey)
     assert g.get_state()["colours"].shape == (6, 20, 1, 9)
-    assert g.state_nbytes == 6 * 9 * (20 * 5 + 1)          # 1 byte colour + 4 byte alpha per slot, 1 byte "since"
+    assert g.state_nbytes == 6 * 9 * (20 * 5 + 1)  # 1 byte colour + 4 byte alpha per slot, 1 byte "since"
 
 
 @pytest.mark.parametrize("size", [0, 3, 5, 7, 15])
 def test_binary_median_equals_opencv_median(rng, size):
     from silkvision.detector.postprocess import median_mask as binary_median
+
     for p in (0.1, 0.5, 0.9):
         m = np.where(rng.random((37, 53)) < p, 255, 0).astype(np.uint8)
         want = m if size == 0 else cv2.medianBlur(m, size)

@@ -63,16 +63,23 @@ def square_frame(i: int, h: int = H, w: int = W) -> tuple[np.ndarray, np.ndarray
     img = bg.copy()
     gt = np.zeros((h, w), np.uint8)
     x = 1 + (i % (w - 5))
-    img[4:8, x:x + 4] = 220
-    gt[4:8, x:x + 3] = 255
+    img[4:8, x : x + 4] = 220
+    gt[4:8, x : x + 3] = 255
     gt[4:8, x + 3] = 170
-    gt[8, x:x + 4] = 50
+    gt[8, x : x + 4] = 50
     gt[0, :] = 85
     return cv2.cvtColor(img, cv2.COLOR_GRAY2BGR), gt
 
 
-def make_sequence(root: Path, n: int = 30, temporal=(10, 25), roi: np.ndarray | None = None,
-                  gt_frames=None, gt_shape=None, name: str = "tiny") -> Path:
+def make_sequence(
+    root: Path,
+    n: int = 30,
+    temporal=(10, 25),
+    roi: np.ndarray | None = None,
+    gt_frames=None,
+    gt_shape=None,
+    name: str = "tiny",
+) -> Path:
     """Write a CDnet-layout sequence ``root/name`` (PNG inputs: lossless)."""
     seq = root / name
     (seq / "input").mkdir(parents=True)

@@ -45,15 +45,16 @@ def test_mask_rules():
         confusion_counts(m, GT, rule="bogus")
 
 
-
 def test_mask_rule_boundaries():
     """Each rule at its threshold: "half" is documented as >= 128, so 128 itself is foreground (the
     rule test above uses 127 and 200 only); "cdnet" is 255 alone, "nonzero" anything above 0."""
     from silkvision.evaluation.cdnet import mask_foreground
+
     m = np.array([[0, 1, 127, 128, 129, 254, 255]], np.uint8)
     assert mask_foreground(m, "half").tolist() == [[False, False, False, True, True, True, True]]
     assert mask_foreground(m, "cdnet").tolist() == [[False, False, False, False, False, False, True]]
     assert mask_foreground(m, "nonzero").tolist() == [[False, True, True, True, True, True, True]]
+
 
 def test_bad_inputs_are_errors():
     with pytest.raises(DataError, match="same size"):
@@ -94,8 +95,12 @@ def test_counts_add_and_sum():
 
 def test_mean_is_cdnet_style():
     r1 = {**Counts(10, 0, 0, 90).as_dict(), **metrics(Counts(10, 0, 0, 90)), "auc": 0.9, "threshold": 0.3}
-    r2 = {**Counts(10, 10, 10, 70).as_dict(), **metrics(Counts(10, 10, 10, 70)), "auc": None,
-          "threshold": 0.3}
+    r2 = {
+        **Counts(10, 10, 10, 70).as_dict(),
+        **metrics(Counts(10, 10, 10, 70)),
+        "auc": None,
+        "threshold": 0.3,
+    }
     m = mean_metrics([r1, r2])
     assert (m["tp"], m["fp"], m["fn"], m["tn"]) == (20, 10, 10, 160)  # sums
     assert m["f_measure"] == pytest.approx((1.0 + 0.5) / 2)  # mean of F, not F of the sums
@@ -104,7 +109,7 @@ def test_mean_is_cdnet_style():
 
 def test_mean_leaves_out_rows_without_any_scored_pixel():
     good = {**Counts(10, 10, 10, 70).as_dict(), **metrics(Counts(10, 10, 10, 70)), "threshold": 0.3}
-    empty = {**Counts().as_dict(), **metrics(Counts()), "threshold": 0.3}   # every metric nan
+    empty = {**Counts().as_dict(), **metrics(Counts()), "threshold": 0.3}  # every metric nan
     m = mean_metrics([good, empty])
     assert m["f_measure"] == pytest.approx(0.5) and m["recall"] == pytest.approx(0.5)
     assert m["n_sequences"] == 1 and (m["tp"], m["tn"]) == (10, 70)

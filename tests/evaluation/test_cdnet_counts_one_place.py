@@ -10,7 +10,7 @@ def test_class_counts_against_a_loop_over_pixels():
     gt = rng.choice(np.array([0, 50, 85, 170, 255], np.uint8), size=(9, 11))
     fg = rng.random((9, 11)) < 0.4
     cls = label_classes(gt, None)
-    want = [0, 0, 0, 0]   # tp fp fn tn by hand
+    want = [0, 0, 0, 0]  # tp fp fn tn by hand
     for label, f in zip(gt.ravel(), fg.ravel()):
         if label in (85, 170):
             continue

@@ -31,8 +31,17 @@ def video_case(tmp_path, sample_seq) -> Path:
 
 
 def _evaluate(case: Path) -> list[str]:
-    return ["evaluate", str(case / "clip.avi"), "--groundtruth", str(case / "gt"), "-a", "mog2",
-            "--no-figures", "--out", str(case / "eval")]
+    return [
+        "evaluate",
+        str(case / "clip.avi"),
+        "--groundtruth",
+        str(case / "gt"),
+        "-a",
+        "mog2",
+        "--no-figures",
+        "--out",
+        str(case / "eval"),
+    ]
 
 
 def test_a_temporal_roi_beside_the_groundtruth_is_named_in_the_error(video_case, capsys):
@@ -40,16 +49,19 @@ def test_a_temporal_roi_beside_the_groundtruth_is_named_in_the_error(video_case,
     assert main(_evaluate(video_case)) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert (f"temporalROI 100 400 (read from {video_case / 'temporalROI.txt'}) is outside the frames "
-            f"1..12" in err)
+    assert (
+        f"temporalROI 100 400 (read from {video_case / 'temporalROI.txt'}) is outside the frames 1..12" in err
+    )
 
 
 def test_a_roi_beside_the_groundtruth_is_named_in_the_error(video_case, capsys):
     cv2.imwrite(str(video_case / "ROI.bmp"), np.full((100, 100), 255, np.uint8))
     assert main(_evaluate(video_case)) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err[-1] == (f"silkvision: error: {video_case / 'ROI.bmp'}: ROI is 100x100 but the frames "
-                       f"are 320x240; expected the same size")
+    assert err[-1] == (
+        f"silkvision: error: {video_case / 'ROI.bmp'}: ROI is 100x100 but the frames "
+        f"are 320x240; expected the same size"
+    )
 
 
 def test_files_read_beside_the_groundtruth_get_a_note(video_case, capsys):
@@ -57,9 +69,11 @@ def test_files_read_beside_the_groundtruth_get_a_note(video_case, capsys):
     cv2.imwrite(str(video_case / "ROI.bmp"), np.full((240, 320), 255, np.uint8))
     assert main(_evaluate(video_case)) == 0
     notes = [ln for ln in capsys.readouterr().err.splitlines() if "folder holding the ground truth" in ln]
-    assert notes == [f"silkvision: note: {video_case / 'clip.avi'}: the evaluated frames from "
-                     f"{video_case / 'temporalROI.txt'} and the evaluated pixels from "
-                     f"{video_case / 'ROI.bmp'} (the folder holding the ground truth)"]
+    assert notes == [
+        f"silkvision: note: {video_case / 'clip.avi'}: the evaluated frames from "
+        f"{video_case / 'temporalROI.txt'} and the evaluated pixels from "
+        f"{video_case / 'ROI.bmp'} (the folder holding the ground truth)"
+    ]
 
 
 def test_a_cdnet_folder_s_own_files_get_no_note(sample_seq):
@@ -67,6 +81,8 @@ def test_a_cdnet_folder_s_own_files_get_no_note(sample_seq):
     from silkvision.evaluation.runner import sequence_frames
 
     sf = sequence_frames(sample_seq)
-    assert sf.files == {"temporalROI.txt": Path(sample_seq) / "temporalROI.txt",
-                        "ROI.bmp": Path(sample_seq) / "ROI.bmp"}
+    assert sf.files == {
+        "temporalROI.txt": Path(sample_seq) / "temporalROI.txt",
+        "ROI.bmp": Path(sample_seq) / "ROI.bmp",
+    }
     assert _files_read_note(sample_seq, sf) == []

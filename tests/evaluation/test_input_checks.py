@@ -10,14 +10,33 @@ from silkvision.evaluation import RocAccumulator, confusion_counts, evaluate_seq
 from silkvision.evaluation.cdnet import label_classes, mask_foreground
 
 
-@pytest.mark.parametrize("bins", [2.7, "8", "8.0", 0, -1, 0.0, True, np.bool_(True), None, float("nan"),
-                                  float("inf"), np.float64(8.5), np.array([8]), np.array(True)])
+@pytest.mark.parametrize(
+    "bins",
+    [
+        2.7,
+        "8",
+        "8.0",
+        0,
+        -1,
+        0.0,
+        True,
+        np.bool_(True),
+        None,
+        float("nan"),
+        float("inf"),
+        np.float64(8.5),
+        np.array([8]),
+        np.array(True),
+    ],
+)
 def test_roc_bins_must_be_an_integer_at_least_1(bins):
     with pytest.raises(ValueError, match=r"^bins: .*; expected an integer >= 1$"):
         RocAccumulator(0, 1, bins=bins)
 
 
-@pytest.mark.parametrize("bins", [np.int64(8), 8.0, np.float32(8.0), np.array(8), np.array(8.0), np.uint16(8)])
+@pytest.mark.parametrize(
+    "bins", [np.int64(8), 8.0, np.float32(8.0), np.array(8), np.array(8.0), np.uint16(8)]
+)
 def test_roc_bins_may_be_any_integer_value(bins):
     roc = RocAccumulator(0, 1, bins=bins)
     assert roc.bins == 8 and type(roc.bins) is int
@@ -29,8 +48,15 @@ def test_roc_default_bins_as_a_float_is_the_default():
     assert RocAccumulator(0.0, 1.0, bins=4096.0).bins == 4096
 
 
-@pytest.mark.parametrize("lo, hi", [(np.array(0.0), np.array(1.0)), (np.array(0), 1.0),
-                                    (0.0, np.array(1, np.int32)), (np.float32(0), np.array(1.0, np.float32))])
+@pytest.mark.parametrize(
+    "lo, hi",
+    [
+        (np.array(0.0), np.array(1.0)),
+        (np.array(0), 1.0),
+        (0.0, np.array(1, np.int32)),
+        (np.float32(0), np.array(1.0, np.float32)),
+    ],
+)
 def test_roc_lo_hi_may_be_0d_arrays(lo, hi):
     roc = RocAccumulator(lo, hi, bins=4, thresholds=(np.array(0.5),))
     assert (roc.lo, roc.hi) == (0.0, 1.0) and type(roc.lo) is float and type(roc.hi) is float
@@ -51,8 +77,10 @@ def test_roc_thresholds_may_be_numpy_numbers_or_a_generator():
     assert roc.thresholds == (0.25, 0.5, 1.0)
 
 
-@pytest.mark.parametrize("lo, hi", [("0", 1), (0, None), (False, 1), (np.array(False), 1), (np.array([0.0]), 1),
-                                    (0, np.array("1"))])
+@pytest.mark.parametrize(
+    "lo, hi",
+    [("0", 1), (0, None), (False, 1), (np.array(False), 1), (np.array([0.0]), 1), (0, np.array("1"))],
+)
 def test_roc_lo_hi_must_be_numbers(lo, hi):
     with pytest.raises(ValueError, match=r"^lo, hi: .*expected finite numbers with lo < hi$"):
         RocAccumulator(lo, hi)
@@ -89,7 +117,9 @@ def test_unknown_mask_rule_is_refused_for_every_mask_type(mask):
 
 
 def test_an_algorithm_listed_twice_is_refused(tiny_seq):
-    with pytest.raises(ConfigError, match=r"^algorithms: 'silk' is listed twice in \['silk', 'mog2', 'silk'\]"):
+    with pytest.raises(
+        ConfigError, match=r"^algorithms: 'silk' is listed twice in \['silk', 'mog2', 'silk'\]"
+    ):
         evaluate_sequence(tiny_seq, ("silk", "mog2", "silk"))
     with pytest.raises(ValueError, match="listed twice"):  # (ConfigError is a ValueError)
         evaluate_sequence(tiny_seq, iter(["mog2", "mog2"]))

@@ -16,14 +16,27 @@ def _sequence(name: str, category: str, counts: Counts) -> SequenceResult:
     idx = np.arange(1, 3)
     per_frame = np.array([counts.as_array(), np.zeros(4, np.int64)])
     ar = AlgorithmResult("mog2", counts, idx, per_frame, median=5, close=5, fill_holes=True)
-    return SequenceResult(name=name, path=name, category=category, first=1, last=2, frames=2,
-                          evaluated=idx, algorithms={"mog2": ar})
+    return SequenceResult(
+        name=name,
+        path=name,
+        category=category,
+        first=1,
+        last=2,
+        frames=2,
+        evaluated=idx,
+        algorithms={"mog2": ar},
+    )
 
 
 def test_a_sequence_without_scored_pixels_is_left_out_of_the_means_not_the_means_lost(tmp_path):
-    rep = build_report([_sequence("dark", "a", Counts()), _sequence("lit", "b", Counts(10, 10, 10, 70)),
-                        _sequence("lit2", "b", Counts(10, 0, 0, 90))])
-    json.dumps(rep, allow_nan=False)   # strict JSON: null, never NaN
+    rep = build_report(
+        [
+            _sequence("dark", "a", Counts()),
+            _sequence("lit", "b", Counts(10, 10, 10, 70)),
+            _sequence("lit2", "b", Counts(10, 0, 0, 90)),
+        ]
+    )
+    json.dumps(rep, allow_nan=False)  # strict JSON: null, never NaN
     assert rep["sequences"]["dark"]["mog2"]["f_measure"] is None
     cat_a, cat_b = rep["categories"]["a"]["mog2"], rep["categories"]["b"]["mog2"]
     assert cat_a["f_measure"] is None and cat_a["n_sequences"] == 0 and cat_a["left_out"] == ["dark"]
@@ -54,8 +67,14 @@ def test_a_detector_without_a_defined_curve_stays_in_the_legends_saying_why():
     seq = _sequence("empty", "a", Counts(0, 0, 0, 100))  # mog2: nothing detected, F undefined
     roc = RocAccumulator(0.0, 1.0, bins=16, thresholds=(0.5,))
     roc.update(np.full((10, 10), 0.7, np.float32), np.zeros((10, 10), np.uint8))
-    seq.algorithms["silk"] = AlgorithmResult("silk", Counts(0, 5, 0, 95), seq.evaluated,
-                                             seq.algorithms["mog2"].frame_counts, roc=roc, threshold=0.5)
+    seq.algorithms["silk"] = AlgorithmResult(
+        "silk",
+        Counts(0, 5, 0, 95),
+        seq.evaluated,
+        seq.algorithms["mog2"].frame_counts,
+        roc=roc,
+        threshold=0.5,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         roc_fig, pr_fig = plot_roc(seq), plot_pr(seq)
@@ -77,8 +96,15 @@ def test_a_home_matplotlib_cannot_write_to_gives_no_stderr_lines(tmp_path):
 
     home = tmp_path / "not-a-folder"
     home.write_text("")
-    env = {k: v for k, v in os.environ.items() if k not in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
+    }
     env["HOME"] = str(home)
-    run = subprocess.run([sys.executable, "-c", "import silkvision.evaluation.plots"], env=env,
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", "import silkvision.evaluation.plots"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0 and run.stderr == ""

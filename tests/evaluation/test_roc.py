@@ -19,7 +19,9 @@ def test_counts_at_listed_thresholds_are_exact(rng):
     for trial in range(40):
         lo, hi = np.sort(rng.uniform(-1, 2, 2))
         bins = int(rng.integers(1, 64))
-        thr = list(rng.uniform(lo - 0.5, hi + 0.5, 3)) + [lo + (hi - lo) * int(rng.integers(0, bins + 1)) / bins]
+        thr = list(rng.uniform(lo - 0.5, hi + 0.5, 3)) + [
+            lo + (hi - lo) * int(rng.integers(0, bins + 1)) / bins
+        ]
         s = rng.uniform(lo - 0.6, hi + 0.6, (20, 30)).astype(np.float32)
         for t in thr:  # scores exactly at, and one float32 step around, every threshold
             t32 = np.float32(t)
@@ -39,7 +41,7 @@ def test_counts_at_listed_thresholds_are_exact(rng):
 
 def test_is_exact_says_when_counts_at_may_be_a_bin_off(rng):
     s = rng.uniform(0, 1, (30, 40)).astype(np.float32)
-    s[s.shape[0] // 2:] += np.float32(2)  # an empty band [1, 2)
+    s[s.shape[0] // 2 :] += np.float32(2)  # an empty band [1, 2)
     gt = rng.choice(LABELS, s.shape)
     roc = RocAccumulator(0.0, 4.0, bins=64, thresholds=(0.3,))
     roc.update(s, gt)
@@ -167,8 +169,9 @@ def test_best_f_takes_the_lowest_threshold_on_ties_and_counts_at_an_edge_is_exac
     assert acc.counts_at(0.25) == Counts(tp=0, fp=0, fn=1, tn=1)
 
 
-@pytest.mark.parametrize("lo, hi, bins, thr", [(0, 9, 10, (0.9,)), (-3.3, 5.7, 100, (1.74000025,)),
-                                               (0, 1, 4096, (0.3, 0.45, 0.7))])
+@pytest.mark.parametrize(
+    "lo, hi, bins, thr", [(0, 9, 10, (0.9,)), (-3.3, 5.7, 100, (1.74000025,)), (0, 1, 4096, (0.3, 0.45, 0.7))]
+)
 def test_reported_thresholds_never_decrease_and_listed_ones_stay_exact(lo, hi, bins, thr):
     """A listed threshold one float32 step on the other side of a uniform edge (0.89999998 after
     0.9) made curve()/pr_curve()/f_curve() thresholds decrease."""
@@ -182,7 +185,7 @@ def test_reported_thresholds_never_decrease_and_listed_ones_stay_exact(lo, hi, b
     _, _, t = roc.curve()
     for listed in roc.thresholds:
         assert list(t).count(listed) == 1
-        assert roc.counts_at(listed) == confusion_counts(scores < np.float32(listed), gt)      # brute force
+        assert roc.counts_at(listed) == confusion_counts(scores < np.float32(listed), gt)  # brute force
 
 
 def test_the_best_f_threshold_reported_beside_a_listed_one_has_its_own_counts():

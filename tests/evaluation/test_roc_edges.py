@@ -44,9 +44,9 @@ def test_merge_refuses_other_listed_thresholds():
     b.update(np.float32([[0.4]]), np.uint8([[255]]))
     with pytest.raises(ValueError, match="different bins"):
         a.merge(b)
-    assert a.counts_at(0.3) == Counts()                  # nothing was added
+    assert a.counts_at(0.3) == Counts()  # nothing was added
     with pytest.raises(ValueError, match="different bins"):
-        a.merge(RocAccumulator(0.0, 1.0, 10))            # none listed against one listed
+        a.merge(RocAccumulator(0.0, 1.0, 10))  # none listed against one listed
 
 
 def test_roc_without_negative_pixels_is_undefined():
@@ -59,11 +59,14 @@ def test_roc_without_negative_pixels_is_undefined():
         roc.auc()
 
 
-@pytest.mark.parametrize("lo,hi,bins,listed", [
-    (-3.3, 5.7, 100, 1.7400002479553223),   # float32 binning puts this listed value below edge 1.74
-    (0.0, 9.0, 10, 0.9),
-    (-3.3, 5.7, 100, 1.74),
-])
+@pytest.mark.parametrize(
+    "lo,hi,bins,listed",
+    [
+        (-3.3, 5.7, 100, 1.7400002479553223),  # float32 binning puts this listed value below edge 1.74
+        (0.0, 9.0, 10, 0.9),
+        (-3.3, 5.7, 100, 1.74),
+    ],
+)
 def test_counts_never_decrease_with_the_threshold_next_to_a_listed_one(lo, hi, bins, listed):
     """A listed threshold one float32 step from a uniform edge: sweeping ``t`` across both, the
     counts never decrease, and an unlisted ``t`` below the listed one never counts more than the
@@ -85,8 +88,9 @@ def test_counts_never_decrease_with_the_threshold_next_to_a_listed_one(lo, hi, b
             assert c.tp <= exact.tp and c.fp <= exact.fp, t
 
 
-@pytest.mark.parametrize("lo,hi,bins", [(-3.3, 4.7, 100), (0.1, 9.1, 16), (123.456, 124.156, 10),
-                                        (0.7, 7.7, 100)])
+@pytest.mark.parametrize(
+    "lo,hi,bins", [(-3.3, 4.7, 100), (0.1, 9.1, 16), (123.456, 124.156, 10), (0.7, 7.7, 100)]
+)
 def test_is_exact_is_never_claimed_for_a_score_binned_beside_its_edge(lo, hi, bins):
     """Scores a few float32 steps around every uniform edge, each also used as the threshold: some
     land in the bin beside their own (float32 binning against float64 edges), and wherever
@@ -96,13 +100,13 @@ def test_is_exact_is_never_claimed_for_a_score_binned_beside_its_edge(lo, hi, bi
     off = 0
     for k, t in enumerate(scores):
         roc = RocAccumulator(lo, hi, bins)
-        s = np.float32([[t, lo + 0.5 * (hi - lo) / bins]])     # one positive, one far negative
+        s = np.float32([[t, lo + 0.5 * (hi - lo) / bins]])  # one positive, one far negative
         gt = np.uint8([[255, 0]])
         roc.update(s, gt)
         if roc.counts_at(float(t)) != _brute(s, gt, t):
             off += 1
             assert not roc.is_exact(float(t)), (k, float(t))
-    assert off          # the case does occur on these edges
+    assert off  # the case does occur on these edges
 
 
 def test_is_exact_false_for_a_score_just_above_an_edge_binned_below_it():

@@ -94,8 +94,10 @@ def test_without_temporal_roi_frames_with_gt_are_scored(tmp_path):
     sf = sequence_frames(seq)
     assert (sf.first, sf.last, sf.evaluated, sf.temporal_roi) == (1, 12, [3, 4, 9], None)
     assert sf.without_gt == [1, 2, 5, 6, 7, 8, 10, 11, 12]
-    assert sf.ground_truth_note() == (f"{seq}: ground truth for 3 of 12 frames and no temporalROI.txt; "
-                                      f"evaluating those 3 only (frames 1..2, 5..8, 10..12 have none)")
+    assert sf.ground_truth_note() == (
+        f"{seq}: ground truth for 3 of 12 frames and no temporalROI.txt; "
+        f"evaluating those 3 only (frames 1..2, 5..8, 10..12 have none)"
+    )
 
 
 def test_sequence_frames_with_temporal_roi_or_full_ground_truth_has_no_note(tmp_path, tiny_seq):
@@ -116,12 +118,15 @@ def test_format_frames():
     assert format_frames(range(1, 40, 2), limit=3) == "1, 3, 5, ..."
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"temporal": (5, 40)}, "outside the frames"),
-    ({"temporal": (5, 12), "gt_frames": set(range(1, 31)) - {8}}, "frame 8 is missing"),
-    ({"gt_shape": (H + 2, W)}, "ground truth is"),
-    ({"roi": np.ones((H, W + 4), bool)}, "ROI"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"temporal": (5, 40)}, "outside the frames"),
+        ({"temporal": (5, 12), "gt_frames": set(range(1, 31)) - {8}}, "frame 8 is missing"),
+        ({"gt_shape": (H + 2, W)}, "ground truth is"),
+        ({"roi": np.ones((H, W + 4), bool)}, "ROI"),
+    ],
+)
 def test_bad_input_is_a_clear_error(tmp_path, kwargs, match):
     seq = make_sequence(tmp_path, n=14, **{"temporal": (5, 12), **kwargs})
     with pytest.raises(SilkvisionError, match=match) as e:
@@ -217,9 +222,25 @@ def test_roc_point_equals_masks_written_by_silkvision_export(sample_head, tmp_pa
     from silkvision.cli.main import main
 
     out = tmp_path / "exported"
-    assert main(["export", str(sample_head), "-a", "silk", "--out", str(out),
-                 "--set", "detector.median=0", "--set", "detector.close=0",
-                 "--set", "detector.fill_holes=false"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                str(sample_head),
+                "-a",
+                "silk",
+                "--out",
+                str(out),
+                "--set",
+                "detector.median=0",
+                "--set",
+                "detector.close=0",
+                "--set",
+                "detector.fill_holes=false",
+            ]
+        )
+        == 0
+    )
     scored = score_results(sample_head, out)
     ar = evaluate_sequence(sample_head, ["silk"], {"detector": RAW}).algorithms["silk"]
     assert scored.counts == ar.roc_counts == ar.counts
@@ -249,10 +270,10 @@ def test_a_non_cdnet_label_names_the_ground_truth_file(tiny_seq):
 def test_sequence_frames_can_check_every_ground_truth_file_up_front(tiny_seq):
     bad = tiny_seq / "groundtruth" / "gt000020.png"
     _relabel(bad, 255, 200)
-    assert sequence_frames(tiny_seq).evaluated == list(range(10, 26))   # listing only: not read
+    assert sequence_frames(tiny_seq).evaluated == list(range(10, 26))  # listing only: not read
     with pytest.raises(DataError, match=f"^{bad}: labels 200 are not CDnet labels"):
         sequence_frames(tiny_seq, check_groundtruth=True)
-    bad.write_bytes(bad.read_bytes()[:40])   # truncated PNG
+    bad.write_bytes(bad.read_bytes()[:40])  # truncated PNG
     with pytest.raises(SilkvisionError, match=f"^{bad}: cannot decode"):
         sequence_frames(tiny_seq, check_groundtruth=True)
 

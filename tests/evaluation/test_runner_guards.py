@@ -39,8 +39,9 @@ def test_a_source_that_ends_before_the_last_evaluated_frame_is_refused(tiny_seq,
         return index, frame, where
 
     monkeypatch.setattr(FolderSource, "_next", ends_after_20)
-    with pytest.raises(DataError, match="the sequence ended at frame 20 before evaluated frame 21; "
-                                        "expected frames up to 25"):
+    with pytest.raises(
+        DataError, match="the sequence ended at frame 20 before evaluated frame 21; expected frames up to 25"
+    ):
         evaluate_sequence(tiny_seq, detectors={"fake": FakeScored()})
 
 

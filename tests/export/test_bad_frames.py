@@ -91,7 +91,7 @@ def test_stop_names_the_frame_and_its_advice_works_in_the_same_folder(tmp_path, 
     msg = str(e.value)
     assert "\n" not in msg and msg.startswith(f"{seq / 'input' / f'in{BAD:06d}.jpg'}: truncated JPEG")
     assert msg.endswith("; add --set capture.on_bad_frame=skip to go on past it")
-    assert int(load_npz(out / CHECKPOINT)["_index"]) == BAD - 1   # the frames before it are kept
+    assert int(load_npz(out / CHECKPOINT)["_index"]) == BAD - 1  # the frames before it are kept
     res = _export(seq, out, SKIP)
     assert res.complete and res.resumed_from == BAD - 1
     assert _files(out) == _files(reference)
@@ -102,9 +102,11 @@ def test_an_export_that_skipped_frames_is_resumed_only_by_a_skipping_run(tmp_pat
     assert _export(seq, out, SKIP, after=8).interrupted
     with pytest.raises(ExportMismatchError) as e:
         _export(seq, out, STOP)
-    assert str(e.value) == (f"{out}: holds an export that skipped bad frames ({BAD}) with "
-                            f"capture.on_bad_frame=skip; add --set capture.on_bad_frame=skip to "
-                            f"resume it, or --overwrite to start over")
+    assert str(e.value) == (
+        f"{out}: holds an export that skipped bad frames ({BAD}) with "
+        f"capture.on_bad_frame=skip; add --set capture.on_bad_frame=skip to "
+        f"resume it, or --overwrite to start over"
+    )
     assert _export(seq, out, SKIP).complete
 
 
@@ -124,11 +126,11 @@ def test_a_frame_of_another_size_is_skipped(tmp_path):
 def test_a_source_whose_every_frame_is_bad_has_no_frames_to_export(tmp_path):
     folder = tmp_path / "frames"
     folder.mkdir()
-    cv2.imwrite(str(folder / "f1.png"), np.zeros((24, 32, 3), np.uint8))   # read when opened
+    cv2.imwrite(str(folder / "f1.png"), np.zeros((24, 32, 3), np.uint8))  # read when opened
     for i in (2, 3):
         (folder / f"f{i}.png").write_bytes(b"not a png")
     src = open_source(folder)
-    next(src)   # the first frame is then behind: a fresh export rewinds to it
+    next(src)  # the first frame is then behind: a fresh export rewinds to it
     res = _export(src, tmp_path / "o", SKIP)
     assert res.complete and res.frames == 1 and res.skipped == [2, 3]
 
@@ -147,7 +149,7 @@ def _damaged_video(path: Path, frames: int = 20, bad: int = 8) -> Path:
     end, pos = data.find(b"idx1"), data.find(b"movi")
     for _ in range(bad):
         pos = data.find(b"00dc", pos + 1, end)
-    data[pos + 8: pos + 608] = rng.integers(0, 256, 600, np.uint8).tobytes()
+    data[pos + 8 : pos + 608] = rng.integers(0, 256, 600, np.uint8).tobytes()
     path.write_bytes(bytes(data))
     return path
 
@@ -157,7 +159,7 @@ def test_a_video_goes_on_past_a_frame_that_does_not_decode(tmp_path, capsys):
     cap = cv2.VideoCapture(str(video), cv2.CAP_FFMPEG)
     decoded = [cap.read()[0] for _ in range(20)]
     cap.release()
-    assert decoded == [i != 8 for i in range(1, 21)]   # the damage this test is about
+    assert decoded == [i != 8 for i in range(1, 21)]  # the damage this test is about
     out = tmp_path / "out"
     argv = ["export", str(video), "--out", str(out), "-a", "mog2"]
     assert main(argv) == 2
@@ -166,15 +168,17 @@ def test_a_video_goes_on_past_a_frame_that_does_not_decode(tmp_path, capsys):
     hint = re.search(r"; add (--set \S+) to go on past it$", err)
     assert hint, err
     assert sorted(p.name for p in out.glob("bin*.png")) == [f"bin{i:06d}.png" for i in range(1, 8)]
-    assert main(argv + hint.group(1).split()) == 0         # the advice, followed as given
+    assert main(argv + hint.group(1).split()) == 0  # the advice, followed as given
     cap_out = capsys.readouterr()
     assert ", 1 bad frame skipped)" in cap_out.out
     names = sorted(p.name for p in out.glob("bin*.png"))
     assert names == [f"bin{i:06d}.png" for i in range(1, 21) if i != 8]
     assert [s["frame"] for s in json.loads((out / MANIFEST).read_text())["skipped"]] == [8]
     fresh = tmp_path / "fresh"
-    assert main(["export", str(video), "--out", str(fresh), "-a", "mog2", "--set",
-                 "capture.on_bad_frame=skip"]) == 0
+    assert (
+        main(["export", str(video), "--out", str(fresh), "-a", "mog2", "--set", "capture.on_bad_frame=skip"])
+        == 0
+    )
     assert _files(out) == _files(fresh)
 
 
@@ -198,8 +202,10 @@ def test_removing_or_replacing_the_bad_file_resumes(tmp_path, seq, fix):
     notes = []
     res = _export(seq, out, STOP, log=notes.append)
     assert res.complete and res.resumed_from == BAD - 1 and res.processed == N - BAD + (fix == "replaced")
-    assert notes[0] == (f"resuming {out} after frame {BAD - 1} (checkpoint); {seq.resolve()} changed "
-                        f"after that frame, and the frames after it are exported as they are now")
+    assert notes[0] == (
+        f"resuming {out} after frame {BAD - 1} (checkpoint); {seq.resolve()} changed "
+        f"after that frame, and the frames after it are exported as they are now"
+    )
     assert _files(out) == _files(_fresh(seq, tmp_path, STOP))
 
 
@@ -212,7 +218,7 @@ def test_masks_after_the_checkpoint_of_a_frame_now_gone_are_removed(tmp_path, se
     for name in (CHECKPOINT, MANIFEST):
         shutil.copy(out / name, saved / name)
     assert _export(seq, out, SKIP, after=8).interrupted
-    for name in (CHECKPOINT, MANIFEST):   # as if killed after frame 8, checkpoint of frame 4
+    for name in (CHECKPOINT, MANIFEST):  # as if killed after frame 8, checkpoint of frame 4
         shutil.copy(saved / name, out / name)
     assert (out / "bin000006.png").is_file()
     (seq / "input" / "in000006.jpg").unlink()

@@ -20,7 +20,7 @@ from silkvision.export import MANIFEST, export_masks
 from ..io.fake_detector import FakeDetector, interrupt_after
 
 N = 16
-DAMAGED = (5, 11)   # one before the checkpoint the interrupted export resumes from, one after it
+DAMAGED = (5, 11)  # one before the checkpoint the interrupted export resumes from, one after it
 CFG = {"export": {"checkpoint_every": 4, "scores": True}}
 
 
@@ -39,17 +39,17 @@ def _clip(path: Path, damaged=()) -> Path:
     w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 25, (160, 120))
     for i in range(N):
         f = np.full((120, 160, 3), i * 8, np.uint8)
-        f[40:80, 4 * i:4 * i + 40] = 255
+        f[40:80, 4 * i : 4 * i + 40] = 255
         w.write(f)
     w.release()
     data = bytearray(path.read_bytes())
-    starts = [k for k in range(len(data) - 2) if data[k:k + 3] == b"\xff\xd8\xff"]   # each frame's SOI
+    starts = [k for k in range(len(data) - 2) if data[k : k + 3] == b"\xff\xd8\xff"]  # each frame's SOI
     assert len(starts) == N
     rng = np.random.default_rng(0)
     for index in damaged:
         sos = data.index(b"\xff\xda", starts[index - 1])
-        scan = sos + 2 + int.from_bytes(data[sos + 2:sos + 4], "big")   # after the SOS header
-        data[scan + 10:scan + 50] = rng.integers(0, 256, 40, dtype=np.uint8).tobytes()
+        scan = sos + 2 + int.from_bytes(data[sos + 2 : sos + 4], "big")  # after the SOS header
+        data[scan + 10 : scan + 50] = rng.integers(0, 256, 40, dtype=np.uint8).tobytes()
     path.write_bytes(bytes(data))
     return path
 
@@ -73,11 +73,12 @@ def test_damaged_frames_are_listed_by_number_in_the_manifest_and_the_note(tmp_pa
     for d in m["damaged"]:
         assert d["message"].startswith("mjpeg: ") and " @ 0x" not in d["message"]
         assert "\n" not in d["message"]
-    assert len(list(reference.glob("bin*.png"))) == N   # still exported
+    assert len(list(reference.glob("bin*.png"))) == N  # still exported
     notes = []
     _export(damaged, tmp_path / "again", log=notes.append)
-    assert notes[-1] == ("2 frames decoded with errors (FFmpeg concealed the damage; export.json "
-                         "lists them): 5, 11")
+    assert notes[-1] == (
+        "2 frames decoded with errors (FFmpeg concealed the damage; export.json lists them): 5, 11"
+    )
 
 
 def test_a_clean_video_lists_none(tmp_path):
@@ -107,11 +108,18 @@ def test_only_the_export_catches_the_messages(damaged):
 def test_caught_when_ffmpeg_was_first_used_after_the_library_was_found(tmp_path, damaged):
     """OpenCV installs its own log callback (printing to stdout) when it first uses FFmpeg: a
     process that looked FFmpeg up before that still catches the messages."""
-    code = ("import sys; from silkvision.capture.opencv import _avutil; _avutil()\n"
-            "from silkvision.capture import open_source\n"
-            "src = open_source(sys.argv[1]); src.report_decoder_errors = True\n"
-            "print([i for i, _ in src if src.decoder_message])\n")
-    run = subprocess.run([sys.executable, "-c", code, str(damaged)], capture_output=True, text=True,
-                         timeout=120, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
+    code = (
+        "import sys; from silkvision.capture.opencv import _avutil; _avutil()\n"
+        "from silkvision.capture import open_source\n"
+        "src = open_source(sys.argv[1]); src.report_decoder_errors = True\n"
+        "print([i for i, _ in src if src.decoder_message])\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(damaged)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == str(list(DAMAGED)) and run.stderr == ""

@@ -23,21 +23,34 @@ def test_a_link_planted_at_the_lock_is_not_followed(tmp_path, sample_seq, target
         victim.write_bytes(b"keep me")
     (out / LOCK).symlink_to(victim)
     with pytest.raises(ExportError) as e:
-        export_masks(sample_seq, out, {"capture": {"max_frames": 2}}, detector=FakeDetector(),
-                     progress=False, log=lambda m: None)
+        export_masks(
+            sample_seq,
+            out,
+            {"capture": {"max_frames": 2}},
+            detector=FakeDetector(),
+            progress=False,
+            log=lambda m: None,
+        )
     msg = str(e.value)
     assert "\n" not in msg
-    assert msg == (f"{out / LOCK}: is a symbolic link, not the lock file of an export; remove it "
-                   f"and run again")
+    assert msg == (
+        f"{out / LOCK}: is a symbolic link, not the lock file of an export; remove it and run again"
+    )
     if target == "existing":
         assert victim.read_bytes() == b"keep me"
     else:
-        assert not os.path.lexists(victim)     # the link's target was not created
+        assert not os.path.lexists(victim)  # the link's target was not created
     assert (out / LOCK).is_symlink() and not list(out.glob("bin*.png"))
     # the hint, followed literally, works
     (out / LOCK).unlink()
-    assert export_masks(sample_seq, out, {"capture": {"max_frames": 2}}, detector=FakeDetector(),
-                        progress=False, log=lambda m: None).complete
+    assert export_masks(
+        sample_seq,
+        out,
+        {"capture": {"max_frames": 2}},
+        detector=FakeDetector(),
+        progress=False,
+        log=lambda m: None,
+    ).complete
 
 
 def test_the_lock_is_exclusive_and_removed_on_release(tmp_path):
@@ -55,8 +68,15 @@ def test_a_link_planted_at_the_partial_video_is_removed_not_followed(tmp_path, s
     out.mkdir()
     victim = tmp_path / "victim.mkv"
     (out / ".masks.partial.mkv").symlink_to(victim)
-    res = export_masks(sample_seq, out, {"capture": {"max_frames": 2}}, detector=FakeDetector(),
-                       video=True, progress=False, log=lambda m: None)
+    res = export_masks(
+        sample_seq,
+        out,
+        {"capture": {"max_frames": 2}},
+        detector=FakeDetector(),
+        video=True,
+        progress=False,
+        log=lambda m: None,
+    )
     assert res.complete and res.video is not None and res.video.is_file()
     assert not os.path.lexists(victim)
     assert not os.path.lexists(out / ".masks.partial.mkv")

@@ -34,7 +34,7 @@ def _argv(seq: Path, out: Path, *more: str) -> list[str]:
 def _error(capsys) -> str:
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("silkvision: error: "), err
-    return err[0][len("silkvision: error: "):]
+    return err[0][len("silkvision: error: ") :]
 
 
 def _foreign_file(seq, out):
@@ -82,12 +82,18 @@ def _skipped_then_stop(seq, out):
 CASES = {
     "foreign file": (_foreign_file, [], "which an export did not write"),
     "masks without manifest": (_masks_without_manifest, [], "so it is not a resumable export"),
-    "complete, other settings": (_complete, ["--set", "detector.mog2.history=50"],
-                                 "holds an export made with detector.mog2.history=500"),
+    "complete, other settings": (
+        _complete,
+        ["--set", "detector.mog2.history=50"],
+        "holds an export made with detector.mog2.history=500",
+    ),
     "complete, a mask removed": (_complete_then_mask_removed, [], "files were removed?"),
     "garbled manifest": (_garbled_manifest, [], "not a silkvision export manifest"),
-    "unfinished, other settings": (_unfinished, ["--set", "detector.mog2.history=50"],
-                                   "re-run with the arguments it was started with"),
+    "unfinished, other settings": (
+        _unfinished,
+        ["--set", "detector.mog2.history=50"],
+        "re-run with the arguments it was started with",
+    ),
     "bad frame": (_bad_frame, [], "truncated JPEG"),
     "skipped frames, stop": (_skipped_then_stop, [], "holds an export that skipped bad frames"),
 }
@@ -109,7 +115,7 @@ def test_each_advice_of_an_export_error_works_as_written(tmp_path, seq, capsys, 
         advice.append("")
     backup = tmp_path / "backup"
     shutil.copytree(work, backup)
-    for extra in advice:   # each alternative, on the folders as the error left them
+    for extra in advice:  # each alternative, on the folders as the error left them
         shutil.rmtree(work)
         shutil.copytree(backup, work)
         args = [*more, *extra.split()] if extra else []

@@ -20,7 +20,7 @@ from silkvision.io.writers import mask_name, scores_name, write_mask_png, write_
 from ..io.fake_detector import FakeDetector
 
 N = 6
-SIZE = (16, 12)   # width, height
+SIZE = (16, 12)  # width, height
 
 
 @pytest.fixture
@@ -53,8 +53,9 @@ def _checkpoint(out: Path, src, after: int) -> None:
 
 
 def _plan(out, old, src, scores=False, checkpointable=True) -> ResumePlan:
-    return plan_resume(out, old, _manifest(src), src, scores=scores, algorithm="fake",
-                       checkpointable=checkpointable)
+    return plan_resume(
+        out, old, _manifest(src), src, scores=scores, algorithm="fake", checkpointable=checkpointable
+    )
 
 
 def _snapshot(folder: Path) -> dict:
@@ -95,7 +96,7 @@ def test_a_usable_checkpoint_resumes_after_its_frame(tmp_path, src):
     assert not plan.keep_existing and len(plan.digest) == 16
     assert set(plan.state) == {"bg", "frames_seen"} and int(plan.state["frames_seen"]) == 3
     assert plan.note == f"resuming {tmp_path} after frame 3 (checkpoint)"
-    assert _snapshot(tmp_path) == before   # the plan writes nothing
+    assert _snapshot(tmp_path) == before  # the plan writes nothing
 
 
 def test_a_damaged_checkpoint_replays_keeping_the_masks(tmp_path, src):
@@ -105,8 +106,10 @@ def test_a_damaged_checkpoint_replays_keeping_the_masks(tmp_path, src):
     plan = _plan(tmp_path, _manifest(src), src)
     assert plan.action == "replay" and plan.keep_existing and plan.resumed_from == 0
     assert plan.resume_index is None and plan.state is None and plan.frames_before == 0
-    assert plan.note == (f"{tmp_path / CHECKPOINT}: cannot be used (not a .npz (zip) file); replaying "
-                         f"from the first frame, keeping the 3 masks already written")
+    assert plan.note == (
+        f"{tmp_path / CHECKPOINT}: cannot be used (not a .npz (zip) file); replaying "
+        f"from the first frame, keeping the 3 masks already written"
+    )
     assert _snapshot(tmp_path) == before
 
 
@@ -119,14 +122,17 @@ def test_a_checkpoint_after_a_missing_scores_file_replays(tmp_path, src):
     assert plan.action == "replay" and "scores000002.npz, written before it, is missing" in plan.note
 
 
-@pytest.mark.parametrize("checkpointable, why", [(False, "fake cannot be checkpointed"),
-                                                  (True, "no checkpoint was saved yet")])
+@pytest.mark.parametrize(
+    "checkpointable, why", [(False, "fake cannot be checkpointed"), (True, "no checkpoint was saved yet")]
+)
 def test_no_checkpoint_replays_and_says_why(tmp_path, src, checkpointable, why):
     _write_masks(tmp_path, 2)
     plan = _plan(tmp_path, _manifest(src), src, checkpointable=checkpointable)
     assert plan.action == "replay" and plan.keep_existing
-    assert plan.note == (f"resuming {tmp_path}: {why}, so frames are replayed from the first one; "
-                         f"masks already written are kept")
+    assert plan.note == (
+        f"resuming {tmp_path}: {why}, so frames are replayed from the first one; "
+        f"masks already written are kept"
+    )
 
 
 def test_an_unfinished_camera_export_cannot_be_resumed(tmp_path, src):

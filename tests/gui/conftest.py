@@ -34,4 +34,3 @@ def make_window(qtbot, tmp_path):
     yield make
     for win in windows:
         assert win.shutdown(10), "worker thread did not stop"
-

@@ -11,7 +11,7 @@ import silkvision as sv
 from silkvision.capture import open_source
 from silkvision.evaluation import Counts, RocAccumulator, confusion_counts
 
-START = 95   # the sample's temporal ROI starts at frame 100: frames 95.. give a few unscored frames
+START = 95  # the sample's temporal ROI starts at frame 100: frames 95.. give a few unscored frames
 FRAMES = 30  # frames 95..124: 25 of them scored
 
 
@@ -33,9 +33,9 @@ class Reference:
     second: object
     roc: RocAccumulator
     roc2: RocAccumulator | None
-    counts2: Counts        # of the second detector's masks as returned by apply (post-processed)
+    counts2: Counts  # of the second detector's masks as returned by apply (post-processed)
     last_index: int
-    counts: Counts = Counts(0, 0, 0, 0)   # of SILK's masks as returned by apply
+    counts: Counts = Counts(0, 0, 0, 0)  # of SILK's masks as returned by apply
 
 
 def reference_run(source, second="norma", start=START, frames=FRAMES, config=None) -> Reference:
@@ -44,8 +44,11 @@ def reference_run(source, second="norma", start=START, frames=FRAMES, config=Non
     det2 = sv.create_subtractor(second, config=config)
     bins = 4096
     roc = RocAccumulator(*silk.score_range, bins=bins, thresholds=(silk.threshold,))
-    roc2 = (RocAccumulator(*det2.score_range, bins=bins, thresholds=(det2.threshold,))
-            if det2.has_scores else None)
+    roc2 = (
+        RocAccumulator(*det2.score_range, bins=bins, thresholds=(det2.threshold,))
+        if det2.has_scores
+        else None
+    )
     counts = counts2 = Counts(0, 0, 0, 0)
     with open_source(source) as src:
         src.seek(start)

@@ -14,8 +14,13 @@ import pytest
 def silkvision(*args, timeout=120, **extra_env):
     env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY")}
     env.update(extra_env)
-    return subprocess.run([sys.executable, "-m", "silkvision.cli", *map(str, args)], env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "silkvision.cli", *map(str, args)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def error_lines(stderr: str) -> list[str]:
@@ -25,8 +30,20 @@ def error_lines(stderr: str) -> list[str]:
 @pytest.mark.slow
 def test_screenshot_headless(tmp_path, sample_seq):
     out = tmp_path / "shot.png"
-    p = silkvision("gui", sample_seq, "--start", 99, "--frames", 6, "--screenshot", out,
-                   "--size", "1100x720", "--second", "mog2")
+    p = silkvision(
+        "gui",
+        sample_seq,
+        "--start",
+        99,
+        "--frames",
+        6,
+        "--screenshot",
+        out,
+        "--size",
+        "1100x720",
+        "--second",
+        "mog2",
+    )
     assert p.returncode == 0, p.stderr
     assert "frame 104" in p.stdout and "Traceback" not in p.stderr
     img = cv2.imread(str(out))
@@ -78,8 +95,9 @@ def test_a_qt_platform_that_cannot_start_is_one_line_not_an_abort(tmp_path, samp
     p = silkvision("gui", sample_seq, "--frames", 2, QT_QPA_PLATFORM="wayland")
     assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
     assert error_lines(p.stderr) == [ln for ln in p.stderr.splitlines() if ln.strip()]
-    assert error_lines(p.stderr)[0].startswith("silkvision: error: cannot start Qt's platform 'wayland' "
-                                               "(QT_QPA_PLATFORM) (")
+    assert error_lines(p.stderr)[0].startswith(
+        "silkvision: error: cannot start Qt's platform 'wayland' (QT_QPA_PLATFORM) ("
+    )
     out = tmp_path / "shot.png"
     p = silkvision("gui", sample_seq, "--frames", 2, "--screenshot", out, QT_QPA_PLATFORM="wayland")
     assert p.returncode == 0, p.stderr
@@ -96,15 +114,22 @@ def test_missing_gui_packages_are_named_in_one_line(monkeypatch, missing):
     from silkvision.gui import app
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in missing else real(name, *a))
-    with pytest.raises(SilkvisionError, match=f"^the GUI needs {' and '.join(missing)}, not installed here; "
-                                              'install with: pip install "silkvision\\[gui\\]"$'):
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name in missing else real(name, *a)
+    )
+    with pytest.raises(
+        SilkvisionError,
+        match=f"^the GUI needs {' and '.join(missing)}, not installed here; "
+        'install with: pip install "silkvision\\[gui\\]"$',
+    ):
         app._check_display(headless=True)
 
 
 def test_no_qt_import_for_help():
-    code = ("import sys; from silkvision.cli.main import build_parser; build_parser(); "
-            "assert 'PyQt5' not in sys.modules, 'Qt imported by the parser'")
+    code = (
+        "import sys; from silkvision.cli.main import build_parser; build_parser(); "
+        "assert 'PyQt5' not in sys.modules, 'Qt imported by the parser'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
@@ -124,13 +149,15 @@ def test_size_bounds(capsys):
         assert exc.value.code == 2
         err = capsys.readouterr().err
         assert "Traceback" not in err and f"argument --size: {bad!r}" in err.splitlines()[-1]
-    check_window_size((MAX_WINDOW_SIDE, MAX_WINDOW_SIDE))          # 1 GiB: fine
+    check_window_size((MAX_WINDOW_SIDE, MAX_WINDOW_SIDE))  # 1 GiB: fine
     with pytest.raises(SilkvisionError, match="too large"):
         check_window_size((MAX_WINDOW_SIDE, MAX_WINDOW_SIDE), 2.0)  # 4 GiB of device pixels
 
 
 def test_size_too_large_exits_2(tmp_path):
-    p = silkvision("gui", tmp_path, "--size", "100000x100000", "--frames", 2, "--screenshot", tmp_path / "x.png")
+    p = silkvision(
+        "gui", tmp_path, "--size", "100000x100000", "--frames", 2, "--screenshot", tmp_path / "x.png"
+    )
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert "each side from 200 to 16384" in p.stderr.splitlines()[-1]
 

@@ -17,10 +17,16 @@ def live(win, role):
 def test_typed_scientific_notation_is_taken_and_a_decimal_comma_is_refused(qtbot, make_window):
     win = make_window()
     silk = win.panels["silk"].editors
-    for key, text, value in (("tau", "5e-4", 5e-4), ("rho", "1e-3", 1e-3), ("C", "0.00005", 5e-5),
-                             ("sigma", "0.000001", 1e-6), ("sigma", "200000", 2e5),
-                             ("warmup", "2000000", 2_000_000), ("threshold", ".5", 0.5),
-                             ("tau", "1E-7", 1e-7)):
+    for key, text, value in (
+        ("tau", "5e-4", 5e-4),
+        ("rho", "1e-3", 1e-3),
+        ("C", "0.00005", 5e-5),
+        ("sigma", "0.000001", 1e-6),
+        ("sigma", "200000", 2e5),
+        ("warmup", "2000000", 2_000_000),
+        ("threshold", ".5", 0.5),
+        ("tau", "1E-7", 1e-7),
+    ):
         type_into(qtbot, silk[key], text)
         assert win.panels["silk"].value(key) == value, (key, text)
     assert float(silk["tau"].text()) == 1e-7
@@ -31,12 +37,18 @@ def test_typed_scientific_notation_is_taken_and_a_decimal_comma_is_refused(qtbot
         assert win.panels["silk"].value(key) == before and float(silk[key].text()) == before, (key, text)
     # letters are refused key by key: the text stays as it was
     assert type_into(qtbot, silk["rho"], "abc") == "0.001"
-    assert win.panels["silk"].apply() == {"tau": 1e-7, "rho": 1e-3, "C": 5e-5, "sigma": 2e5,
-                                          "warmup": 2_000_000, "threshold": 0.5}
+    assert win.panels["silk"].apply() == {
+        "tau": 1e-7,
+        "rho": 1e-3,
+        "C": 5e-5,
+        "sigma": 2e5,
+        "warmup": 2_000_000,
+        "threshold": 0.5,
+    }
     qtbot.waitUntil(lambda: win.detectors["silk"].params["tau"] == 1e-7, timeout=5000)
     assert live(win, "silk")["sigma"] == 2e5 and live(win, "silk")["warmup"] == 2_000_000
     # text typed without Enter counts on Apply (clicking a button may leave the focus in the box)
-    silk = win.panels["silk"].editors   # rebuilt with the applied values
+    silk = win.panels["silk"].editors  # rebuilt with the applied values
     silk["rho"].lineEdit().selectAll()
     qtbot.keyClicks(silk["rho"].lineEdit(), "2e-3")
     assert win.panels["silk"].apply() == {"rho": 2e-3}
@@ -62,8 +74,10 @@ def test_tiny_live_values_are_shown_and_apply_sends_only_the_edited_key(qtbot, m
     type_into(qtbot, silk.editors["rho"], "1.5")
     type_into(qtbot, norma.editors["nu"], "0.3")
     assert silk.apply() == {"rho": 1.5} and norma.apply() == {"nu": 0.3}
-    qtbot.waitUntil(lambda: win.detectors["silk"].params["rho"] == 1.5
-                    and win.detectors["second"].params["nu"] == 0.3, timeout=5000)
+    qtbot.waitUntil(
+        lambda: win.detectors["silk"].params["rho"] == 1.5 and win.detectors["second"].params["nu"] == 0.3,
+        timeout=5000,
+    )
     assert win.errors == []
     assert live(win, "silk")["tau"] == 1e-16 and live(win, "silk")["threshold"] == 1e-17
     assert live(win, "second")["lambda"] == 1e-18
@@ -84,7 +98,7 @@ def test_threshold_from_the_slider_is_not_sent_by_apply_of_another_key(qtbot, ma
         assert panel.apply() == {"rho": float(rho)}
         qtbot.waitUntil(lambda: win.detectors["silk"].params["rho"] == float(rho), timeout=5000)
         assert live(win, "silk")["threshold"] == t
-    assert win.detectors["silk"].threshold == 0.01095   # slider thresholds: 4 significant digits
+    assert win.detectors["silk"].threshold == 0.01095  # slider thresholds: 4 significant digits
 
 
 @pytest.mark.parametrize("threshold", [100.0, 2e-5])
@@ -93,7 +107,7 @@ def test_the_bottom_threshold_box_shows_a_threshold_outside_the_slider_range(qtb
     lo, hi = win.detectors["silk"].score_range
     assert win.threshold_spin.value() == threshold == win.panels["silk"].value("threshold")
     assert win.threshold_slider.value() == (1000 if threshold > hi else 2)  # only the slider is clamped
-    type_into(qtbot, win.threshold_spin, "50")   # beyond the score range: taken as typed
+    type_into(qtbot, win.threshold_spin, "50")  # beyond the score range: taken as typed
     qtbot.waitUntil(lambda: win.pipeline.silk.threshold == 50.0, timeout=5000)
     assert win.panels["silk"].value("threshold") == 50.0 and win.panels["silk"].changed() == {}
 
@@ -111,7 +125,7 @@ def test_arrows_step_from_typed_text_and_reach_zero(qtbot, make_window):
     qtbot.keyClick(box, Qt.Key_Up)
     assert box.value() == pytest.approx(0.21)
     box.setValue(0.02)
-    for _ in range(200):   # a tenth of the leading decade per step: 0.02, 0.019, ..., then 0
+    for _ in range(200):  # a tenth of the leading decade per step: 0.02, 0.019, ..., then 0
         box.stepBy(-1)
     assert box.value() == 0.0
     assert win.panels["silk"].editors["C"].maximum() == 1e6

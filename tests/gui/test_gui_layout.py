@@ -65,7 +65,7 @@ def test_ground_truth_is_shown_on_open(qtbot, make_window, sample_seq):
     with qtbot.waitSignal(win.worker.opened, timeout=10_000):
         win.open_source(sample_seq)
     with open_source(sample_seq) as src:
-        first = src.temporal_roi[0]          # frames before it are all "outside ROI" (flat grey)
+        first = src.temporal_roi[0]  # frames before it are all "outside ROI" (flat grey)
         want = src.groundtruth(first)
     gt = win.views["gt"]
     assert win.result is None and gt.array is not None
@@ -86,13 +86,13 @@ def test_no_image_slot_stays_empty(qtbot, make_window, sample_seq, scores, overl
         win.open_source(sample_seq)
     _shown_at(qtbot, win, SIZES[0])
     n = len(win.shown)
-    assert n == 3 + scores + overlay + 1         # input, two masks, ground truth
+    assert n == 3 + scores + overlay + 1  # input, two masks, ground truth
     rows: dict[int, int] = {}
     for name in win.shown:
         row, _, _, span = win.grid.getItemPosition(win.grid.indexOf(win.views[name]))
         rows[row] = rows.get(row, 0) + span
         assert win.views[name].isVisible()
-    assert set(rows.values()) == {GRID_SPAN}, rows   # every row filled from edge to edge
+    assert set(rows.values()) == {GRID_SPAN}, rows  # every row filled from edge to edge
     assert len(grid_cells(n)) == n
 
 
@@ -119,12 +119,12 @@ def test_object_boxes_are_drawn_on_the_input(qtbot, make_window, sample_seq):
     regions = find_regions(r.masks["silk"], win.config["export"]["min_area"])
     assert regions and shown is not r.frame and shown.shape == r.frame.shape
     green = np.all(shown == (0, 255, 0), axis=2)
-    for reg in regions:   # the box's corners are drawn
+    for reg in regions:  # the box's corners are drawn
         assert green[reg.y, reg.x] and green[reg.y + reg.height - 1, reg.x + reg.width - 1]
     boxed = np.zeros(green.shape[0], bool)
     for reg in regions:
-        boxed[reg.y:reg.y + reg.height] = True
-    assert not green[~boxed].any()        # nothing drawn outside the boxes' rows
+        boxed[reg.y : reg.y + reg.height] = True
+    assert not green[~boxed].any()  # nothing drawn outside the boxes' rows
     assert win.views["input"].title.full_text.startswith(f"Input: {len(regions)} object")
     win.boxes_check.setChecked(False)
     assert win.views["input"].array is r.frame and win.views["input"].title.full_text == "Input"

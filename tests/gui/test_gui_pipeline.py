@@ -6,10 +6,11 @@ import cv2
 import numpy as np
 import pytest
 
-from .gui_helpers import FRAMES, START, binary, fpr_tpr, reference_run
 from silkvision.errors import SourceError
 from silkvision.gui.pipeline import MaskRecorder, Pipeline
 from silkvision.io.manifest import source_fingerprint
+
+from .gui_helpers import FRAMES, START, binary, fpr_tpr, reference_run
 
 
 def run(pipe, source, start=START, frames=FRAMES):
@@ -56,7 +57,9 @@ def test_live_f_measures_of_scores_and_of_shown_masks(sample_seq, second):
     if ref.roc2 is None:
         assert other.f_measure is None
     else:
-        assert other.f_measure == pytest.approx(metrics(ref.roc2.counts_at(ref.second.threshold))["f_measure"], abs=0)
+        assert other.f_measure == pytest.approx(
+            metrics(ref.roc2.counts_at(ref.second.threshold))["f_measure"], abs=0
+        )
     # the default chain (median, closing, hole filling) is what the user sees, and it changes F
     assert silk.mask_f_measure != silk.f_measure
 
@@ -99,7 +102,11 @@ def test_recorder_writes_export_layout(tmp_path, sample_seq):
         assert binary(m)
         np.testing.assert_array_equal(m, r.masks[algo])
     from silkvision.config import load_config
-    assert load_config(tmp_path / "rec" / "mog2" / "config.yaml", use_cwd=False)["detector"]["algorithm"] == "mog2"
+
+    assert (
+        load_config(tmp_path / "rec" / "mog2" / "config.yaml", use_cwd=False)["detector"]["algorithm"]
+        == "mog2"
+    )
     assert isinstance(rec, MaskRecorder)
 
 
@@ -139,14 +146,19 @@ def test_recording_refuses_a_folder_of_other_files_or_sources(tmp_path, sample_s
     pipe.open(sample_seq)
     export_masks(sample_seq, tmp_path / "ex" / "silk", config={"capture": {"max_frames": 2}})
     before = {p.name: p.read_bytes() for p in (tmp_path / "ex" / "silk").iterdir()}
-    with pytest.raises(ExportError, match=r"ex/silk: holds a silkvision export \(export.json\); record into "
-                                          r"an empty folder, or into one recorded from this source$"):
+    with pytest.raises(
+        ExportError,
+        match=r"ex/silk: holds a silkvision export \(export.json\); record into "
+        r"an empty folder, or into one recorded from this source$",
+    ):
         pipe.start_recording(tmp_path / "ex")
     assert pipe.recorder is None
     assert {p.name: p.read_bytes() for p in (tmp_path / "ex" / "silk").iterdir()} == before
     (tmp_path / "mine" / "mog2").mkdir(parents=True)
     (tmp_path / "mine" / "mog2" / "notes.txt").write_text("keep")
-    with pytest.raises(ExportError, match=r"mine/mog2: holds notes.txt, which no recording of this source wrote"):
+    with pytest.raises(
+        ExportError, match=r"mine/mog2: holds notes.txt, which no recording of this source wrote"
+    ):
         pipe.start_recording(tmp_path / "mine")
     # a recording of this source is continued (stop, go on, record again) ...
     pipe.start_recording(tmp_path / "rec")
@@ -155,10 +167,17 @@ def test_recording_refuses_a_folder_of_other_files_or_sources(tmp_path, sample_s
     pipe.step()
     pipe.start_recording(tmp_path / "rec")
     pipe.step()
-    assert sorted(p.name for p in (tmp_path / "rec" / "silk").glob("bin*")) == ["bin000001.png", "bin000003.png"]
+    assert sorted(p.name for p in (tmp_path / "rec" / "silk").glob("bin*")) == [
+        "bin000001.png",
+        "bin000003.png",
+    ]
     ident = json.loads((tmp_path / "rec" / "silk" / "recording.json").read_text())
-    assert ident == {"spec": str(sample_seq.resolve()), "kind": "cdnet", "size": [320, 240],
-                     "fingerprint": source_fingerprint(pipe.src)}
+    assert ident == {
+        "spec": str(sample_seq.resolve()),
+        "kind": "cdnet",
+        "size": [320, 240],
+        "fingerprint": source_fingerprint(pipe.src),
+    }
     # ... but not from another source: masks of two sources would share the folder
     pipe.stop_recording()
     pipe.open(_video(tmp_path / "other.avi"))
@@ -191,7 +210,7 @@ def test_recorded_config_follows_the_threshold(tmp_path, sample_seq):
     pipe.rethreshold(0.75)
     cfg = load_config(tmp_path / "rec" / "silk" / "config.yaml", use_cwd=False)
     assert cfg["detector"]["silk"]["threshold"] == 0.75
-    pipe.restart()                     # no frame shown: the move still sets the masks to come
+    pipe.restart()  # no frame shown: the move still sets the masks to come
     pipe.rethreshold(0.05)
     pipe.step()
     cfg = load_config(tmp_path / "rec" / "silk" / "config.yaml", use_cwd=False)
@@ -206,16 +225,18 @@ def test_camera_recordings_are_per_opening(tmp_path):
     video = _video(tmp_path / "cam.avi")
     pipe = Pipeline({}, second="mog2")
     pipe.open(video)
-    pipe.src.seekable = False                         # as a camera: identified by its opening
+    pipe.src.seekable = False  # as a camera: identified by its opening
     pipe.start_recording(tmp_path / "rec")
     pipe.step()
     pipe.stop_recording()
-    pipe.start_recording(tmp_path / "rec")            # the same opening: goes on
+    pipe.start_recording(tmp_path / "rec")  # the same opening: goes on
     pipe.stop_recording()
     pipe.open(video)
     pipe.src.seekable = False
     pipe._opened_at = "later"
-    with pytest.raises(ExportError, match="holds a recording of .*cam.avi from another opening of the camera"):
+    with pytest.raises(
+        ExportError, match="holds a recording of .*cam.avi from another opening of the camera"
+    ):
         pipe.start_recording(tmp_path / "rec")
 
 
@@ -233,15 +254,18 @@ def test_a_recording_knows_its_source_by_path_and_content_not_by_spelling(tmp_pa
     pipe.start_recording(tmp_path / "rec")
     pipe.step()
     pipe.stop_recording()
-    pipe.open(str(tmp_path / "a" / "clip.avi"))        # the same file, spelt otherwise: goes on
+    pipe.open(str(tmp_path / "a" / "clip.avi"))  # the same file, spelt otherwise: goes on
     pipe.start_recording(tmp_path / "rec")
     pipe.step()
     pipe.stop_recording()
     pipe.close()
-    _video(tmp_path / "a" / "clip.avi", frames=7)       # another clip at the same path
+    _video(tmp_path / "a" / "clip.avi", frames=7)  # another clip at the same path
     pipe.open("a/clip.avi")
-    with pytest.raises(ExportError, match=r"rec/silk: holds a recording of .*clip.avi whose files have "
-                                          r"changed since; record into an empty folder"):
+    with pytest.raises(
+        ExportError,
+        match=r"rec/silk: holds a recording of .*clip.avi whose files have "
+        r"changed since; record into an empty folder",
+    ):
         pipe.start_recording(tmp_path / "rec")
 
 
@@ -256,12 +280,17 @@ def test_a_recording_stopped_before_any_source_leaves_no_file_that_refuses_the_n
     pipe.start_recording(tmp_path / "rec")
     pipe.step()
     assert sorted(p.name for p in (tmp_path / "rec" / "silk").iterdir()) == [
-        "bin000001.png", "config.yaml", "recording.json"]
+        "bin000001.png",
+        "config.yaml",
+        "recording.json",
+    ]
 
 
 def test_step_without_source_raises():
-    for action in (lambda p: p.step(), lambda p: p.seek(1)):   # Step, Restart: as Play says it
-        with pytest.raises(SourceError, match="^no source is open: open a video, a folder or a camera first$"):
+    for action in (lambda p: p.step(), lambda p: p.seek(1)):  # Step, Restart: as Play says it
+        with pytest.raises(
+            SourceError, match="^no source is open: open a video, a folder or a camera first$"
+        ):
             action(Pipeline({}, second="mog2"))
 
 
@@ -286,8 +315,8 @@ def test_a_threshold_set_before_the_first_frame_gives_an_exact_f(sample_seq):
     """The ROC was built at open time with the old threshold: its F was read from bins ('≈')."""
     pipe = Pipeline({})
     pipe.open(sample_seq)
-    pipe.rethreshold(0.3)                  # before any frame: no seek or restart afterwards
-    for _ in range(104):                   # the sample's temporal ROI starts at frame 100
+    pipe.rethreshold(0.3)  # before any frame: no seek or restart afterwards
+    for _ in range(104):  # the sample's temporal ROI starts at frame 100
         last = pipe.step()
     assert last.roc["silk"].frames > 0 and last.roc["silk"].exact
 

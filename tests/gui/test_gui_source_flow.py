@@ -52,13 +52,13 @@ def test_opening_another_source_stops_the_recording(qtbot, make_window, tmp_path
 
 # -- a seek to a frame that cannot be read -----------------------------------------------------------
 def test_a_seek_to_an_unreadable_frame_clears_the_views_and_says_what_to_do(qtbot, make_window, tmp_path):
-    video = write_video(tmp_path / "cut.avi", 60, keep=1 / 3)   # reports 60 frames, about 10 readable
+    video = write_video(tmp_path / "cut.avi", 60, keep=1 / 3)  # reports 60 frames, about 10 readable
     win = make_window()
     opened(qtbot, win, video)
     for i in (1, 2, 3):
         win.step()
         shown(qtbot, win, i)
-    win.frame_slider.setValue(45)   # a click on the slider's groove seeks
+    win.frame_slider.setValue(45)  # a click on the slider's groove seeks
     qtbot.waitUntil(lambda: len(win.errors) == 1, timeout=5000)
     assert "could not decode frame 45" in win.errors[0]
     assert "seek before frame 45 or press Restart" in win.errors[0]
@@ -122,7 +122,7 @@ def test_ground_truth_of_the_wrong_size_is_refused_when_the_source_opens(qtbot, 
     win.open_source(video, small)
     qtbot.waitUntil(lambda: len(win.errors) == 1, timeout=5000)
     assert "gt000001.png: ground truth is 16x12 but the frames are 32x24" in win.errors[0]
-    assert win.info is None and win.pipeline.src is None   # nothing was opened, no frame used up
+    assert win.info is None and win.pipeline.src is None  # nothing was opened, no frame used up
     opened(qtbot, win, video, right)
     assert win.info.has_groundtruth and "with ground truth" in status(win)
 
@@ -135,8 +135,9 @@ def test_the_end_of_the_source_is_said_and_play_starts_again(qtbot, make_window,
     with qtbot.waitSignal(win.worker.ended, timeout=10_000):
         win.play()
     qtbot.waitUntil(lambda: status(win).startswith("end of short"), timeout=5000)
-    assert status(win) == ("end of short after frame 4 (4 frames processed); Play starts again from "
-                           "the first frame")
+    assert status(win) == (
+        "end of short after frame 4 (4 frames processed); Play starts again from the first frame"
+    )
     drawn = win.drawn
     with qtbot.waitSignal(win.worker.ended, timeout=10_000):
         win.play()
@@ -169,8 +170,9 @@ def test_loaded_capture_settings_say_when_they_apply(qtbot, make_window, tmp_pat
 
 
 # -- the ROC legend ----------------------------------------------------------------------------------
-def test_the_roc_legend_names_the_algorithms_and_says_when_there_is_no_ground_truth(qtbot, make_window,
-                                                                                  tmp_path, sample_seq):
+def test_the_roc_legend_names_the_algorithms_and_says_when_there_is_no_ground_truth(
+    qtbot, make_window, tmp_path, sample_seq
+):
     win = make_window()
     assert legend(win) == ["SILK", "NORMA"]
     opened(qtbot, win, write_frames(tmp_path / "seq", 3))
@@ -180,15 +182,16 @@ def test_the_roc_legend_names_the_algorithms_and_says_when_there_is_no_ground_tr
     shown(qtbot, win, 1)
     assert legend(win) == ["SILK<br>(no ground truth)", "NORMA<br>(no ground truth)"]
     with qtbot.waitSignal(win.worker.restarted, timeout=5000):  # the legend is redrawn on restarted,
-        win.second_combo.setCurrentText("mog2")                  # sent after detectors_changed
+        win.second_combo.setCurrentText("mog2")  # sent after detectors_changed
     assert legend(win) == ["SILK<br>(no ground truth)", "MOG2<br>(no ground truth)"]
     opened(qtbot, win, sample_seq)
     assert legend(win) == ["SILK", "MOG2"]
 
 
 @pytest.mark.parametrize("frames, index, plays", [(1, 99, 0), (3, 101, 1)])
-def test_start_and_frames_process_exactly_those_frames(qtbot, tmp_path, monkeypatch, capsys, sample_seq,
-                                                       frames, index, plays):
+def test_start_and_frames_process_exactly_those_frames(
+    qtbot, tmp_path, monkeypatch, capsys, sample_seq, frames, index, plays
+):
     """``gui SRC --start S --frames N --screenshot``: the seek processes frame S, the first of the N.
     With N = 1 a Play queued behind the seek used to run on past the pause, so the screenshot showed
     S, S+1 or a later frame, whichever the worker had reached."""
@@ -216,9 +219,11 @@ def test_start_and_frames_process_exactly_those_frames(qtbot, tmp_path, monkeypa
 
 
 # -- high resolution: frames whose detector state does not fit -----------------------------------------
-def test_a_state_that_does_not_fit_is_a_message_not_a_traceback(qtbot, make_window, tmp_path, monkeypatch,
-                                                                 capsys):
+def test_a_state_that_does_not_fit_is_a_message_not_a_traceback(
+    qtbot, make_window, tmp_path, monkeypatch, capsys
+):
     from silkvision.detector import memory
+
     frames = write_frames(tmp_path / "a", 3, seed=1)
     monkeypatch.setattr(memory, "available_memory", lambda: 1000)
     win = make_window()

@@ -11,9 +11,10 @@ import time
 import numpy as np
 import pytest
 
-from .gui_helpers import open_and_run
 from silkvision.errors import ConfigError, ExportError, SourceError
 from silkvision.gui.pipeline import Pipeline
+
+from .gui_helpers import open_and_run
 
 
 class FakeSource:
@@ -45,7 +46,7 @@ class FakeSource:
         if self.i > self.n:
             raise StopIteration
         frame = np.full((24, 32, 3), 20, np.uint8)
-        frame[8:16, 8 + self.i:16 + self.i] = 200
+        frame[8:16, 8 + self.i : 16 + self.i] = 200
         return self.i, frame
 
     def check_groundtruth(self):  # as Source.check_groundtruth: the masks are the frames' size
@@ -55,7 +56,7 @@ class FakeSource:
         if index > self.gt_frames:
             return None
         gt = np.zeros((24, 32), np.uint8)
-        gt[8:16, 8 + index:16 + index] = 255
+        gt[8:16, 8 + index : 16 + index] = 255
         return gt
 
     def close(self):
@@ -83,6 +84,7 @@ def test_configure_is_all_or_nothing():
         if name == "gsoc":
             raise ConfigError("algorithm 'gsoc' needs opencv-contrib (cv2.bgsegm), which is not installed")
         from silkvision.detector import create_subtractor
+
         made.append(name)
         return create_subtractor(name, config=config, **kw)
 
@@ -93,14 +95,18 @@ def test_configure_is_all_or_nothing():
     with pytest.raises(ConfigError, match="gsoc"):
         pipe.set_second("gsoc")
     assert pipe.second == "norma" and pipe.detectors == before
-    assert pipe.config["gui"]["second_algorithm"] == "norma" and pipe.config["detector"]["silk"]["tau"] != 0.02
+    assert (
+        pipe.config["gui"]["second_algorithm"] == "norma" and pipe.config["detector"]["silk"]["tau"] != 0.02
+    )
     pipe.set_params("norma", {"median": 3})  # still usable: no KeyError
 
 
 def test_loading_an_unavailable_second_algorithm_is_refused(qtbot, make_window, tmp_path, monkeypatch, capfd):
     import silkvision.detector
 
-    monkeypatch.setattr(silkvision.detector, "available_subtractors", lambda: ["silk", "norma", "mog2", "knn"])
+    monkeypatch.setattr(
+        silkvision.detector, "available_subtractors", lambda: ["silk", "norma", "mog2", "knn"]
+    )
     win = make_window()
     path = tmp_path / "gsoc.yaml"
     path.write_text("detector:\n  silk:\n    tau: 0.02\ngui:\n  second_algorithm: gsoc\n")
@@ -123,10 +129,10 @@ def test_a_shared_mask_key_set_on_either_tab_applies_to_both_detectors():
     for d in pipe.detectors.values():
         assert d.get_params()["median"] == 0 and d.get_params()["fill_holes"] is False
     assert pipe.config["detector"]["median"] == 0 and pipe.config["detector"]["fill_holes"] is False
-    assert pipe.set_params("silk", {"colour_space": "lab"})          # a restart key: both restart
+    assert pipe.set_params("silk", {"colour_space": "lab"})  # a restart key: both restart
     assert pipe.detectors["norma"].get_params()["colour_space"] == "lab"
     assert pipe.config["detector"]["colour_space"] == "lab"
-    pipe = Pipeline({}, second="mog2")                                # MOG2 has no colour space
+    pipe = Pipeline({}, second="mog2")  # MOG2 has no colour space
     pipe.set_params("silk", {"colour_space": "gray", "close": 3})
     mog2 = pipe.detectors["mog2"].get_params()
     assert mog2["close"] == 3 and "colour_space" not in mog2
@@ -141,7 +147,7 @@ def test_saved_parameters_give_back_a_second_tab_edit(qtbot, make_window, tmp_pa
     win.apply_params("second", {"median": 0, "close": 0})
     qtbot.waitUntil(lambda: win.detectors["silk"].params["median"] == 0, timeout=5000)
     assert win.detectors["second"].params["close"] == 0
-    assert win.panels["silk"].value("median") == 0                   # the SILK tab follows
+    assert win.panels["silk"].value("median") == 0  # the SILK tab follows
     saved = yaml.safe_load(win.save_params(tmp_path / "p.yaml").read_text())
     assert saved["detector"]["median"] == 0 and saved["detector"]["close"] == 0
 
@@ -177,7 +183,7 @@ def test_a_corrupt_ground_truth_mask_leaves_its_frame_out_entirely(tmp_path, sam
     assert [pipe.step().index for _ in range(2)] == [1, 2]
     with pytest.raises(SourceError, match=r"gt000003\.png: cannot decode.*frame 3 was left out"):
         pipe.step()
-    assert pipe.silk.frames_seen == 2 and pipe.processed == 2   # not learned
+    assert pipe.silk.frames_seen == 2 and pipe.processed == 2  # not learned
     r = pipe.step()
     assert r.index == 4 and r.processed == 3 and pipe.silk.frames_seen == 3
 
@@ -186,7 +192,7 @@ def _lossy(path):
     import cv2
 
     gt = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
-    gt[:40, :40] = np.arange(1600, dtype=np.uint8).reshape(40, 40) % 7 + 1   # as JPEG ringing would
+    gt[:40, :40] = np.arange(1600, dtype=np.uint8).reshape(40, 40) % 7 + 1  # as JPEG ringing would
     cv2.imwrite(str(path), gt)
 
 
@@ -205,16 +211,20 @@ def test_lossy_ground_truth_is_refused_at_open_or_leaves_its_frame_out(tmp_path,
     _lossy(seq2 / "groundtruth" / "gt000003.png")
     pipe.open(seq2)
     assert [pipe.step().index for _ in range(2)] == [1, 2]
-    with pytest.raises(SourceError, match=r"gt000003\.png: labels 1, .* are not CDnet labels.*frame 3 was "
-                                          r"left out \(not learned or shown\)"):
+    with pytest.raises(
+        SourceError,
+        match=r"gt000003\.png: labels 1, .* are not CDnet labels.*frame 3 was "
+        r"left out \(not learned or shown\)",
+    ):
         pipe.step()
     assert pipe.silk.frames_seen == 2 and pipe.processed == 2
     assert pipe.step().index == 4
 
 
 # -- 2. NORMA's eta * lambda >= 1 is refused by the config layer, everywhere ----------------------
-def test_norma_eta_lambda_product_is_refused_in_the_panel_the_worker_and_yaml(qtbot, make_window, tmp_path,
-                                                                             capfd):
+def test_norma_eta_lambda_product_is_refused_in_the_panel_the_worker_and_yaml(
+    qtbot, make_window, tmp_path, capfd
+):
     win = make_window()
     panel = win.panels["second"]
     panel.editors["eta"].setValue(50.0)
@@ -459,7 +469,7 @@ def test_a_live_value_finer_than_four_decimals_is_kept(make_window):
 def test_a_refused_value_is_not_left_in_the_panel(qtbot, make_window):
     win = make_window()
     norma = win.panels["second"]
-    norma.editors["eta"].setValue(5.0)   # each value allowed, their product eta * lambda >= 1 is not
+    norma.editors["eta"].setValue(5.0)  # each value allowed, their product eta * lambda >= 1 is not
     norma.editors["lambda"].setValue(0.5)
     assert norma.apply() == {} and "eta * lambda" in win.errors[-1].replace("\u00b7", "*")
     assert norma.value("eta") == 0.1 and norma.changed() == {}
@@ -496,12 +506,12 @@ def test_a_click_on_the_frame_slider_handle_does_not_restart(qtbot, make_window,
     qtbot.waitUntil(lambda: win.result.index == 101, timeout=5000)
     win.draw_now()
     assert win.frame_slider.value() == 101 and win.result.processed == 2
-    win.frame_slider.sliderReleased.emit()            # as a click on the handle
+    win.frame_slider.sliderReleased.emit()  # as a click on the handle
     win.step()
     qtbot.waitUntil(lambda: win.result.index == 102, timeout=5000)
-    assert win.result.processed == 3                   # still the same run: no restart
+    assert win.result.processed == 3  # still the same run: no restart
     win.frame_slider.setSliderDown(True)
-    win.frame_slider.setValue(50)                      # a drag to another frame seeks on release
+    win.frame_slider.setValue(50)  # a drag to another frame seeks on release
     win.frame_slider.setSliderDown(False)
     win.frame_slider.sliderReleased.emit()
     qtbot.waitUntil(lambda: win.result.index == 50, timeout=5000)
@@ -522,7 +532,7 @@ def test_seek_one_past_the_last_frame_is_an_error(qtbot, make_window, sample_seq
 # -- 12. cosmetics: skipped counter, status bar room for errors, slider width ------------------------
 def test_skipped_counter_resets_and_errors_get_the_status_bar(qtbot, make_window, sample_seq):
     win = make_window()
-    win.resize(1420, 820)   # the default size: what fits beside the rates depends on it
+    win.resize(1420, 820)  # the default size: what fits beside the rates depends on it
     win.show()
     qtbot.waitExposed(win)
     win.worker.slot.skipped = 7
@@ -550,7 +560,7 @@ def test_switching_the_second_algorithm_while_paused_clears_the_old_views(qtbot,
     win = make_window()
     with qtbot.waitSignal(win.worker.opened, timeout=5000):
         win.open_source(sample_seq)
-    win.seek(250)   # inside the sample's temporalROI, so the ROC counts these frames
+    win.seek(250)  # inside the sample's temporalROI, so the ROC counts these frames
     qtbot.waitUntil(lambda: win.result is not None and win.result.index == 250, timeout=10_000)
     win.step()
     qtbot.waitUntil(lambda: win.result.index == 251, timeout=10_000)
@@ -574,7 +584,7 @@ def test_a_switch_drops_a_result_of_the_old_detectors_waiting_for_display(qtbot,
         win.open_source(sample_seq)
     win.step()
     qtbot.waitUntil(lambda: win.result is not None, timeout=10_000)
-    win.worker.slot.put(win.result)            # as if the display had not taken it yet
+    win.worker.slot.put(win.result)  # as if the display had not taken it yet
     new = "mog2" if win.detectors["second"].name != "mog2" else "knn"
     with qtbot.waitSignal(win.worker.restarted, timeout=5000):
         win.second_combo.setCurrentText(new)
@@ -595,13 +605,14 @@ def test_space_on_a_focused_check_box_toggles_it_instead_of_playing(qtbot, make_
     qtbot.keyClick(cb, Qt.Key_Space)
     qtbot.wait(200)
     assert cb.isChecked() != before and not win.playing
-    win.frame_slider.setFocus()        # elsewhere Space is still Play/Pause
+    win.frame_slider.setFocus()  # elsewhere Space is still Play/Pause
     qtbot.keyClick(win, Qt.Key_Space)
     qtbot.waitUntil(lambda: win.playing, timeout=5000)
     win.pause()
 
 
 # --- parameter files, playback keys, typed values across Restart and seek ---------------------------
+
 
 def _open_and_step(qtbot, win, source):
     """Open ``source`` and process its first frame."""
@@ -620,13 +631,13 @@ def test_loading_parameters_from_a_named_pipe_is_refused_not_a_hang(make_window,
     fifo = tmp_path / "params.fifo"
     os.mkfifo(fifo)
 
-    def late_writer():    # so that a regression blocks for 3 s and then fails, instead of hanging
+    def late_writer():  # so that a regression blocks for 3 s and then fails, instead of hanging
         end = time.monotonic() + 6
         while time.monotonic() < end:
             try:
                 fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
             except OSError as e:
-                if e.errno != errno.ENXIO:      # ENXIO: no reader yet
+                if e.errno != errno.ENXIO:  # ENXIO: no reader yet
                     return
                 time.sleep(3 if time.monotonic() + 3 < end else 0.1)
                 continue
@@ -637,9 +648,11 @@ def test_loading_parameters_from_a_named_pipe_is_refused_not_a_hang(make_window,
     threading.Thread(target=late_writer, daemon=True).start()
     win = make_window()
     t = time.monotonic()
-    assert not win.load_params(fifo)          # used to block the window's thread for good
+    assert not win.load_params(fifo)  # used to block the window's thread for good
     assert time.monotonic() - t < 2
-    assert win.errors[-1] == f"{fifo}: is a named pipe (FIFO), not a regular file; expected a YAML config file"
+    assert (
+        win.errors[-1] == f"{fifo}: is a named pipe (FIFO), not a regular file; expected a YAML config file"
+    )
 
 
 def test_the_playback_keys_work_as_soon_as_the_window_opens(qtbot, make_window, sample_seq):
@@ -656,7 +669,7 @@ def test_the_playback_keys_work_as_soon_as_the_window_opens(qtbot, make_window, 
     assert QApplication.focusWidget() is not win.camera_spin
     qtbot.keyClick(QApplication.focusWidget() or win, Qt.Key_Right)
     qtbot.waitUntil(lambda: win.result is not None and win.result.index == 1, timeout=10_000)
-    win.camera_spin.setFocus()                # a click on a panel takes the keys back from the box
+    win.camera_spin.setFocus()  # a click on a panel takes the keys back from the box
     qtbot.mouseClick(win.views["input"].canvas, Qt.LeftButton)
     assert QApplication.focusWidget() is win.views["input"]
     qtbot.keyClick(win.views["input"], Qt.Key_Right)
@@ -671,7 +684,7 @@ def test_restart_gives_the_threshold_slider_the_current_score_range(qtbot, make_
     qtbot.waitUntil(lambda: win.detectors["silk"].score_range[1] > hi0, timeout=5000)
     win.apply_params("silk", {"C": 0.4})
     qtbot.waitUntil(lambda: win.detectors["silk"].params["C"] == 0.4, timeout=5000)
-    assert win.detectors["silk"].score_range[1] > hi0     # the largest C since the last restart
+    assert win.detectors["silk"].score_range[1] > hi0  # the largest C since the last restart
     win.restart()
     qtbot.waitUntil(lambda: win.detectors["silk"].score_range[1] == pytest.approx(hi0), timeout=5000)
 
@@ -698,8 +711,8 @@ def test_a_redundant_announcement_keeps_typed_values_but_an_answered_apply_shows
     algo, params, restart = panel.algorithm, dict(panel.params), panel.restart_params
     editor = panel.editors["C"]
     editor.setValue(0.8)
-    panel.set_params(algo, params, restart)             # the same values again
+    panel.set_params(algo, params, restart)  # the same values again
     assert panel.editors["C"] is editor and panel.changed() == {"C": 0.8}
-    panel._applying = True                              # as after apply(): the worker refused it
+    panel._applying = True  # as after apply(): the worker refused it
     panel.set_params(algo, params, restart)
     assert panel.changed() == {} and panel.editors["C"] is not editor

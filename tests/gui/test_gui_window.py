@@ -9,10 +9,11 @@ import cv2
 import numpy as np
 import pytest
 
-from .gui_helpers import FRAMES, START, binary, fpr_tpr, open_and_run, reference_run
 from silkvision.config import load_config
 from silkvision.errors import SourceError
 from silkvision.gui.pipeline import Pipeline
+
+from .gui_helpers import FRAMES, START, binary, fpr_tpr, open_and_run, reference_run
 
 
 @pytest.mark.slow
@@ -28,7 +29,9 @@ def test_live_roc_matches_evaluation_engine(qtbot, make_window, sample_seq):
     x, y = win.roc_plot.curves["silk"].getData()
     assert len(x) > 100 and np.all(np.diff(x) >= 0)
     assert len(win.roc_plot.curves["second"].getData()[0]) > 100
-    assert win.roc_plot.points["silk"].xData[0] == pytest.approx(r.roc["silk"].point[0])   # as given, not log10
+    assert win.roc_plot.points["silk"].xData[0] == pytest.approx(
+        r.roc["silk"].point[0]
+    )  # as given, not log10
     label = win.roc_plot.legend.getLabel(win.roc_plot.curves["silk"]).text
     assert "AUC" in label and "F scores" in label and "F mask" in label
     # every frame was either drawn or counted as skipped by the display
@@ -50,8 +53,8 @@ def test_the_roc_plot_and_its_legend_fit_a_small_window(qtbot, make_window, samp
     qtbot.wait(50)
     plot = win.roc_plot
     item = plot.getPlotItem()
-    assert item.geometry().width() <= plot.viewport().width() + 1      # nothing cropped
-    assert plot.legend.boundingRect().width() < item.vb.width()        # the legend fits the axes
+    assert item.geometry().width() <= plot.viewport().width() + 1  # nothing cropped
+    assert plot.legend.boundingRect().width() < item.vb.width()  # the legend fits the axes
     # a small screen can show it (850: the frame label is sized for the source's last frame, so
     # that it is never cut; with the sample that takes about 15 px more than the current frame)
     assert win.minimumSizeHint().width() <= 850
@@ -96,8 +99,14 @@ def test_parameter_edits_reach_the_detector(qtbot, make_window, sample_seq):
     panel.editors["omega"].setValue(10)
     panel.apply()
     # the new omega and the reset counters land in two steps of the worker: wait for all of them
-    qtbot.waitUntil(lambda: (win.pipeline.silk.get_params()["omega"] == 10 and win.pipeline.processed == 0
-                             and win.pipeline.silk.frames_seen == 0), timeout=5000)
+    qtbot.waitUntil(
+        lambda: (
+            win.pipeline.silk.get_params()["omega"] == 10
+            and win.pipeline.processed == 0
+            and win.pipeline.silk.frames_seen == 0
+        ),
+        timeout=5000,
+    )
     assert panel.form.labelForField(panel.editors["omega"]).text() == "omega *"
     assert "restarts the detector" in panel.form.labelForField(panel.editors["omega"]).toolTip()
     # the second algorithm's panel
@@ -165,7 +174,9 @@ class LostCamera:
     def __next__(self):
         self.i += 1
         if self.i > 3:
-            raise SourceError("camera 0: no frame within 5.0 s; expected a camera that keeps delivering frames")
+            raise SourceError(
+                "camera 0: no frame within 5.0 s; expected a camera that keeps delivering frames"
+            )
         return self.i, np.full((24, 32, 3), 10 * self.i, np.uint8)
 
     def close(self):
@@ -180,6 +191,7 @@ def test_camera_lost_mid_stream(qtbot, make_window, sample_seq):
             cams.append(LostCamera())
             return cams[-1]
         from silkvision.capture import open_source
+
         return open_source(spec, **kw)
 
     win = make_window(pipeline=Pipeline({}, second="mog2", opener=opener))
@@ -202,8 +214,9 @@ def test_save_and_load_parameters(qtbot, make_window, tmp_path):
     path = win.save_params(tmp_path / "params.yaml")
     cfg = load_config(path, use_cwd=False)
     assert cfg["detector"]["silk"]["tau"] == 0.03 and cfg["gui"]["second_algorithm"] == "norma"
-    (tmp_path / "other.yaml").write_text("detector:\n  silk:\n    tau: 0.05\n    omega: 12\n"
-                                         "gui:\n  second_algorithm: knn\n")
+    (tmp_path / "other.yaml").write_text(
+        "detector:\n  silk:\n    tau: 0.05\n    omega: 12\ngui:\n  second_algorithm: knn\n"
+    )
     assert win.load_params(tmp_path / "other.yaml")
     qtbot.waitUntil(lambda: win.detectors["second"].name == "knn", timeout=5000)
     assert win.pipeline.silk.get_params()["tau"] == 0.05 and win.pipeline.silk.get_params()["omega"] == 12
@@ -231,7 +244,11 @@ def test_record_masks_and_snapshot(qtbot, make_window, sample_seq, tmp_path):
         win.play()
     win.draw_now()
     silk_dir = tmp_path / "rec" / "silk"
-    assert sorted(p.name for p in silk_dir.glob("bin*.png")) == ["bin000200.png", "bin000201.png", "bin000202.png"]
+    assert sorted(p.name for p in silk_dir.glob("bin*.png")) == [
+        "bin000200.png",
+        "bin000201.png",
+        "bin000202.png",
+    ]
     assert (tmp_path / "rec" / "norma" / "bin000202.png").is_file()
     saved = cv2.imread(str(silk_dir / "bin000202.png"), cv2.IMREAD_UNCHANGED)
     assert binary(saved)
@@ -240,8 +257,12 @@ def test_record_masks_and_snapshot(qtbot, make_window, sample_seq, tmp_path):
     # the threshold slider rewrites the shown frame's recorded mask
     win.set_threshold(1.0)
     qtbot.waitUntil(lambda: win.result.rethreshold, timeout=5000)
-    qtbot.waitUntil(lambda: np.array_equal(cv2.imread(str(silk_dir / "bin000202.png"), cv2.IMREAD_UNCHANGED),
-                                           win.result.masks["silk"]), timeout=5000)
+    qtbot.waitUntil(
+        lambda: np.array_equal(
+            cv2.imread(str(silk_dir / "bin000202.png"), cv2.IMREAD_UNCHANGED), win.result.masks["silk"]
+        ),
+        timeout=5000,
+    )
     win.stop_recording()
     snap = tmp_path / "snap.png"
     assert win.save_snapshot(snap)
@@ -249,7 +270,7 @@ def test_record_masks_and_snapshot(qtbot, make_window, sample_seq, tmp_path):
     assert img.width() == win.width() and img.height() == win.height()
     assert not win.save_snapshot(tmp_path / "no-such-folder" / "x.png")
     assert "no-such-folder" in win.errors[-1] and "No such file or directory" in win.errors[-1]
-    if sys.platform != "win32":   # Qt named files by the locale: a name that is not UTF-8 failed
+    if sys.platform != "win32":  # Qt named files by the locale: a name that is not UTF-8 failed
         import os
 
         odd = tmp_path / os.fsdecode(b"snap\xe9.png")
@@ -328,7 +349,16 @@ def test_parameter_editors_hold_the_defaults_exactly(qtbot, make_window, sample_
 def test_float_text_is_the_shortest_exact_text():
     from silkvision.gui.widgets.float_spin import float_text
 
-    cases = {0.45: "0.45", 0.000503: "0.000503", 8.0: "8", 2e6: "2000000", 5e-5: "5e-5",
-             1e-16: "1e-16", 1e300: "1e300", 0.010951999999999998: "0.010951999999999998", 0.0: "0"}
+    cases = {
+        0.45: "0.45",
+        0.000503: "0.000503",
+        8.0: "8",
+        2e6: "2000000",
+        5e-5: "5e-5",
+        1e-16: "1e-16",
+        1e300: "1e300",
+        0.010951999999999998: "0.010951999999999998",
+        0.0: "0",
+    }
     for value, text in cases.items():
         assert float_text(value) == text and float(text) == value

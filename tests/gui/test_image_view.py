@@ -19,7 +19,7 @@ def test_a_narrow_panel_elides_its_title_and_the_tooltip_has_it_whole(qtbot):
     assert view.title.fontMetrics().horizontalAdvance(shown) <= view.title.width()
     assert view.title.toolTip() == TITLE and view.title.full_text == TITLE
 
-    view.resize(900, 300)   # wide again: the whole title, no tooltip
+    view.resize(900, 300)  # wide again: the whole title, no tooltip
     qtbot.waitUntil(lambda: view.title.text() == TITLE, timeout=2000)
     assert view.title.toolTip() == ""
 

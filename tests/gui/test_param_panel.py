@@ -27,7 +27,7 @@ def test_a_refused_apply_is_reverted_to_the_workers_answer(qtbot, panel):
     with qtbot.waitSignal(p.apply_requested) as sent:
         p.apply()
     assert sent.args == ["silk", {"C": 0.8}]
-    p.set_params("silk", params, frozenset({"omega"}))     # the answer: unchanged values
+    p.set_params("silk", params, frozenset({"omega"}))  # the answer: unchanged values
     assert p.changed() == {} and p.editors["C"].value() == params["C"]
 
 
@@ -35,10 +35,10 @@ def test_after_an_answered_apply_a_redundant_announcement_keeps_typed_values(qtb
     p, params = panel
     p.editors["C"].setValue(0.8)
     p.apply()
-    p.set_params("silk", {**params, "C": 0.8}, frozenset({"omega"}))   # accepted
+    p.set_params("silk", {**params, "C": 0.8}, frozenset({"omega"}))  # accepted
     editor = p.editors["C"]
-    editor.setValue(0.9)                                      # typed, not applied
-    p.set_params("silk", {**params, "C": 0.8}, frozenset({"omega"}))   # the same values again
+    editor.setValue(0.9)  # typed, not applied
+    p.set_params("silk", {**params, "C": 0.8}, frozenset({"omega"}))  # the same values again
     assert p.editors["C"] is editor and p.changed() == {"C": 0.9}
 
 

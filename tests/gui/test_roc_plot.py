@@ -26,18 +26,21 @@ def test_operating_points_are_drawn_over_the_legend_at_the_minimum_size(qtbot, w
     qtbot.waitExposed(plot)
     curve = dict(frames=10, fpr=np.array([0.0, 0.0, 1.0]), tpr=np.array([0.0, 1.0, 1.0]))
     norma = RocView("norma", **curve, auc=0.984, point=(0.9, 1.0), f_measure=0.239, mask_f_measure=0.296)
-    plot.set_views(RocView("silk", **curve, auc=0.942, point=(0.5, 0.5), f_measure=0.471,
-                           mask_f_measure=0.682), norma)
-    qtbot.wait(50)                       # the legend takes its size and corner
+    plot.set_views(
+        RocView("silk", **curve, auc=0.942, point=(0.5, 0.5), f_measure=0.471, mask_f_measure=0.682), norma
+    )
+    qtbot.wait(50)  # the legend takes its size and corner
     vb = plot.getPlotItem().vb
     legend = plot.legend.sceneBoundingRect()
     # a point under the legend's left part (where = 0.05) or its middle, vertically centred
     scene = QPointF(legend.left() + where * legend.width(), legend.center().y())
     point = vb.mapSceneToView(scene)
-    fpr = 10 ** point.x() if log_fpr else point.x()    # the view holds log10(FPR) on the log axis
+    fpr = 10 ** point.x() if log_fpr else point.x()  # the view holds log10(FPR) on the log axis
     assert 0 < fpr < 1 and 0 < point.y() < 1
-    plot.set_views(RocView("silk", **curve, auc=0.942, point=(fpr, point.y()), f_measure=0.471,
-                           mask_f_measure=0.682), norma)
+    plot.set_views(
+        RocView("silk", **curve, auc=0.942, point=(fpr, point.y()), f_measure=0.471, mask_f_measure=0.682),
+        norma,
+    )
     qtbot.wait(50)
     centre = plot.mapFromScene(scene)
     image = plot.grab().toImage()
@@ -58,8 +61,10 @@ def test_the_legend_can_still_be_dragged(qtbot):
     plot.show()
     qtbot.waitExposed(plot)
     curve = dict(frames=10, fpr=np.array([0.0, 0.0, 1.0]), tpr=np.array([0.0, 1.0, 1.0]))
-    plot.set_views(RocView("silk", **curve, auc=0.9, point=(0.1, 0.9), f_measure=0.4, mask_f_measure=0.6),
-                   RocView("norma", **curve, auc=0.9, point=(0.1, 0.9), f_measure=0.4, mask_f_measure=0.6))
+    plot.set_views(
+        RocView("silk", **curve, auc=0.9, point=(0.1, 0.9), f_measure=0.4, mask_f_measure=0.6),
+        RocView("norma", **curve, auc=0.9, point=(0.1, 0.9), f_measure=0.4, mask_f_measure=0.6),
+    )
     qtbot.wait(50)
     vb = plot.getPlotItem().vb
     rect = plot.legend.sceneBoundingRect()
@@ -67,7 +72,9 @@ def test_the_legend_can_still_be_dragged(qtbot):
     pos0, range0 = plot.legend.pos(), vb.viewRange()
 
     def send(kind, at, buttons):
-        event = QtGui.QMouseEvent(kind, QtCore.QPointF(at), QtCore.Qt.LeftButton, buttons, QtCore.Qt.NoModifier)
+        event = QtGui.QMouseEvent(
+            kind, QtCore.QPointF(at), QtCore.Qt.LeftButton, buttons, QtCore.Qt.NoModifier
+        )
         QtGui.QGuiApplication.sendEvent(plot.viewport(), event)
         qtbot.wait(1)
 
@@ -90,8 +97,9 @@ def test_the_log_axis_spreads_the_operating_points_and_the_linear_one_shows_the_
     plot.show()
     qtbot.waitExposed(plot)
     fpr = np.array([0.0, 1e-4, 2e-3, 0.05, 1.0])
-    view = RocView("silk", frames=10, fpr=fpr, tpr=np.array([0.0, 0.2, 0.5, 0.9, 1.0]), auc=0.9,
-                   point=(2e-3, 0.5))
+    view = RocView(
+        "silk", frames=10, fpr=fpr, tpr=np.array([0.0, 0.2, 0.5, 0.9, 1.0]), auc=0.9, point=(2e-3, 0.5)
+    )
     plot.set_views(view, None)
     assert plot.log_fpr and "(log)" in plot.getPlotItem().getAxis("bottom").labelText
     from PyQt5.QtCore import QPointF
@@ -102,16 +110,16 @@ def test_the_log_axis_spreads_the_operating_points_and_the_linear_one_shows_the_
         return vb.mapViewToScene(QPointF(x_view, 0.5)).x() - vb.sceneBoundingRect().left()
 
     lo, hi = plot.fpr_range()
-    assert lo < 0.5e-4 and hi >= 1.0                      # from below the smallest FPR to 1
+    assert lo < 0.5e-4 and hi >= 1.0  # from below the smallest FPR to 1
     assert log_floor([view]) == 0.5e-4 and log_floor([RocView("x")]) == 0.5e-3
     assert log_floor([RocView("x", fpr=np.array([0.0, 1e-9]), tpr=np.array([0, 1]))]) == MIN_FPR
-    x_point = plot.points["silk"].getData()[0][0]          # log10 of the point's FPR
+    x_point = plot.points["silk"].getData()[0][0]  # log10 of the point's FPR
     assert x_point == pytest.approx(np.log10(2e-3))
     assert pixels_from_left(x_point) > 0.3 * vb.width()
     # FPR 0 at the left end of the axis, not dropped
     assert plot.curves["silk"].getData()[0][0] == pytest.approx(np.log10(log_floor([view])))
     plot.set_log_fpr(False)
-    assert plot.fpr_range()[0] <= 0 and plot.fpr_range()[1] >= 1   # the whole curve
+    assert plot.fpr_range()[0] <= 0 and plot.fpr_range()[1] >= 1  # the whole curve
     x_point = plot.points["silk"].getData()[0][0]
     assert x_point == pytest.approx(2e-3) and pixels_from_left(x_point) < 0.05 * vb.width()
     assert plot.getPlotItem().getAxis("bottom").labelText == "false positive rate"

@@ -69,5 +69,7 @@ def interrupt_after(det: FakeDetector, frames: int) -> FakeDetector:
 
 
 def from_env() -> FakeDetector:
-    return FakeDetector(sleep=float(os.environ.get("FAKE_SLEEP", "0")),
-                        checkpointable=os.environ.get("FAKE_CHECKPOINT", "1") == "1")
+    return FakeDetector(
+        sleep=float(os.environ.get("FAKE_SLEEP", "0")),
+        checkpointable=os.environ.get("FAKE_CHECKPOINT", "1") == "1",
+    )

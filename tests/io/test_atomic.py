@@ -14,7 +14,7 @@ def test_atomic_write_replaces_whole_file_with_normal_permissions(tmp_path):
     mask = os.umask(0)
     os.umask(mask)
     assert stat.S_IMODE(p.stat().st_mode) == 0o666 & ~mask
-    assert [f.name for f in tmp_path.iterdir()] == ["a.txt"]     # no temporary left behind
+    assert [f.name for f in tmp_path.iterdir()] == ["a.txt"]  # no temporary left behind
 
 
 def test_failed_write_leaves_old_file_and_no_temporary(tmp_path):

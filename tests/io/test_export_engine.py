@@ -62,8 +62,14 @@ def _assert_same_export(a: Path, b: Path) -> None:
 def reference(tmp_path_factory, sample_seq):
     """An uninterrupted export of the sample (first N frames) with scores and video."""
     out = tmp_path_factory.mktemp("ref") / "out"
-    res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
-                       progress=False, log=lambda m: None)
+    res = export_masks(
+        sample_seq,
+        out,
+        _cfg(scores=True, video=True),
+        detector=FakeDetector(),
+        progress=False,
+        log=lambda m: None,
+    )
     assert res.complete and res.frames == res.processed == N and not res.interrupted
     return out
 
@@ -71,9 +77,11 @@ def reference(tmp_path_factory, sample_seq):
 @pytest.mark.slow
 def test_outputs_of_a_complete_export(reference, sample_seq):
     names = sorted(p.name for p in reference.iterdir())
-    assert names == sorted([f"bin{i:06d}.png" for i in range(1, N + 1)]
-                           + [f"scores{i:06d}.npz" for i in range(1, N + 1)]
-                           + ["config.yaml", MANIFEST, "masks.mkv"])
+    assert names == sorted(
+        [f"bin{i:06d}.png" for i in range(1, N + 1)]
+        + [f"scores{i:06d}.npz" for i in range(1, N + 1)]
+        + ["config.yaml", MANIFEST, "masks.mkv"]
+    )
     # masks equal the detector's, bit for bit, and are 0/255 grey
     det = FakeDetector()
     with open_source(sample_seq, max_frames=N) as src:
@@ -98,13 +106,28 @@ def test_npz_files_are_reproducible():
 
 def _run_fake(args, env_extra, **kw):
     env = {**os.environ, "FAKE_SLEEP": "0", **env_extra}
-    return subprocess.Popen([sys.executable, str(HERE / "run_export_with_fake.py"), *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    return subprocess.Popen(
+        [sys.executable, str(HERE / "run_export_with_fake.py"), *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kw,
+    )
 
 
 def _args(sample_seq, out):
-    return [str(sample_seq), "--out", str(out), "--scores", "--video", "--set", f"capture.max_frames={N}",
-            "--set", "export.checkpoint_every=10"]
+    return [
+        str(sample_seq),
+        "--out",
+        str(out),
+        "--scores",
+        "--video",
+        "--set",
+        f"capture.max_frames={N}",
+        "--set",
+        "export.checkpoint_every=10",
+    ]
 
 
 def _wait_for(path: Path, proc, timeout=60.0):
@@ -124,7 +147,7 @@ def test_sigkill_then_rerun_gives_identical_files(tmp_path, sample_seq, referenc
     _wait_for(out / "bin000035.png", proc)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    assert not (out / f"bin{N:06d}.png").exists()           # really killed mid-way
+    assert not (out / f"bin{N:06d}.png").exists()  # really killed mid-way
     assert (out / CHECKPOINT).exists() == checkpointable
     before = {p.name: p.stat().st_mtime_ns for p in out.glob("bin*.png")}
     k = int(load_npz(out / CHECKPOINT)["_index"]) if checkpointable else None
@@ -168,8 +191,14 @@ def test_signal_saves_checkpoint_exits_128_plus_signal_and_resumes(tmp_path, sam
 
 def test_rerun_of_complete_export_does_nothing(reference, sample_seq):
     before = _files(reference)
-    res = export_masks(sample_seq, reference, _cfg(scores=True, video=True), detector=FakeDetector(),
-                       progress=False, log=lambda m: None)
+    res = export_masks(
+        sample_seq,
+        reference,
+        _cfg(scores=True, video=True),
+        detector=FakeDetector(),
+        progress=False,
+        log=lambda m: None,
+    )
     assert res.already_complete and res.processed == 0 and "nothing to do" in res.summary()
     assert _files(reference) == before
 
@@ -177,18 +206,26 @@ def test_rerun_of_complete_export_does_nothing(reference, sample_seq):
 @pytest.mark.parametrize("removed", ["bin", "scores"])
 def test_complete_export_with_a_file_removed_is_not_nothing_to_do(reference, sample_seq, tmp_path, removed):
     import shutil
+
     out = tmp_path / "copy"
     shutil.copytree(reference, out)
     next(iter(sorted(out.glob(f"{removed}*")))).unlink()
     with pytest.raises(ExportError, match=f"only {N - 1} .*--overwrite"):
-        export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
-                     progress=False, log=lambda m: None)
+        export_masks(
+            sample_seq,
+            out,
+            _cfg(scores=True, video=True),
+            detector=FakeDetector(),
+            progress=False,
+            log=lambda m: None,
+        )
 
 
 def test_different_settings_are_refused_naming_the_key(reference, sample_seq):
     with pytest.raises(ExportError) as e:
-        export_masks(sample_seq, reference, _cfg(scores=True, video=False), detector=FakeDetector(),
-                     progress=False)
+        export_masks(
+            sample_seq, reference, _cfg(scores=True, video=False), detector=FakeDetector(), progress=False
+        )
     msg = str(e.value)
     assert "export.video=true, not false" in msg and "--overwrite" in msg and "\n" not in msg
     with pytest.raises(ExportError, match="--algorithm fake, not mog2"):
@@ -210,8 +247,14 @@ def test_foreign_files_are_refused_and_overwrite_keeps_them(tmp_path, sample_seq
     assert res.already_complete and (out / "holiday.jpg").exists()
     # --overwrite replaces an earlier export completely (no stale masks of a longer run)
     (out / "bin000099.png").write_bytes(b"stale")
-    res = export_masks(sample_seq, out, {"capture": {"max_frames": 3}}, detector=FakeDetector(),
-                       overwrite=True, progress=False)
+    res = export_masks(
+        sample_seq,
+        out,
+        {"capture": {"max_frames": 3}},
+        detector=FakeDetector(),
+        overwrite=True,
+        progress=False,
+    )
     assert res.frames == 3 and not (out / "bin000099.png").exists() and not (out / "bin000004.png").exists()
 
 
@@ -223,11 +266,24 @@ def test_an_export_started_with_overwrite_resumes_without_it(tmp_path, sample_se
     out.mkdir()
     (out / "notes.txt").write_text("mine")
     notes = []
-    res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=interrupt_after(FakeDetector(), 25),
-                       overwrite=True, progress=False, log=notes.append)
+    res = export_masks(
+        sample_seq,
+        out,
+        _cfg(scores=True, video=True),
+        detector=interrupt_after(FakeDetector(), 25),
+        overwrite=True,
+        progress=False,
+        log=notes.append,
+    )
     assert res.interrupted and "run the same command again without --overwrite to resume" in notes[-1]
-    res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
-                       progress=False, log=lambda m: None)
+    res = export_masks(
+        sample_seq,
+        out,
+        _cfg(scores=True, video=True),
+        detector=FakeDetector(),
+        progress=False,
+        log=lambda m: None,
+    )
     assert res.complete and res.resumed_from == 25 and (out / "notes.txt").read_text() == "mine"
     (out / "notes.txt").unlink()
     _assert_same_export(reference, out)
@@ -258,7 +314,9 @@ def test_mog2_export_matches_the_detector_and_is_numbered_like_the_input(tmp_pat
     det = sv.create_subtractor("mog2")
     with open_source(seq) as src:
         for i, frame in src:
-            assert np.array_equal(cv2.imread(str(out / f"bin{i:06d}.png"), cv2.IMREAD_UNCHANGED), det.apply(frame))
+            assert np.array_equal(
+                cv2.imread(str(out / f"bin{i:06d}.png"), cv2.IMREAD_UNCHANGED), det.apply(frame)
+            )
 
 
 def test_output_folder_may_not_be_the_source_folder(tmp_path):
@@ -276,20 +334,37 @@ def test_a_second_export_into_the_same_folder_is_refused(tmp_path, sample_seq):
     with open(out / ".export.lock", "a+") as f:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         with pytest.raises(ExportError, match="another silkvision export is writing"):
-            export_masks(sample_seq, out, {"capture": {"max_frames": 2}}, detector=FakeDetector(),
-                         progress=False)
+            export_masks(
+                sample_seq, out, {"capture": {"max_frames": 2}}, detector=FakeDetector(), progress=False
+            )
 
 
 def test_is_export_output():
-    assert all(is_export_output(n) for n in ("bin000001.png", "scores000002.npz", "config.yaml",
-                                              "export.json", "checkpoint.npz", "masks.mkv",
-                                              ".bin000001.png.abc.tmp", ".masks.partial.mkv"))
+    assert all(
+        is_export_output(n)
+        for n in (
+            "bin000001.png",
+            "scores000002.npz",
+            "config.yaml",
+            "export.json",
+            "checkpoint.npz",
+            "masks.mkv",
+            ".bin000001.png.abc.tmp",
+            ".masks.partial.mkv",
+        )
+    )
     assert not any(is_export_output(n) for n in ("in000001.jpg", "bin.png", "notes.txt"))
 
 
 def test_progress_bar_goes_to_stderr_when_asked(tmp_path, sample_seq, capsys):
-    export_masks(sample_seq, tmp_path / "o", {"capture": {"max_frames": 3}}, detector=FakeDetector(),
-                 progress=True, log=lambda m: None)
+    export_masks(
+        sample_seq,
+        tmp_path / "o",
+        {"capture": {"max_frames": 3}},
+        detector=FakeDetector(),
+        progress=True,
+        log=lambda m: None,
+    )
     cap = capsys.readouterr()
     assert cap.out == "" and "frame/s" in cap.err and "/3 " in cap.err
 
@@ -328,8 +403,9 @@ def _fake_camera(monkeypatch, period: float):
 def test_camera_export_with_video_and_no_resume(tmp_path, monkeypatch):
     _fake_camera(monkeypatch, 0.002)
     out = tmp_path / "cam"
-    res = export_masks("0", out, {"capture": {"max_frames": 5}}, detector=FakeDetector(), video=True,
-                       progress=False)
+    res = export_masks(
+        "0", out, {"capture": {"max_frames": 5}}, detector=FakeDetector(), video=True, progress=False
+    )
     assert res.complete and res.frames == 5 and res.video.name == "masks.mkv"
     assert json.loads((out / MANIFEST).read_text())["source"] == "camera:0"
     # an unfinished camera export cannot be resumed
@@ -337,17 +413,24 @@ def test_camera_export_with_video_and_no_resume(tmp_path, monkeypatch):
     m["status"] = "running"
     (out / MANIFEST).write_text(json.dumps(m))
     with pytest.raises(ExportError, match="cannot be resumed"):
-        export_masks("0", out, {"capture": {"max_frames": 5}}, detector=FakeDetector(), video=True,
-                     progress=False)
+        export_masks(
+            "0", out, {"capture": {"max_frames": 5}}, detector=FakeDetector(), video=True, progress=False
+        )
     monkeypatch.undo()  # the real VideoCapture again, to read the mask video
     assert len(_video_frames(out / "masks.mkv")) == 5
 
 
 def test_camera_frames_dropped_while_the_detector_is_busy_are_reported(tmp_path, monkeypatch):
-    _fake_camera(monkeypatch, 0.001)     # a 1 kHz camera for a detector that needs 20 ms a frame
+    _fake_camera(monkeypatch, 0.001)  # a 1 kHz camera for a detector that needs 20 ms a frame
     said = []
-    res = export_masks("0", tmp_path / "cam", {"capture": {"max_frames": 4}}, detector=FakeDetector(sleep=0.02),
-                       progress=False, log=said.append)
+    res = export_masks(
+        "0",
+        tmp_path / "cam",
+        {"capture": {"max_frames": 4}},
+        detector=FakeDetector(sleep=0.02),
+        progress=False,
+        log=said.append,
+    )
     assert res.complete and res.frames == 4
     assert any("not exported" in n and "camera frame" in n for n in res.notes)
     assert said and "detector was busy" in said[-1]
@@ -373,15 +456,17 @@ def test_real_detector_interrupted_and_resumed_gives_identical_files(tmp_path, s
     det.apply = apply_then_interrupt
     out = tmp_path / "out"
     notes = []
-    res = export_masks(sample_seq, out, cfg, algorithm=algorithm, scores=True, detector=det,
-                       progress=False, log=notes.append)
+    res = export_masks(
+        sample_seq, out, cfg, algorithm=algorithm, scores=True, detector=det, progress=False, log=notes.append
+    )
     assert res.interrupted and not res.complete and res.last_index == 12
     assert int(load_npz(out / CHECKPOINT)["_index"]) == 12
     assert "checkpoint saved" in notes[-1] and not (out / "bin000013.png").exists()
-    res = export_masks(sample_seq, out, cfg, algorithm=algorithm, scores=True, progress=False,
-                       log=notes.append)
+    res = export_masks(
+        sample_seq, out, cfg, algorithm=algorithm, scores=True, progress=False, log=notes.append
+    )
     assert res.complete and res.resumed_from == 12 and res.processed == 18 and res.frames == 30
-    assert not any("found another frame" in n for n in notes)   # the seek landed: no replay
+    assert not any("found another frame" in n for n in notes)  # the seek landed: no replay
     fa, fb = _files(ref), _files(out)
     assert sorted(fa) == sorted(fb) and all(fa[n] == fb[n] for n in fa)
 
@@ -389,8 +474,9 @@ def test_real_detector_interrupted_and_resumed_gives_identical_files(tmp_path, s
 @pytest.mark.parametrize("when", ["during the last frame", "during the last checkpoint"])
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 @pytest.mark.slow
-def test_a_signal_after_the_last_frame_was_read_finishes_the_export(tmp_path, sample_seq, monkeypatch,
-                                                                     when, signum):
+def test_a_signal_after_the_last_frame_was_read_finishes_the_export(
+    tmp_path, sample_seq, monkeypatch, when, signum
+):
     """Every frame is done: the export is completed (video kept, manifest complete, exit 0), not
     left "interrupted" for a re-run that only rebuilt the video."""
     import silkvision.export.loop as export_module
@@ -421,14 +507,15 @@ def test_a_signal_after_the_last_frame_was_read_finishes_the_export(tmp_path, sa
         monkeypatch.setattr(export_module, "save_checkpoint", save_then_signal)
     out = tmp_path / "out"
     notes = []
-    res = export_masks(sample_seq, out, cfg, algorithm="silk", video=True, detector=det, progress=False,
-                       log=notes.append)
+    res = export_masks(
+        sample_seq, out, cfg, algorithm="silk", video=True, detector=det, progress=False, log=notes.append
+    )
     assert res.complete and not res.interrupted and res.frames == 30 and res.video is not None
     assert notes[-1].endswith("came after the last frame was exported: the export was finished")
     assert json.loads((out / MANIFEST).read_text())["status"] == "complete"
     assert not (out / CHECKPOINT).exists()
     fa, fb = _files(ref), _files(out)
-    fa.pop("masks.mkv"), fb.pop("masks.mkv")      # its header carries a random segment UID
+    fa.pop("masks.mkv"), fb.pop("masks.mkv")  # its header carries a random segment UID
     assert sorted(fa) == sorted(fb) and all(fa[n] == fb[n] for n in fa)
 
 
@@ -437,8 +524,9 @@ def _interrupted_fake_export(out: Path, sample_seq, after: int, det=None) -> dic
     """Export with the fake detector, stopped as by Ctrl-C after frame ``after`` (a checkpoint is
     saved then); returns the mtimes of the masks written."""
     det = interrupt_after(det or FakeDetector(), after)
-    res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=det, progress=False,
-                       log=lambda m: None)
+    res = export_masks(
+        sample_seq, out, _cfg(scores=True, video=True), detector=det, progress=False, log=lambda m: None
+    )
     assert res.interrupted and res.last_index == after
     assert int(load_npz(out / CHECKPOINT)["_index"]) == after
     return {p.name: p.stat().st_mtime_ns for p in out.glob("bin*.png")}
@@ -461,23 +549,30 @@ _CORRUPTIONS = {
     "no_index": lambda out: _checkpoint_with(out, _index=None),
     "index_not_int": lambda out: _checkpoint_with(out, _index=np.array([25.0, 1.0])),
     "wrong_frame": lambda out: _checkpoint_with(out, _index=np.int64(N - 1), _frames=np.int64(N - 1)),
-    "frames_mismatch": lambda out: _checkpoint_with(out, _frames=np.int64(20)),   # 25 frames were done
+    "frames_mismatch": lambda out: _checkpoint_with(out, _frames=np.int64(20)),  # 25 frames were done
     "no_state": lambda out: _checkpoint_with(out, **{"state.bg": None, "state.frames_seen": None}),
-    "bad_state": lambda out: _checkpoint_with(out, **{"state.bg": None}),   # set_state: KeyError
+    "bad_state": lambda out: _checkpoint_with(out, **{"state.bg": None}),  # set_state: KeyError
 }
 
 
 @pytest.mark.parametrize("corruption", list(_CORRUPTIONS))
 @pytest.mark.slow
-def test_corrupt_checkpoint_replays_from_first_frame_keeping_masks(tmp_path, sample_seq, reference,
-                                                                   corruption):
+def test_corrupt_checkpoint_replays_from_first_frame_keeping_masks(
+    tmp_path, sample_seq, reference, corruption
+):
     out = tmp_path / "out"
     before = _interrupted_fake_export(out, sample_seq, after=25)
     assert len(before) == 25
     (out / CHECKPOINT).write_bytes(_CORRUPTIONS[corruption](out))
     notes = []
-    res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
-                       progress=False, log=notes.append)
+    res = export_masks(
+        sample_seq,
+        out,
+        _cfg(scores=True, video=True),
+        detector=FakeDetector(),
+        progress=False,
+        log=notes.append,
+    )
     assert res.complete and res.resumed_from == 0 and res.processed == N and res.frames == N
     assert "replayed from the first frame" in res.summary()
     note = notes[0]
@@ -500,19 +595,29 @@ def test_a_seek_that_lands_on_another_frame_is_caught_on_resume(tmp_path, sample
     out = tmp_path / "out"
     _interrupted_fake_export(out, sample_seq, after=25)
     seek = FolderSource.seek
-    monkeypatch.setattr(FolderSource, "seek", lambda self, i: seek(self, i if i == self.first_index else i + 2))
+    monkeypatch.setattr(
+        FolderSource, "seek", lambda self, i: seek(self, i if i == self.first_index else i + 2)
+    )
     notes = []
-    res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
-                       progress=False, log=notes.append)
+    res = export_masks(
+        sample_seq,
+        out,
+        _cfg(scores=True, video=True),
+        detector=FakeDetector(),
+        progress=False,
+        log=notes.append,
+    )
     assert res.complete and res.resumed_from == 25 and res.processed == N - 25
-    assert any("seeking to frame 25 found another frame; reading forward from the first frame" in n
-               for n in notes)
+    assert any(
+        "seeking to frame 25 found another frame; reading forward from the first frame" in n for n in notes
+    )
     _assert_same_export(reference, out)
 
 
 @pytest.mark.slow
-def test_a_seek_that_gives_another_frames_pixels_is_caught_by_the_digest(tmp_path, sample_seq, reference,
-                                                                          monkeypatch):
+def test_a_seek_that_gives_another_frames_pixels_is_caught_by_the_digest(
+    tmp_path, sample_seq, reference, monkeypatch
+):
     """The MPEG-1/2 case itself: the seek reports the right frame number with another frame's
     pixels. Only the checkpoint's digest of the frame's content can tell."""
     import silkvision.capture.folder as folder_mod
@@ -522,7 +627,7 @@ def test_a_seek_that_gives_another_frames_pixels_is_caught_by_the_digest(tmp_pat
     read = folder_mod.read_image
     swapped = []
 
-    def read_after_seek(path, *a, **k):   # the resume's first read: frame 25 with frame 27's pixels
+    def read_after_seek(path, *a, **k):  # the resume's first read: frame 25 with frame 27's pixels
         if path.name == "in000025.jpg" and not swapped:
             swapped.append(path)
             path = path.with_name("in000027.jpg")
@@ -530,11 +635,18 @@ def test_a_seek_that_gives_another_frames_pixels_is_caught_by_the_digest(tmp_pat
 
     monkeypatch.setattr(folder_mod, "read_image", read_after_seek)
     notes = []
-    res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
-                       progress=False, log=notes.append)
+    res = export_masks(
+        sample_seq,
+        out,
+        _cfg(scores=True, video=True),
+        detector=FakeDetector(),
+        progress=False,
+        log=notes.append,
+    )
     assert swapped and res.complete and res.resumed_from == 25
-    assert any("seeking to frame 25 found another frame; reading forward from the first frame" in n
-               for n in notes)
+    assert any(
+        "seeking to frame 25 found another frame; reading forward from the first frame" in n for n in notes
+    )
     _assert_same_export(reference, out)
 
 
@@ -544,8 +656,14 @@ def test_a_checkpoint_frame_that_never_matches_is_an_error(tmp_path, sample_seq)
     _interrupted_fake_export(out, sample_seq, after=25)
     (out / CHECKPOINT).write_bytes(_checkpoint_with(out, _frame_digest=np.zeros(16, np.uint8)))
     with pytest.raises(ExportError, match="frame 25 of .* is not the frame this checkpoint was saved after"):
-        export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
-                     progress=False, log=lambda m: None)
+        export_masks(
+            sample_seq,
+            out,
+            _cfg(scores=True, video=True),
+            detector=FakeDetector(),
+            progress=False,
+            log=lambda m: None,
+        )
 
 
 def test_frame_numbers_beyond_int64_checkpoint(tmp_path):
@@ -566,10 +684,16 @@ def test_corrupt_checkpoint_interrupted_again_then_resumed(tmp_path, sample_seq,
     out = tmp_path / "out"
     _interrupted_fake_export(out, sample_seq, after=25)
     (out / CHECKPOINT).write_bytes(b"PK\x03\x04 garbled")
-    _interrupted_fake_export(out, sample_seq, after=15)   # replay, stopped before frame 25
+    _interrupted_fake_export(out, sample_seq, after=15)  # replay, stopped before frame 25
     notes = []
-    res = export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=FakeDetector(),
-                       progress=False, log=notes.append)
+    res = export_masks(
+        sample_seq,
+        out,
+        _cfg(scores=True, video=True),
+        detector=FakeDetector(),
+        progress=False,
+        log=notes.append,
+    )
     assert res.complete and res.resumed_from == 15 and res.processed == N - 15
     assert notes[0].endswith("after frame 15 (checkpoint)")
     _assert_same_export(reference, out)
@@ -584,8 +708,9 @@ def test_checkpoint_of_a_detector_that_cannot_be_reset_is_still_refused(tmp_path
     det = FakeDetector()
     det.reset = None
     with pytest.raises(ExportError) as e:
-        export_masks(sample_seq, out, _cfg(scores=True, video=True), detector=det, progress=False,
-                     log=lambda m: None)
+        export_masks(
+            sample_seq, out, _cfg(scores=True, video=True), detector=det, progress=False, log=lambda m: None
+        )
     assert str(e.value).startswith(f"{out / CHECKPOINT}: cannot restore the fake detector (")
     assert str(e.value).endswith("use --overwrite to start over") and "\n" not in str(e.value)
     assert len(list(out.glob("bin*.png"))) == 25
@@ -608,15 +733,15 @@ def test_real_detector_with_a_garbled_checkpoint_replays_identically(tmp_path, s
 
     det.apply = apply_then_interrupt
     out = tmp_path / "out"
-    res = export_masks(sample_seq, out, cfg, algorithm="silk", scores=True, detector=det, progress=False,
-                       log=lambda m: None)
+    res = export_masks(
+        sample_seq, out, cfg, algorithm="silk", scores=True, detector=det, progress=False, log=lambda m: None
+    )
     assert res.interrupted and res.last_index == 12
     state = load_npz(out / CHECKPOINT)
-    state["state.alphas"] = state["state.alphas"][:-1]   # a wrong shape
+    state["state.alphas"] = state["state.alphas"][:-1]  # a wrong shape
     (out / CHECKPOINT).write_bytes(npz_bytes(state, compress=False))
     notes = []
-    res = export_masks(sample_seq, out, cfg, algorithm="silk", scores=True, progress=False,
-                       log=notes.append)
+    res = export_masks(sample_seq, out, cfg, algorithm="silk", scores=True, progress=False, log=notes.append)
     assert res.complete and res.resumed_from == 0 and res.processed == 30
     assert notes[0].startswith(f"{out / CHECKPOINT}: cannot be used (cannot restore the silk detector: ")
     assert notes[0].endswith("keeping the 12 masks already written")
@@ -734,7 +859,11 @@ def test_pool_terminate_stops_a_worker_inside_an_export(tmp_path, method, entry)
         pytest.skip(f"no {method} start method")
     script = tmp_path / "pool_terminate.py"
     script.write_text(_POOL_TERMINATE)
-    done = subprocess.run([sys.executable, str(script), str(tmp_path / "out"), method, entry],
-                          capture_output=True, text=True, timeout=150)
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "out"), method, entry],
+        capture_output=True,
+        text=True,
+        timeout=150,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["terminated", str(-signal.SIGTERM)]

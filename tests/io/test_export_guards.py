@@ -16,8 +16,8 @@ import pytest
 from silkvision.capture import Source, open_source
 from silkvision.capture.folder import FolderSource
 from silkvision.errors import ExportError, ExportMismatchError
-from silkvision.io.atomic import check_writable_folder, make_output_folder, output_path
 from silkvision.export import CHECKPOINT, MANIFEST, export_masks
+from silkvision.io.atomic import check_writable_folder, make_output_folder, output_path
 from silkvision.io.manifest import compare_manifests, read_manifest, source_fingerprint
 from silkvision.io.npz import load_npz
 
@@ -85,7 +85,7 @@ def test_fingerprint_notices_a_change_near_the_end_of_a_frame_file_over_1_mib(tm
     assert 1 << 20 < frame.stat().st_size < 2 << 20
     before = _fingerprint(folder)
     data = bytearray(frame.read_bytes())
-    data[-100] ^= 0xFF                          # a pixel of the last row (BMP is stored bottom-up)
+    data[-100] ^= 0xFF  # a pixel of the last row (BMP is stored bottom-up)
     frame.write_bytes(bytes(data))
     assert _fingerprint(folder) != before
 
@@ -102,14 +102,26 @@ def test_fingerprint_notices_new_content_in_the_last_frame_at_the_same_size(tmp_
     assert _fingerprint(folder) != before
 
 
-_GOOD = {"format": 1, "status": "complete", "source": "/data/seq", "source_kind": "cdnet",
-         "algorithm": "fake", "settings": {"a": 1}, "frames": 3, "first_index": 1, "last_index": 3}
+_GOOD = {
+    "format": 1,
+    "status": "complete",
+    "source": "/data/seq",
+    "source_kind": "cdnet",
+    "algorithm": "fake",
+    "settings": {"a": 1},
+    "frames": 3,
+    "first_index": 1,
+    "last_index": 3,
+}
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("format", 2, '"format" is 2, not 1'),                           # a later version's manifest
-    ("frames", -3, '"frames": -3 is not an integer >= 0'),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("format", 2, '"format" is 2, not 1'),  # a later version's manifest
+        ("frames", -3, '"frames": -3 is not an integer >= 0'),
+    ],
+)
 def test_manifest_of_a_later_version_or_with_negative_frames_is_refused(tmp_path, field, value, message):
     (tmp_path / MANIFEST).write_text(json.dumps(_GOOD))
     assert read_manifest(tmp_path) == _GOOD
@@ -122,8 +134,12 @@ def test_manifest_of_a_later_version_or_with_negative_frames_is_refused(tmp_path
 def test_a_setting_only_the_old_manifest_has_is_a_difference(tmp_path):
     """Settings keys differ across versions: a key the old export recorded and the new run lacks
     is a mismatch ("<unset>"), like a key only the new run has."""
-    old = {**_GOOD, "source_frames": 3, "source_fingerprint": None,
-           "settings": {"a": 1, "detector.silk.rho": 0.5}}
+    old = {
+        **_GOOD,
+        "source_frames": 3,
+        "source_fingerprint": None,
+        "settings": {"a": 1, "detector.silk.rho": 0.5},
+    }
     new = {**old, "settings": {"a": 1}}
     with pytest.raises(ExportMismatchError, match="made with detector.silk.rho=0.5, not <unset>"):
         compare_manifests(tmp_path, old, new)
@@ -160,8 +176,9 @@ def test_a_second_export_cannot_take_the_lock_of_a_running_one(tmp_path, seq):
 
     det.apply = apply_and_start_another
     assert _export(seq, out, detector=det).complete
-    assert second == [f"{out}: another silkvision export is writing to this folder; wait for it or "
-                      f"choose another --out"]
+    assert second == [
+        f"{out}: another silkvision export is writing to this folder; wait for it or choose another --out"
+    ]
 
 
 def test_overwrite_leaves_a_subfolder_named_like_a_mask_alone(tmp_path, seq):
@@ -225,7 +242,9 @@ def test_a_seek_to_another_frame_with_the_same_pixels_is_caught_by_its_number(tm
     res = _export(folder, out, config=cfg, detector=interrupt_after(FakeDetector(), 4))
     assert res.interrupted and int(load_npz(out / CHECKPOINT)["_index"]) == 4
     seek = FolderSource.seek
-    monkeypatch.setattr(FolderSource, "seek", lambda self, i: seek(self, i if i == self.first_index else i + 2))
+    monkeypatch.setattr(
+        FolderSource, "seek", lambda self, i: seek(self, i if i == self.first_index else i + 2)
+    )
     notes = []
     res = export_masks(folder, out, cfg, detector=FakeDetector(), progress=False, log=notes.append)
     assert res.complete and res.resumed_from == 4 and res.processed == 4 and res.frames == 8
@@ -238,8 +257,9 @@ def test_a_detector_passed_in_is_what_the_folder_records_and_a_changed_one_is_no
     """config.yaml and the manifest describe the detector passed in, not the configured one, so a
     second export with other parameters does not find the folder "already complete" and keep the
     first detector's masks."""
-    import silkvision as sv
     import yaml
+
+    import silkvision as sv
 
     out = tmp_path / "out"
     first = _export(seq, out, detector=sv.create_subtractor("silk", tau=0.001, warmup=0))
@@ -260,7 +280,10 @@ def test_a_detector_passed_in_starts_from_an_empty_model(seq, tmp_path):
 
     _export(seq, tmp_path / "fresh", detector=sv.create_subtractor("silk", warmup=0))
     # "seen": it already learned the sequence's first frame, which a fresh model finds novel
-    for case, frames in (("other size", [_frame(100 + k, 8, 8) for k in range(5)]), ("seen", [_frame(1)] * 5)):
+    for case, frames in (
+        ("other size", [_frame(100 + k, 8, 8) for k in range(5)]),
+        ("seen", [_frame(1)] * 5),
+    ):
         used = sv.create_subtractor("silk", warmup=0)
         for frame in frames:
             used.apply(frame)

@@ -29,19 +29,23 @@ def _masks(folder):
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory, sample_seq):
     out = tmp_path_factory.mktemp("lifecycle") / "ref"
-    res = export_masks(sample_seq, out, {"capture": {"max_frames": N}}, detector=FakeDetector(), progress=False)
+    res = export_masks(
+        sample_seq, out, {"capture": {"max_frames": N}}, detector=FakeDetector(), progress=False
+    )
     assert res.complete and res.frames == N
     return out
 
 
-@pytest.mark.parametrize("read_before", [1, N])   # part of the source, or all of it
+@pytest.mark.parametrize("read_before", [1, N])  # part of the source, or all of it
 def test_open_folder_source_that_was_read_from_is_exported_from_its_first_frame(
-        tmp_path, sample_seq, reference, read_before):
+    tmp_path, sample_seq, reference, read_before
+):
     with open_source(sample_seq, max_frames=N) as src:
         for _ in range(read_before):
             next(src)
-        res = export_masks(src, tmp_path / "o", {"capture": {"max_frames": N}}, detector=FakeDetector(),
-                           progress=False)
+        res = export_masks(
+            src, tmp_path / "o", {"capture": {"max_frames": N}}, detector=FakeDetector(), progress=False
+        )
     assert res.complete and res.frames == N and res.first_index == 1 and res.last_index == N
     assert _files(tmp_path / "o") == _files(reference)
 
@@ -88,12 +92,14 @@ def test_a_source_without_frames_leaves_no_running_manifest(tmp_path):
 
 
 def test_config_with_numpy_scalars_is_exported_and_resumable(tmp_path, sample_seq):
-    cfg = {"capture": {"max_frames": np.int64(3), "resize": (np.int64(64), 48)},
-           "detector": {"silk": {"tau": np.float64(1e-3)}}}
+    cfg = {
+        "capture": {"max_frames": np.int64(3), "resize": (np.int64(64), 48)},
+        "detector": {"silk": {"tau": np.float64(1e-3)}},
+    }
     res = export_masks(sample_seq, tmp_path / "o", cfg, progress=False)
     assert res.complete and _masks(tmp_path / "o") == [f"bin{i:06d}.png" for i in (1, 2, 3)]
     manifest = json.loads((tmp_path / "o" / MANIFEST).read_text())
     assert manifest["status"] == "complete" and manifest["settings"]["detector.silk.tau"] == 1e-3
     assert "tau: 0.001" in (tmp_path / "o" / "config.yaml").read_text()
-    again = export_masks(sample_seq, tmp_path / "o", cfg, progress=False)   # same settings: done
+    again = export_masks(sample_seq, tmp_path / "o", cfg, progress=False)  # same settings: done
     assert again.already_complete

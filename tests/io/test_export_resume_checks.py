@@ -60,7 +60,7 @@ def _interrupted(seq, out: Path, after: int = 8, **kw) -> None:
 def test_manifest_records_a_fingerprint_of_the_source(reference, seq):
     fp = json.loads((reference / MANIFEST).read_text())["source_fingerprint"]
     assert isinstance(fp, str) and len(fp) == 64
-    assert _export(seq, reference).already_complete   # same files: same fingerprint
+    assert _export(seq, reference).already_complete  # same files: same fingerprint
 
 
 @pytest.mark.parametrize("change", ["replaced", "first_same_size"])
@@ -69,9 +69,9 @@ def test_resume_refuses_a_folder_whose_frames_changed(tmp_path, seq, change):
     out = tmp_path / "out"
     _interrupted(seq, out)
     before = _files(out)
-    if change == "replaced":   # another image under the same name
+    if change == "replaced":  # another image under the same name
         shutil.copy(seq / "input" / "in000011.jpg", seq / "input" / "in000003.jpg")
-    else:                      # the first frame's content, at the same size
+    else:  # the first frame's content, at the same size
         first = seq / "input" / "in000001.jpg"
         data = bytearray(first.read_bytes())
         data[len(data) // 2] ^= 0xFF
@@ -79,10 +79,11 @@ def test_resume_refuses_a_folder_whose_frames_changed(tmp_path, seq, change):
     with pytest.raises(ExportMismatchError) as e:
         _export(seq, out)
     msg = str(e.value)
-    assert "\n" not in msg and msg.startswith(f"{out}: {seq.resolve()} changed since the interrupted "
-                                              f"export in this folder")
+    assert "\n" not in msg and msg.startswith(
+        f"{out}: {seq.resolve()} changed since the interrupted export in this folder"
+    )
     assert msg.endswith("; add --overwrite to start over")
-    assert _files(out) == before                       # nothing was processed or written
+    assert _files(out) == before  # nothing was processed or written
     assert _export(seq, out, overwrite=True).complete  # the advice works
 
 
@@ -141,7 +142,7 @@ def test_manifest_without_fingerprint_still_resumes(tmp_path, seq, reference):
 def test_changed_frame_count_gives_advice_that_can_work(tmp_path, seq):
     out = tmp_path / "out"
     _interrupted(seq, out)
-    frame = seq / "input" / "in000003.jpg"           # a frame before the checkpoint
+    frame = seq / "input" / "in000003.jpg"  # a frame before the checkpoint
     frame.rename(tmp_path / frame.name)
     with pytest.raises(ExportMismatchError) as e:
         _export(seq, out)
@@ -149,7 +150,7 @@ def test_changed_frame_count_gives_advice_that_can_work(tmp_path, seq):
     assert f"a source with {N} frames, but it now has {N - 1}" in msg
     assert "re-run with the same arguments" not in msg
     assert msg.endswith("; restore the source as it was to resume, or add --overwrite to start over")
-    (tmp_path / frame.name).rename(frame)             # restored: the resume works
+    (tmp_path / frame.name).rename(frame)  # restored: the resume works
     assert _export(seq, out).resumed_from == 8
 
 
@@ -173,7 +174,7 @@ def test_overwrite_is_written_as_false_and_an_overwritten_export_resumes(tmp_pat
     _interrupted(seq, out, overwrite=True)
     cfg = sv.load_config(out / "config.yaml", use_cwd=False)
     assert cfg["export"]["overwrite"] is False
-    res = _export(seq, out)                  # resumed without --overwrite: not another setting
+    res = _export(seq, out)  # resumed without --overwrite: not another setting
     assert res.complete and res.resumed_from == 8
     assert _files(out) == _files(reference)  # config.yaml included
 
@@ -188,9 +189,11 @@ def test_missing_file_before_the_checkpoint_is_recreated_by_a_replay(tmp_path, s
     res = _export(seq, out)
     assert res.complete and res.resumed_from == 0 and res.processed == N
     note = res.notes[0]
-    assert "\n" not in note and note.startswith(f"{out / CHECKPOINT}: cannot be used ({removed}, "
-                                                f"written before it, is missing); replaying from the "
-                                                f"first frame")
+    assert "\n" not in note and note.startswith(
+        f"{out / CHECKPOINT}: cannot be used ({removed}, "
+        f"written before it, is missing); replaying from the "
+        f"first frame"
+    )
     assert all((out / n).stat().st_mtime_ns == t for n, t in kept.items())
     assert _files(out) == _files(reference)
 
@@ -205,7 +208,9 @@ def test_advice_for_other_settings_fits_a_running_and_a_complete_export(tmp_path
         export_masks(seq, out, other, detector=FakeDetector(), progress=False, log=lambda m: None)
     done = tmp_path / "done"
     assert _export(seq, done).complete
-    with pytest.raises(ExportMismatchError, match="choose another --out, or add --overwrite to replace it") as e:
+    with pytest.raises(
+        ExportMismatchError, match="choose another --out, or add --overwrite to replace it"
+    ) as e:
         export_masks(seq, done, other, detector=FakeDetector(), progress=False, log=lambda m: None)
     assert "resume" not in str(e.value)
 
@@ -235,6 +240,7 @@ def test_an_inherited_ignored_sigint_stays_ignored_during_an_export(tmp_path, se
 def test_a_complete_export_with_scores_of_a_detector_without_them_is_complete(tmp_path, seq):
     """MOG2/KNN write no scores files even when scores are asked for; re-running such a complete
     export is "nothing to do", not "scores files were removed"."""
+
     def no_scores():
         det = FakeDetector()
         det.has_scores = False
@@ -266,22 +272,28 @@ def _link_to_copy(path: Path) -> None:
     path.symlink_to(copy)
 
 
-@pytest.mark.parametrize("name, damage, problem", [
-    ("bin000003.png", _truncate, "is truncated (no PNG end chunk)"),
-    ("bin000003.png", _link_to_copy, "is a symbolic link"),
-    ("bin000003.png", _small_png, "is 10x10, not 320x240"),
-    ("scores000005.npz", _truncate, "cannot be read back ("),
-    ("scores000005.npz", _link_to_copy, "is a symbolic link"),
-], ids=["truncated-mask", "linked-mask", "small-mask", "truncated-scores", "linked-scores"])
-def test_a_damaged_file_before_the_checkpoint_is_redone_by_a_replay(tmp_path, seq, reference, name,
-                                                                   damage, problem):
+@pytest.mark.parametrize(
+    "name, damage, problem",
+    [
+        ("bin000003.png", _truncate, "is truncated (no PNG end chunk)"),
+        ("bin000003.png", _link_to_copy, "is a symbolic link"),
+        ("bin000003.png", _small_png, "is 10x10, not 320x240"),
+        ("scores000005.npz", _truncate, "cannot be read back ("),
+        ("scores000005.npz", _link_to_copy, "is a symbolic link"),
+    ],
+    ids=["truncated-mask", "linked-mask", "small-mask", "truncated-scores", "linked-scores"],
+)
+def test_a_damaged_file_before_the_checkpoint_is_redone_by_a_replay(
+    tmp_path, seq, reference, name, damage, problem
+):
     out = tmp_path / "out"
     _interrupted(seq, out)
     damage(out / name)
     res = _export(seq, out)
     assert res.complete and res.resumed_from == 0 and res.processed == N
-    assert res.notes[0].startswith(f"{out / CHECKPOINT}: cannot be used ({name}, written before "
-                                   f"it, {problem}")
+    assert res.notes[0].startswith(
+        f"{out / CHECKPOINT}: cannot be used ({name}, written before it, {problem}"
+    )
     assert not (out / name).is_symlink()
     assert _files(out) == _files(reference)
 
@@ -290,6 +302,7 @@ def test_a_damaged_file_before_the_checkpoint_is_redone_by_a_replay(tmp_path, se
 def test_a_replay_without_checkpoint_rewrites_a_damaged_mask(tmp_path, seq, damage):
     """A detector without a checkpoint (MOG2, KNN) replays from the first frame, keeping the masks
     on disk: only those that read back as masks of the frames' size."""
+
     def det(after=None):
         d = FakeDetector(checkpointable=False)
         return d if after is None else interrupt_after(d, after)

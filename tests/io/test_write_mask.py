@@ -29,15 +29,18 @@ def test_bool_mask_is_written_as_0_255(tmp_path):
     assert np.array_equal(got, np.where(m[:, ::-1], 255, 0).astype(np.uint8))
 
 
-@pytest.mark.parametrize("mask, fragment", [
-    (np.ones((4, 4), np.uint8), "values 1; expected a uint8 mask with only 0 and 255"),
-    (np.full((4, 4), 127, np.uint8), "values 127"),
-    (np.ones((4, 4), np.float64), "dtype float64; expected uint8 with values 0/255, or bool"),
-    (np.full((4, 4), 255, np.int64), "dtype int64"),
-    (np.zeros((0, 0), np.uint8), "shape (0, 0); expected a non-empty HxW array"),
-    (np.zeros((4, 4, 3), np.uint8), "shape (4, 4, 3)"),
-    (np.zeros(4, np.uint8), "shape (4,)"),
-])
+@pytest.mark.parametrize(
+    "mask, fragment",
+    [
+        (np.ones((4, 4), np.uint8), "values 1; expected a uint8 mask with only 0 and 255"),
+        (np.full((4, 4), 127, np.uint8), "values 127"),
+        (np.ones((4, 4), np.float64), "dtype float64; expected uint8 with values 0/255, or bool"),
+        (np.full((4, 4), 255, np.int64), "dtype int64"),
+        (np.zeros((0, 0), np.uint8), "shape (0, 0); expected a non-empty HxW array"),
+        (np.zeros((4, 4, 3), np.uint8), "shape (4, 4, 3)"),
+        (np.zeros(4, np.uint8), "shape (4,)"),
+    ],
+)
 def test_other_arrays_are_refused_naming_the_file(tmp_path, mask, fragment):
     path = tmp_path / "x.png"
     with pytest.raises(ValueError) as e:

@@ -20,14 +20,24 @@ def _masks(folder, boxes):
         m = np.zeros((30, 40), np.uint8)
         if box is not None:
             x, y, w, h = box
-            m[y:y + h, x:x + w] = 255
+            m[y : y + h, x : x + w] = 255
         assert cv2.imwrite(str(folder / f"bin{index:06d}.png"), m)
     return folder
 
 
 def test_objects_and_events_from_a_folder(tmp_path):
-    boxes = {1: None, 2: (1, 1, 4, 4), 3: (2, 1, 6, 5), 4: (3, 1, 4, 4), 5: None, 6: (0, 0, 2, 2),
-             7: None, 8: (10, 10, 3, 3), 9: (10, 10, 3, 3), 10: (11, 10, 3, 3)}
+    boxes = {
+        1: None,
+        2: (1, 1, 4, 4),
+        3: (2, 1, 6, 5),
+        4: (3, 1, 4, 4),
+        5: None,
+        6: (0, 0, 2, 2),
+        7: None,
+        8: (10, 10, 3, 3),
+        9: (10, 10, 3, 3),
+        10: (11, 10, 3, 3),
+    }
     out = _masks(tmp_path / "m", boxes)
     paths = write_object_files(out, objects="csv", events="csv", min_area=5, event_min_frames=2, fps=5.0)
     assert paths == {"objects": out / "objects.csv", "events": out / "events.csv"}
@@ -38,8 +48,9 @@ def test_objects_and_events_from_a_folder(tmp_path):
     assert (r3["area"], r3["x"], r3["y"], r3["width"], r3["height"]) == ("30", "2", "1", "6", "5")
     assert (float(r3["cx"]), float(r3["cy"]), float(r3["time"])) == (4.5, 3.0, 0.4)
     events = list(csv.DictReader(paths["events"].open()))
-    assert [(e["start_frame"], e["end_frame"], e["frames"], e["largest_frame"], e["largest_area"])
-            for e in events] == [("2", "4", "3", "3", "30"), ("8", "10", "3", "8", "9")]
+    assert [
+        (e["start_frame"], e["end_frame"], e["frames"], e["largest_frame"], e["largest_area"]) for e in events
+    ] == [("2", "4", "3", "3", "30"), ("8", "10", "3", "8", "9")]
     assert (float(events[1]["start_time"]), float(events[1]["end_time"])) == (1.4, 1.8)
     # JSON lines: one line per frame with a mask, also without regions
     paths = write_object_files(out, objects="jsonl", events="jsonl", min_area=5, event_min_frames=2)
@@ -53,8 +64,9 @@ def test_frames_without_a_mask_are_skipped(tmp_path):
     out = _masks(tmp_path / "m", {1: (0, 0, 3, 3), 2: (0, 0, 3, 3), 4: (0, 0, 3, 3)})
     paths = write_object_files(out, objects="csv", events="csv", event_min_frames=3)
     assert [r["frame"] for r in csv.DictReader(paths["objects"].open())] == ["1", "2", "4"]
-    assert [(e["start_frame"], e["end_frame"], e["frames"]) for e in csv.DictReader(paths["events"].open())] \
-        == [("1", "4", "3")]
+    assert [
+        (e["start_frame"], e["end_frame"], e["frames"]) for e in csv.DictReader(paths["events"].open())
+    ] == [("1", "4", "3")]
 
 
 def test_a_bad_mask_is_a_one_line_error_and_nothing_is_written(tmp_path):
@@ -75,8 +87,20 @@ def test_sample_objects_are_the_regions_of_its_masks(tmp_path, sample_seq, monke
 
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "out"
-    args = ["export", str(sample_seq), "--out", str(out), "--set", "capture.max_frames=30",
-            "--objects", "--events", "--min-area", "15", "--event-min-frames", "3"]
+    args = [
+        "export",
+        str(sample_seq),
+        "--out",
+        str(out),
+        "--set",
+        "capture.max_frames=30",
+        "--objects",
+        "--events",
+        "--min-area",
+        "15",
+        "--event-min-frames",
+        "3",
+    ]
     assert main(args) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1] == f"wrote {out / 'objects.csv'}, {out / 'events.csv'}"
@@ -85,8 +109,10 @@ def test_sample_objects_are_the_regions_of_its_masks(tmp_path, sample_seq, monke
     for index in (5, 30):
         mask = cv2.imread(str(out / f"bin{index:06d}.png"), cv2.IMREAD_GRAYSCALE)
         want = [(r.area, r.x, r.y) for r in find_regions(mask, 15)]
-        assert want and [(int(r["area"]), int(r["x"]), int(r["y"])) for r in rows
-                         if r["frame"] == str(index)] == want
+        assert (
+            want
+            and [(int(r["area"]), int(r["x"]), int(r["y"])) for r in rows if r["frame"] == str(index)] == want
+        )
     events = list(csv.DictReader((out / "events.csv").open()))
     assert events and all(int(e["frames"]) >= 3 for e in events)
     before = {n: (out / n).read_bytes() for n in ("objects.csv", "events.csv")}
@@ -95,11 +121,14 @@ def test_sample_objects_are_the_regions_of_its_masks(tmp_path, sample_seq, monke
     assert {n: (out / n).read_bytes() for n in before} == before
 
 
-@pytest.mark.parametrize("bad, message", [
-    (["--min-area", "0"], "argument --min-area: '0': expected an integer >= 1"),
-    (["--objects", "xml"], "argument --objects: invalid choice: 'xml'"),
-    (["--set", "export.events=xml"], "export.events"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (["--min-area", "0"], "argument --min-area: '0': expected an integer >= 1"),
+        (["--objects", "xml"], "argument --objects: invalid choice: 'xml'"),
+        (["--set", "export.events=xml"], "export.events"),
+    ],
+)
 def test_bad_object_options_are_one_line_errors(tmp_path, sample_seq, capsys, bad, message):
     from silkvision.cli.main import main
 
@@ -141,12 +170,30 @@ def test_event_times_come_from_the_video_frame_rate(tmp_path, monkeypatch, capsy
         frame = np.full((48, 64, 3), 40, np.uint8)
         if 21 <= i <= 30:
             x = 4 * (i - 21)
-            frame[10:30, x:x + 20] = 255
+            frame[10:30, x : x + 20] = 255
         vw.write(frame)
     vw.release()
     out = tmp_path / "out"
-    assert main(["export", str(video), "--out", str(out), "-a", "mog2", "--events", "--objects",
-                 "jsonl", "--event-min-frames", "3", "--set", "detector.median=0"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                str(video),
+                "--out",
+                str(out),
+                "-a",
+                "mog2",
+                "--events",
+                "--objects",
+                "jsonl",
+                "--event-min-frames",
+                "3",
+                "--set",
+                "detector.median=0",
+            ]
+        )
+        == 0
+    )
     events = list(csv.DictReader((out / "events.csv").open()))
     assert len(events) == 1, events
     e = events[0]

@@ -96,11 +96,11 @@ def step_value(value: float, steps: int, zero_step: float) -> float:
         return steps * zero_step
     size = abs(value)
     if (value < 0) != (steps < 0):  # moving towards 0: from 1 the step down is 0.01, not 0.1
-        if size <= zero_step:       # ... and from the first step above 0, to 0 (not 1e-25 ever)
+        if size <= zero_step:  # ... and from the first step above 0, to 0 (not 1e-25 ever)
             return 0.0
         size /= 1.01
     exponent = math.floor(math.log10(size)) - 1
-    moved = value + steps * 10.0 ** exponent
+    moved = value + steps * 10.0**exponent
     if not math.isfinite(moved):
         return moved
     return round(moved, -exponent)
@@ -147,7 +147,7 @@ class FloatSpinBox(QDoubleSpinBox):
         try:
             value = float(t)
         except ValueError:
-            return QValidator.Intermediate, text, pos      # "", "-", ".", "1e", "1e-", "1,5"
+            return QValidator.Intermediate, text, pos  # "", "-", ".", "1e", "1e-", "1,5"
         ok = self.minimum() <= value <= self.maximum()
         return (QValidator.Acceptable if ok else QValidator.Intermediate), text, pos
 
@@ -169,7 +169,7 @@ class FloatSpinBox(QDoubleSpinBox):
         return QSize(hint.width() - max(ends - fm.horizontalAdvance(SIZE_TEXT), 0), hint.height())
 
     def stepBy(self, steps: int) -> None:
-        self.interpretText()   # step from what was typed (as Qt's own boxes do), not the old value
+        self.interpretText()  # step from what was typed (as Qt's own boxes do), not the old value
         moved = step_value(self.value(), steps, self.zero_step)
         self.setValue(min(max(moved, self.minimum()), self.maximum()))
         self.selectAll()

@@ -109,7 +109,7 @@ class ImageView(QWidget):
         lay.setSpacing(2)
         lay.addWidget(self.title)
         lay.addWidget(self.canvas, 1)
-        self.array: np.ndarray | None = None   # the last array shown (tests read it)
+        self.array: np.ndarray | None = None  # the last array shown (tests read it)
 
     def set_title(self, title: str) -> None:
         self.title.set_full_text(title)

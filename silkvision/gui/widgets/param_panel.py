@@ -12,8 +12,19 @@ from __future__ import annotations
 
 from PyQt5.QtCore import pyqtSignal
 from PyQt5.QtGui import QValidator
-from PyQt5.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
-                             QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+from PyQt5.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from silkvision.config import COLOUR_SPACES, SCHEMA, validate
 from silkvision.detector.factory import SHARED_KEYS
@@ -56,8 +67,11 @@ class ListSpinBox(QSpinBox):
         state, text, pos = super().validate(text, pos)
         t = text.strip()
         if state == QValidator.Acceptable and int(t) not in self.values:
-            state = (QValidator.Intermediate if any(str(v).startswith(t) for v in self.values)
-                     else QValidator.Invalid)
+            state = (
+                QValidator.Intermediate
+                if any(str(v).startswith(t) for v in self.values)
+                else QValidator.Invalid
+            )
         return state, text, pos
 
     def fixup(self, text: str) -> str:
@@ -105,15 +119,23 @@ class ParamPanel(QWidget):
         lay.addLayout(buttons)
         lay.addStretch(1)
         self.restart_params: frozenset = frozenset()
-        self._applying = False    # an Apply was sent and the worker has not answered yet
+        self._applying = False  # an Apply was sent and the worker has not answered yet
 
-    def set_params(self, algorithm: str, params: dict, restart_params=frozenset(), force: bool = False) -> None:
+    def set_params(
+        self, algorithm: str, params: dict, restart_params=frozenset(), force: bool = False
+    ) -> None:
         """Rebuild the rows for ``algorithm`` showing ``params``. Without ``force`` the rows, and any
         value typed but not applied, are kept when the values are the ones shown already (the
         worker announces the same detectors again after an open), unless an Apply is pending: then
         the worker's answer is shown, also when it refused the change."""
-        if (not force and not self._applying and self.editors and algorithm == self.algorithm
-                and dict(params) == self.params and frozenset(restart_params) == self.restart_params):
+        if (
+            not force
+            and not self._applying
+            and self.editors
+            and algorithm == self.algorithm
+            and dict(params) == self.params
+            and frozenset(restart_params) == self.restart_params
+        ):
             return
         self._applying = False
         self.algorithm, self.params, self.restart_params = algorithm, dict(params), frozenset(restart_params)
@@ -132,8 +154,11 @@ class ParamPanel(QWidget):
             editor.setToolTip(tip)
             self.form.addRow(label, editor)
             self.editors[key] = editor
-        self.note.setText("" if not self.restart_params.intersection(params)
-                          else "* restarts the detector (and the ROC) when applied.")
+        self.note.setText(
+            ""
+            if not self.restart_params.intersection(params)
+            else "* restarts the detector (and the ROC) when applied."
+        )
 
     def _editor(self, key, value, spec) -> QWidget:
         if isinstance(value, bool):
@@ -144,10 +169,10 @@ class ParamPanel(QWidget):
             w.addItems(COLOUR_SPACES)
             w.setCurrentText(str(value))
         elif isinstance(value, int) and spec is not None and spec.values:
-            w = ListSpinBox(spec.values)         # median / close: 0 or odd 3..15
+            w = ListSpinBox(spec.values)  # median / close: 0 or odd 3..15
             w.setValue(value)
         elif isinstance(value, int):
-            lo, hi = (None, None) if spec is None else spec.bounds   # integer keys have closed ends
+            lo, hi = (None, None) if spec is None else spec.bounds  # integer keys have closed ends
             w = QSpinBox()
             w.setRange(int(0 if lo is None else lo), int(INT_MAX if hi is None else hi))
             w.setValue(value)

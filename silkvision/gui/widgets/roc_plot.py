@@ -82,10 +82,11 @@ class RocPlot(pg.PlotWidget):
         self.points = {}
         for role, colour in COLOURS.items():
             self.curves[role] = item.plot([], [], pen=pg.mkPen(colour, width=2), name=role)
-            self.points[role] = item.plot([], [], pen=None, symbol="o", symbolSize=10,
-                                          symbolBrush=colour, symbolPen="k")
+            self.points[role] = item.plot(
+                [], [], pen=None, symbol="o", symbolSize=10, symbolBrush=colour, symbolPen="k"
+            )
         self.views: dict[str, RocView] = {}
-        self._shown: dict[str, RocView | None] = {}   # what each role's curve and point draw
+        self._shown: dict[str, RocView | None] = {}  # what each role's curve and point draw
         self.log_fpr = False
         self.set_log_fpr(True)
 
@@ -100,7 +101,7 @@ class RocPlot(pg.PlotWidget):
     def fpr_range(self) -> tuple[float, float]:
         """The FPRs at the left and right ends of the x-axis as drawn now."""
         lo, hi = self.getPlotItem().vb.viewRange()[0]
-        return (10 ** lo, 10 ** hi) if self.log_fpr else (lo, hi)
+        return (10**lo, 10**hi) if self.log_fpr else (lo, hi)
 
     def _redraw(self) -> None:
         """Draw the curves, points and diagonal of :attr:`_shown` on the current axis: on the log
