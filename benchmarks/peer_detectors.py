@@ -73,8 +73,8 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from detector_accuracy import load_sequence  # noqa: E402
-from video_data import VIDEO_ROOT, check_sequences  # noqa: E402
+from detector_accuracy import load_sequence
+from video_data import VIDEO_ROOT, check_sequences
 
 SEQUENCES = ("highway", "office", "pedestrians", "traffic", "canoe", "pets2001_illumination")
 FOLIAGE = "wallflower_WavingTrees"
@@ -226,6 +226,23 @@ def default_chain():
     return sv.create_subtractor("silk").mask_filter
 
 
+_LOADED: dict = {}     # the worker's last sequence: tasks come sorted by sequence, so it is reused
+
+
+def _sequence(root: str, seq_name: str):
+    path = Path(root) / seq_name
+    if path not in _LOADED:
+        _LOADED.clear()
+        if seq_name == FOLIAGE:
+            seq = load_sequence(path, max_frames=FOLIAGE_FRAMES, load_gt=False)
+            if len(seq.frames) < FOLIAGE_FRAMES:
+                raise ValueError(f"{path}: {len(seq.frames)} frames; expected at least {FOLIAGE_FRAMES}")
+        else:
+            seq = load_sequence(path)
+        _LOADED[path] = seq
+    return _LOADED[path]
+
+
 def run_task(args) -> tuple:
     """One (peer, sequence) task in a worker: returns (key, result)."""
     root, peer, seq_name = args
@@ -233,14 +250,10 @@ def run_task(args) -> tuple:
     det = make_peer(peer)
     chain = default_chain()
     name = f"{peer} on {seq_name}"
+    seq = _sequence(root, seq_name)
     if seq_name == FOLIAGE:
-        seq = load_sequence(Path(root) / seq_name, max_frames=FOLIAGE_FRAMES, load_gt=False)
-        if len(seq.frames) < FOLIAGE_FRAMES:
-            raise ValueError(f"{Path(root) / seq_name}: {len(seq.frames)} frames; expected at least "
-                             f"{FOLIAGE_FRAMES}")
         res = foreground_share(det.apply, seq.frames, chain, name=name)
     else:
-        seq = load_sequence(Path(root) / seq_name)
         res = score_sequence(det.apply, seq, chain, name=name)
     return f"{peer}/{seq_name}", res
 
@@ -248,9 +261,9 @@ def run_task(args) -> tuple:
 def _versions() -> dict:
     v = {"python": sys.version.split()[0], "opencv": cv2.__version__}
     try:
-        from importlib.metadata import version
+        from importlib.metadata import PackageNotFoundError, version
         v["pybgs"] = version("pybgs")
-    except Exception:   # built by hand (see the docstring): no distribution metadata
+    except PackageNotFoundError:   # built by hand (see the docstring): no distribution metadata
         try:
             import pybgs
             v["pybgs"] = getattr(pybgs, "__version__", "built from source 3.3.1")
@@ -318,8 +331,8 @@ def table(data: dict, peers, sequences) -> str:
             r = res.get(f"{p}/{s}")
             cells += [_fmt(ISSUE_TABLE.get(s, {}).get(p)), _fmt(r and r["f_measure"]["raw"])]
         lines.append(f"| {s} | " + " | ".join(cells) + " |")
-    lines += ["", f"Share of pixels marked foreground, {FOLIAGE} frames 1-{FOLIAGE_FRAMES} "
-              f"(no foreground; after warm-up: frames {FOLIAGE_WARMUP + 1}-{FOLIAGE_FRAMES}):", "",
+    lines += ["", (f"Share of pixels marked foreground, {FOLIAGE} frames 1-{FOLIAGE_FRAMES} "
+                   f"(no foreground; after warm-up: frames {FOLIAGE_WARMUP + 1}-{FOLIAGE_FRAMES}):"), "",
               "| peer | raw 1-241 | raw 101-241 | +chain 1-241 | +chain 101-241 |", "|---|---|---|---|---|"]
     for p in peers:
         r = res.get(f"{p}/{FOLIAGE}")
