@@ -37,13 +37,17 @@ project venv's ``cv2`` and pybgs builds from source. The script runs in a separa
     apt-get update && apt-get install -y libopencv-dev cmake  # pybgs links the system OpenCV
     /work/peers-venv/bin/pip download pybgs==3.3.1 --no-deps --no-build-isolation -d /tmp/pybgs_src
     tar xzf /tmp/pybgs_src/pybgs-3.3.1.tar.gz -C /tmp/pybgs_src
+    /work/peers-venv/bin/python benchmarks/peer_detectors.py --trim-pybgs /tmp/pybgs_src/pybgs-3.3.1
     cmake -S /tmp/pybgs_src/pybgs-3.3.1 -B /tmp/pybgs_build -DCMAKE_BUILD_TYPE=Release \\
         -DPYTHON_EXECUTABLE=/work/peers-venv/bin/python -DBGS_CORE_STATIC=ON \\
         -DBGS_PYTHON_SUPPORT=ON -DBGS_PYTHON_ONLY=ON -DBGS_PYTHON_VERSION=3.11
     nice -n 15 cmake --build /tmp/pybgs_build -- -j1          # one core: the machine is shared
     cp /tmp/pybgs_build/pybgs*.so /work/peers-venv/lib/python3.11/site-packages/
 
-(the same cmake options as pybgs's ``setup.py``, whose build step hard-codes ``make -j8``).
+The cmake options are those of pybgs's ``setup.py`` (whose build step hard-codes ``make -j8``).
+``--trim-pybgs`` (:func:`trim_pybgs`) removes every algorithm but the four peers from the unpacked
+source first: the library is about a hundred C++ files, the four peers twelve (about ten
+minutes on one shared core instead of most of an hour); the peers' own code is not touched.
 
 Results go to ``--json`` (default ``benchmarks/results/peers.json``), rewritten atomically after
 every finished (peer, sequence) task; a re-run skips the tasks already there, so an interrupted run
@@ -98,6 +102,41 @@ ISSUE_TABLE = {
     "canoe": {"subsense": 0.741, "pawcs": 0.812, "lobster": 0.842, "gsoc": 0.792},
     "pets2001_illumination": {"subsense": 0.495, "pawcs": 0.455, "lobster": 0.053, "gsoc": 0.032},
 }
+
+
+#: pybgs classes kept by :func:`trim_pybgs`, and the sources they need (relative to bgslibrary/)
+PYBGS_CLASSES = ("PixelBasedAdaptiveSegmenter", "SuBSENSE", "LOBSTER", "PAWCS")
+PYBGS_SOURCES = ("algorithms/LBSP/", "algorithms/PBAS/") + tuple(f"algorithms/{c}.cpp" for c in PYBGS_CLASSES)
+
+
+def trim_pybgs(src: Path) -> int:
+    """Cut an unpacked pybgs source tree down to the four peers; returns the C++ files left.
+
+    Deletes the other algorithms' and the tools' sources (the CMake build globs what is there), keeps
+    only the four peers' headers in ``algorithms/algorithms.h`` and only their bindings in the
+    Python module. A one-line error when ``src`` is not a pybgs source tree.
+    """
+    import re
+    lib, module = src / "bgslibrary", src / "wrapper" / "python" / "bgslibrary_module.cpp"
+    header = lib / "algorithms" / "algorithms.h"
+    if not (header.is_file() and module.is_file()):
+        sys.exit(f"{src}: not an unpacked pybgs source tree (no {header.relative_to(src)} or "
+                 f"{module.relative_to(src)})")
+    for f in list(lib.rglob("*.cpp")) + list(lib.rglob("*.c")):
+        if not f.relative_to(lib).as_posix().startswith(PYBGS_SOURCES):
+            f.unlink()
+    keep = tuple(f'"{c}.h"' for c in PYBGS_CLASSES)
+    lines = header.read_text().splitlines()
+    header.write_text("\n".join(ln for ln in lines if not ln.startswith("#include") or ln.endswith(keep))
+                      + "\n")
+    text = re.sub(r"\n\s*py::class_<(\w+)>.*?\n\s*;\n",
+                  lambda m: m.group(0) if m.group(1) in PYBGS_CLASSES else "\n",
+                  module.read_text(), flags=re.DOTALL)
+    missing = [c for c in PYBGS_CLASSES if f"py::class_<{c}>" not in text]
+    if missing:
+        sys.exit(f"{module}: no binding of {', '.join(missing)}; expected pybgs 3.3's module source")
+    module.write_text(text)
+    return len(list(lib.rglob("*.cpp")))
 
 
 def _module(name: str):
@@ -354,7 +393,12 @@ def main(argv=None) -> int:
     ap.add_argument("--processes", type=int, default=1)
     ap.add_argument("--json", type=Path, default=RESULTS)
     ap.add_argument("--table", action="store_true", help="print the table of --json and stop")
+    ap.add_argument("--trim-pybgs", type=Path, metavar="SRC",
+                    help="cut the unpacked pybgs source SRC down to the four peers and stop")
     args = ap.parse_args(argv)
+    if args.trim_pybgs:
+        print(f"{args.trim_pybgs}: {trim_pybgs(args.trim_pybgs)} C++ files left")
+        return 0
     data = load_results(args.json)
     scored = [s for s in args.sequences if s != FOLIAGE]
     if args.table:

@@ -97,3 +97,42 @@ def test_results_are_written_atomically_and_resumed(tmp_path):
     path.write_text("{not json")
     with pytest.raises(SystemExit, match="peers.json: cannot read it as JSON"):
         peers.load_results(path)
+
+
+def _pybgs_tree(root: Path) -> Path:
+    lib = root / "bgslibrary" / "algorithms"
+    for f in ("LBSP/LBSP.cpp", "PBAS/PBAS.cpp", "SuBSENSE.cpp", "PAWCS.cpp", "LOBSTER.cpp",
+              "PixelBasedAdaptiveSegmenter.cpp", "ViBe.cpp", "KDE/KDE.cpp", "T2F/MRF.c", "algorithms.cpp"):
+        (lib / f).parent.mkdir(parents=True, exist_ok=True)
+        (lib / f).write_text("// source\n")
+    (root / "bgslibrary" / "tools").mkdir()
+    (root / "bgslibrary" / "tools" / "FuzzyUtils.cpp").write_text("// tool\n")
+    names = ("ViBe", "PixelBasedAdaptiveSegmenter", "SuBSENSE", "LOBSTER", "PAWCS")
+    (lib / "algorithms.h").write_text("#pragma once\n" + "".join(f'#include "{n}.h"\n' for n in names)
+                                      + '#include "KDE.h" // Only for OpenCV 2\nusing namespace x;\n')
+    module = root / "wrapper" / "python" / "bgslibrary_module.cpp"
+    module.parent.mkdir(parents=True)
+    module.write_text("PYBIND11_MODULE(pybgs, m)\n{\n" + "".join(
+        f'  py::class_<{n}>(m, "{n}")\n    .def(py::init<>())\n    .def("apply", &{n}::apply)\n    ;\n\n'
+        for n in names) + "}\n")
+    return root
+
+
+def test_trim_pybgs_keeps_the_four_peers_only(tmp_path):
+    root = _pybgs_tree(tmp_path)
+    assert peers.trim_pybgs(root) == 6
+    lib = root / "bgslibrary"
+    left = sorted(p.relative_to(lib).as_posix() for p in lib.rglob("*.c*"))
+    assert left == ["algorithms/LBSP/LBSP.cpp", "algorithms/LOBSTER.cpp", "algorithms/PAWCS.cpp",
+                    "algorithms/PBAS/PBAS.cpp", "algorithms/PixelBasedAdaptiveSegmenter.cpp",
+                    "algorithms/SuBSENSE.cpp"]
+    header = (lib / "algorithms" / "algorithms.h").read_text()
+    assert "ViBe" not in header and "KDE" not in header and '#include "PAWCS.h"' in header
+    assert "using namespace x;" in header
+    module = (root / "wrapper" / "python" / "bgslibrary_module.cpp").read_text()
+    assert "ViBe" not in module and module.count("py::class_<") == 4 and module.rstrip().endswith("}")
+
+
+def test_trim_pybgs_refuses_a_tree_that_is_not_pybgs(tmp_path):
+    with pytest.raises(SystemExit, match="not an unpacked pybgs source tree"):
+        peers.trim_pybgs(tmp_path)
