@@ -298,7 +298,14 @@ def run_task(args) -> tuple:
 
 
 def _versions() -> dict:
+    import shutil
+    import subprocess
     v = {"python": sys.version.split()[0], "opencv": cv2.__version__}
+    # pybgs links the system OpenCV, not the wheel's
+    pc = shutil.which("pkg-config")
+    out = pc and subprocess.run([pc, "--modversion", "opencv4"], check=False, capture_output=True,
+                                text=True)
+    v["system_opencv"] = out.stdout.strip() if out and out.returncode == 0 else None
     try:
         from importlib.metadata import PackageNotFoundError, version
         v["pybgs"] = version("pybgs")
