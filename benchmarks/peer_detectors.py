@@ -92,6 +92,7 @@ PEERS = {
     "lobster": ("pybgs", "LOBSTER"),
     "gsoc": ("cv2.bgsegm", "createBackgroundSubtractorGSOC"),
 }
+LIBC_SEED = 1             # srand() before every task: C's initial state (see seed_libc_rand)
 RESULTS = Path(__file__).resolve().parent / "results" / "peers.json"
 #: the issue 33 table (F, library defaults, measured elsewhere with an independent scorer)
 ISSUE_TABLE = {
@@ -282,10 +283,18 @@ def _sequence(root: str, seq_name: str):
     return _LOADED[path]
 
 
+def seed_libc_rand(seed: int) -> None:
+    """Seed C's ``rand()``, which BGSLibrary's detectors draw from (never seeded by them): without it
+    a task's result would depend on the tasks its worker process ran before."""
+    import ctypes
+    ctypes.CDLL(None).srand(ctypes.c_uint(seed))
+
+
 def run_task(args) -> tuple:
     """One (peer, sequence) task in a worker: returns (key, result)."""
     root, peer, seq_name = args
     cv2.setNumThreads(1)
+    seed_libc_rand(LIBC_SEED)
     det = make_peer(peer)
     chain = default_chain()
     name = f"{peer} on {seq_name}"
@@ -294,6 +303,7 @@ def run_task(args) -> tuple:
         res = foreground_share(det.apply, seq.frames, chain, name=name)
     else:
         res = score_sequence(det.apply, seq, chain, name=name)
+    res["libc_srand"] = LIBC_SEED
     return f"{peer}/{seq_name}", res
 
 

@@ -136,3 +136,13 @@ def test_trim_pybgs_keeps_the_four_peers_only(tmp_path):
 def test_trim_pybgs_refuses_a_tree_that_is_not_pybgs(tmp_path):
     with pytest.raises(SystemExit, match="not an unpacked pybgs source tree"):
         peers.trim_pybgs(tmp_path)
+
+
+def test_seeding_c_rand_repeats_its_draws():
+    import ctypes
+    libc = ctypes.CDLL(None)
+    peers.seed_libc_rand(7)
+    first = [libc.rand() for _ in range(4)]
+    libc.rand()
+    peers.seed_libc_rand(7)
+    assert [libc.rand() for _ in range(4)] == first
