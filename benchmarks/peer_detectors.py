@@ -92,6 +92,7 @@ PEERS = {
     "lobster": ("pybgs", "LOBSTER"),
     "gsoc": ("cv2.bgsegm", "createBackgroundSubtractorGSOC"),
 }
+RAND_USERS = ("subsense", "pawcs", "lobster")    # the peers that call C's rand()
 LIBC_SEED = 1             # srand() before every task: C's initial state (see seed_libc_rand)
 RESULTS = Path(__file__).resolve().parent / "results" / "peers.json"
 #: the issue 33 table (F, library defaults, measured elsewhere with an independent scorer)
@@ -284,8 +285,9 @@ def _sequence(root: str, seq_name: str):
 
 
 def seed_libc_rand(seed: int) -> None:
-    """Seed C's ``rand()``, which BGSLibrary's detectors draw from (never seeded by them): without it
-    a task's result would depend on the tasks its worker process ran before."""
+    """Seed C's ``rand()``, which SuBSENSE, PAWCS and LOBSTER draw from and never seed (PBAS and GSOC
+    have seeded generators of their own): without it a task's result would depend on the tasks its
+    worker process ran before."""
     import ctypes
     ctypes.CDLL(None).srand(ctypes.c_uint(seed))
 
@@ -359,6 +361,11 @@ def _fmt(x) -> str:
     return "–" if x is None else f"{x:.3f}"
 
 
+def _unseeded(peer: str, r) -> str:
+    """'*' for a result of a peer that draws from C's rand() from before the script seeded it."""
+    return "*" if r and peer in RAND_USERS and "libc_srand" not in r else ""
+
+
 def table(data: dict, peers, sequences) -> str:
     """Markdown tables: F raw / with the chain per sequence, the issue's figures, the foliage share."""
     res = data["results"]
@@ -368,7 +375,8 @@ def table(data: dict, peers, sequences) -> str:
         cells = []
         for p in peers:
             r = res.get(f"{p}/{s}")
-            cells += [_fmt(r and r["f_measure"]["raw"]), _fmt(r and r["f_measure"]["chain"])]
+            mark = _unseeded(p, r)
+            cells += [_fmt(r and r["f_measure"]["raw"]) + mark, _fmt(r and r["f_measure"]["chain"]) + mark]
         lines.append(f"| {s} | " + " | ".join(cells) + " |")
     means = []
     for p in peers:
@@ -385,7 +393,7 @@ def table(data: dict, peers, sequences) -> str:
             if p == "pbas":
                 continue
             r = res.get(f"{p}/{s}")
-            cells += [_fmt(ISSUE_TABLE.get(s, {}).get(p)), _fmt(r and r["f_measure"]["raw"])]
+            cells += [_fmt(ISSUE_TABLE.get(s, {}).get(p)), _fmt(r and r["f_measure"]["raw"]) + _unseeded(p, r)]
         lines.append(f"| {s} | " + " | ".join(cells) + " |")
     lines += ["", (f"Share of pixels marked foreground, {FOLIAGE} frames 1-{FOLIAGE_FRAMES} "
                    f"(no foreground; after warm-up: frames {FOLIAGE_WARMUP + 1}-{FOLIAGE_FRAMES}):"), "",
@@ -395,9 +403,12 @@ def table(data: dict, peers, sequences) -> str:
         if r is None:
             lines.append(f"| {p} | – | – | – | – |")
             continue
-        sh = r["share"]
-        lines.append(f"| {p} | " + " | ".join(f"{100 * sh[k][w]:.2f}%" for k in ("raw", "chain")
+        sh, mark = r["share"], _unseeded(p, r)
+        lines.append(f"| {p} | " + " | ".join(f"{100 * sh[k][w]:.3f}%{mark}" for k in ("raw", "chain")
                                                for w in ("all", "after_warmup")) + " |")
+    if any(_unseeded(p, res.get(f"{p}/{s}")) for p in peers for s in list(sequences) + [FOLIAGE]):
+        lines += ["", ("\\* run before C's rand() was seeded per task: the state left by the worker's "
+                       "earlier tasks")]
     return "\n".join(lines)
 
 
