@@ -82,8 +82,8 @@ from video_data import VIDEO_ROOT, check_sequences
 
 SEQUENCES = ("highway", "office", "pedestrians", "traffic", "canoe", "pets2001_illumination")
 FOLIAGE = "wallflower_WavingTrees"
-FOLIAGE_FRAMES = 241      # frames 1-241 hold no foreground
-FOLIAGE_WARMUP = 100      # also reported over frames 101-241 only
+FOLIAGE_FRAMES = 241  # frames 1-241 hold no foreground
+FOLIAGE_WARMUP = 100  # also reported over frames 101-241 only
 #: peer -> (module that provides it, name in that module)
 PEERS = {
     "subsense": ("pybgs", "SuBSENSE"),
@@ -92,8 +92,8 @@ PEERS = {
     "lobster": ("pybgs", "LOBSTER"),
     "gsoc": ("cv2.bgsegm", "createBackgroundSubtractorGSOC"),
 }
-RAND_USERS = ("subsense", "pawcs", "lobster")    # the peers that call C's rand()
-LIBC_SEED = 1             # srand() before every task: C's initial state (see seed_libc_rand)
+RAND_USERS = ("subsense", "pawcs", "lobster")  # the peers that call C's rand()
+LIBC_SEED = 1  # srand() before every task: C's initial state (see seed_libc_rand)
 RESULTS = Path(__file__).resolve().parent / "results" / "peers.json"
 #: the issue 33 table (F, library defaults, measured elsewhere with an independent scorer)
 ISSUE_TABLE = {
@@ -119,21 +119,28 @@ def trim_pybgs(src: Path) -> int:
     Python module. A one-line error when ``src`` is not a pybgs source tree.
     """
     import re
+
     lib, module = src / "bgslibrary", src / "wrapper" / "python" / "bgslibrary_module.cpp"
     header = lib / "algorithms" / "algorithms.h"
     if not (header.is_file() and module.is_file()):
-        sys.exit(f"{src}: not an unpacked pybgs source tree (no {header.relative_to(src)} or "
-                 f"{module.relative_to(src)})")
+        sys.exit(
+            f"{src}: not an unpacked pybgs source tree (no {header.relative_to(src)} or "
+            f"{module.relative_to(src)})"
+        )
     for f in list(lib.rglob("*.cpp")) + list(lib.rglob("*.c")):
         if not f.relative_to(lib).as_posix().startswith(PYBGS_SOURCES):
             f.unlink()
     keep = tuple(f'"{c}.h"' for c in PYBGS_CLASSES)
     lines = header.read_text().splitlines()
-    header.write_text("\n".join(ln for ln in lines if not ln.startswith("#include") or ln.endswith(keep))
-                      + "\n")
-    text = re.sub(r"\n\s*py::class_<(\w+)>.*?\n\s*;\n",
-                  lambda m: m.group(0) if m.group(1) in PYBGS_CLASSES else "\n",
-                  module.read_text(), flags=re.DOTALL)
+    header.write_text(
+        "\n".join(ln for ln in lines if not ln.startswith("#include") or ln.endswith(keep)) + "\n"
+    )
+    text = re.sub(
+        r"\n\s*py::class_<(\w+)>.*?\n\s*;\n",
+        lambda m: m.group(0) if m.group(1) in PYBGS_CLASSES else "\n",
+        module.read_text(),
+        flags=re.DOTALL,
+    )
     missing = [c for c in PYBGS_CLASSES if f"py::class_<{c}>" not in text]
     if missing:
         sys.exit(f"{module}: no binding of {', '.join(missing)}; expected pybgs 3.3's module source")
@@ -147,6 +154,7 @@ def _module(name: str):
             raise ImportError("cv2.bgsegm is missing: install opencv-contrib-python-headless")
         return cv2.bgsegm
     import importlib
+
     return importlib.import_module(name)
 
 
@@ -159,8 +167,10 @@ def check_peers(peers) -> None:
         try:
             getattr(_module(mod), attr)
         except (ImportError, AttributeError) as e:
-            sys.exit(f"peer {p}: {mod}.{attr} is not available ({e}); run this script in the peers "
-                     "venv (see its docstring)")
+            sys.exit(
+                f"peer {p}: {mod}.{attr} is not available ({e}); run this script in the peers "
+                "venv (see its docstring)"
+            )
 
 
 @contextmanager
@@ -233,10 +243,13 @@ def score_sequence(apply, seq, chain, name: str = "detector") -> dict:
             continue
         counts["raw"] = counts["raw"] + confusion_counts(raw, gt, seq.roi, name=name)
         counts["chain"] = counts["chain"] + confusion_counts(chain(raw, out=out), gt, seq.roi, name=name)
-    return {"frames": len(seq.frames), "evaluated": [seq.first, seq.last],
-            "counts": {k: [c.tp, c.fp, c.fn, c.tn] for k, c in counts.items()},
-            "f_measure": {k: metrics(c)["f_measure"] for k, c in counts.items()},
-            "cpu_seconds": round(cpu, 2)}
+    return {
+        "frames": len(seq.frames),
+        "evaluated": [seq.first, seq.last],
+        "counts": {k: [c.tp, c.fp, c.fn, c.tn] for k, c in counts.items()},
+        "f_measure": {k: metrics(c)["f_measure"] for k, c in counts.items()},
+        "cpu_seconds": round(cpu, 2),
+    }
 
 
 def foreground_share(apply, frames, chain, warmup: int = FOLIAGE_WARMUP, name: str = "detector") -> dict:
@@ -256,18 +269,25 @@ def foreground_share(apply, frames, chain, warmup: int = FOLIAGE_WARMUP, name: s
         share["raw"].append(np.count_nonzero(raw) / raw.size)
         m = chain(raw, out=out)
         share["chain"].append(np.count_nonzero(m) / m.size)
-    return {"frames": len(frames), "warmup": warmup, "cpu_seconds": round(cpu, 2),
-            "share": {k: {"all": float(np.mean(v)), "after_warmup": float(np.mean(v[warmup:]))}
-                      for k, v in share.items()}}
+    return {
+        "frames": len(frames),
+        "warmup": warmup,
+        "cpu_seconds": round(cpu, 2),
+        "share": {
+            k: {"all": float(np.mean(v)), "after_warmup": float(np.mean(v[warmup:]))}
+            for k, v in share.items()
+        },
+    }
 
 
 def default_chain():
     """silkvision's default mask chain, as the default SILK subtractor holds it."""
     import silkvision as sv
+
     return sv.create_subtractor("silk").mask_filter
 
 
-_LOADED: dict = {}     # the worker's last sequence: tasks come sorted by sequence, so it is reused
+_LOADED: dict = {}  # the worker's last sequence: tasks come sorted by sequence, so it is reused
 
 
 def _sequence(root: str, seq_name: str):
@@ -289,6 +309,7 @@ def seed_libc_rand(seed: int) -> None:
     have seeded generators of their own): without it a task's result would depend on the tasks its
     worker process ran before."""
     import ctypes
+
     ctypes.CDLL(None).srand(ctypes.c_uint(seed))
 
 
@@ -312,18 +333,20 @@ def run_task(args) -> tuple:
 def _versions() -> dict:
     import shutil
     import subprocess
+
     v = {"python": sys.version.split()[0], "opencv": cv2.__version__}
     # pybgs links the system OpenCV, not the wheel's
     pc = shutil.which("pkg-config")
-    out = pc and subprocess.run([pc, "--modversion", "opencv4"], check=False, capture_output=True,
-                                text=True)
+    out = pc and subprocess.run([pc, "--modversion", "opencv4"], check=False, capture_output=True, text=True)
     v["system_opencv"] = out.stdout.strip() if out and out.returncode == 0 else None
     try:
         from importlib.metadata import PackageNotFoundError, version
+
         v["pybgs"] = version("pybgs")
-    except PackageNotFoundError:   # built by hand (see the docstring): no distribution metadata
+    except PackageNotFoundError:  # built by hand (see the docstring): no distribution metadata
         try:
             import pybgs
+
             v["pybgs"] = getattr(pybgs, "__version__", "built from source 3.3.1")
         except ImportError:
             v["pybgs"] = None
@@ -369,8 +392,10 @@ def _unseeded(peer: str, r) -> str:
 def table(data: dict, peers, sequences) -> str:
     """Markdown tables: F raw / with the chain per sequence, the issue's figures, the foliage share."""
     res = data["results"]
-    lines = ["| sequence | " + " | ".join(f"{p} raw | {p} +chain" for p in peers) + " |",
-             "|---|" + "---|---|" * len(peers)]
+    lines = [
+        "| sequence | " + " | ".join(f"{p} raw | {p} +chain" for p in peers) + " |",
+        "|---|" + "---|---|" * len(peers),
+    ]
     for s in sequences:
         cells = []
         for p in peers:
@@ -384,31 +409,52 @@ def table(data: dict, peers, sequences) -> str:
             v = [res[f"{p}/{s}"]["f_measure"][k] for s in sequences if f"{p}/{s}" in res]
             means.append(_fmt(np.mean(v)) + ("" if len(v) == len(sequences) else f" ({len(v)})"))
     lines.append(f"| mean of {len(sequences)} | " + " | ".join(means) + " |")
-    lines += ["", "Issue 33's table (measured elsewhere) beside this run's raw F:", "",
-              "| sequence | " + " | ".join(f"{p} issue | {p} here" for p in peers if p != "pbas") + " |",
-              "|---|" + "---|---|" * len([p for p in peers if p != "pbas"])]
+    lines += [
+        "",
+        "Issue 33's table (measured elsewhere) beside this run's raw F:",
+        "",
+        "| sequence | " + " | ".join(f"{p} issue | {p} here" for p in peers if p != "pbas") + " |",
+        "|---|" + "---|---|" * len([p for p in peers if p != "pbas"]),
+    ]
     for s in sequences:
         cells = []
         for p in peers:
             if p == "pbas":
                 continue
             r = res.get(f"{p}/{s}")
-            cells += [_fmt(ISSUE_TABLE.get(s, {}).get(p)), _fmt(r and r["f_measure"]["raw"]) + _unseeded(p, r)]
+            cells += [
+                _fmt(ISSUE_TABLE.get(s, {}).get(p)),
+                _fmt(r and r["f_measure"]["raw"]) + _unseeded(p, r),
+            ]
         lines.append(f"| {s} | " + " | ".join(cells) + " |")
-    lines += ["", (f"Share of pixels marked foreground, {FOLIAGE} frames 1-{FOLIAGE_FRAMES} "
-                   f"(no foreground; after warm-up: frames {FOLIAGE_WARMUP + 1}-{FOLIAGE_FRAMES}):"), "",
-              "| peer | raw 1-241 | raw 101-241 | +chain 1-241 | +chain 101-241 |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        (
+            f"Share of pixels marked foreground, {FOLIAGE} frames 1-{FOLIAGE_FRAMES} "
+            f"(no foreground; after warm-up: frames {FOLIAGE_WARMUP + 1}-{FOLIAGE_FRAMES}):"
+        ),
+        "",
+        "| peer | raw 1-241 | raw 101-241 | +chain 1-241 | +chain 101-241 |",
+        "|---|---|---|---|---|",
+    ]
     for p in peers:
         r = res.get(f"{p}/{FOLIAGE}")
         if r is None:
             lines.append(f"| {p} | – | – | – | – |")
             continue
         sh, mark = r["share"], _unseeded(p, r)
-        lines.append(f"| {p} | " + " | ".join(f"{100 * sh[k][w]:.3f}%{mark}" for k in ("raw", "chain")
-                                               for w in ("all", "after_warmup")) + " |")
+        lines.append(
+            f"| {p} | "
+            + " | ".join(
+                f"{100 * sh[k][w]:.3f}%{mark}" for k in ("raw", "chain") for w in ("all", "after_warmup")
+            )
+            + " |"
+        )
     if any(_unseeded(p, res.get(f"{p}/{s}")) for p in peers for s in list(sequences) + [FOLIAGE]):
-        lines += ["", ("\\* run before C's rand() was seeded per task: the state left by the worker's "
-                       "earlier tasks")]
+        lines += [
+            "",
+            ("\\* run before C's rand() was seeded per task: the state left by the worker's earlier tasks"),
+        ]
     return "\n".join(lines)
 
 
@@ -416,13 +462,21 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", type=Path, default=VIDEO_ROOT)
     ap.add_argument("--peers", nargs="+", default=list(PEERS))
-    ap.add_argument("--sequences", nargs="+", default=list(SEQUENCES) + [FOLIAGE],
-                    help=f"CDnet sequences to score; {FOLIAGE} gives the foreground share instead")
+    ap.add_argument(
+        "--sequences",
+        nargs="+",
+        default=list(SEQUENCES) + [FOLIAGE],
+        help=f"CDnet sequences to score; {FOLIAGE} gives the foreground share instead",
+    )
     ap.add_argument("--processes", type=int, default=1)
     ap.add_argument("--json", type=Path, default=RESULTS)
     ap.add_argument("--table", action="store_true", help="print the table of --json and stop")
-    ap.add_argument("--trim-pybgs", type=Path, metavar="SRC",
-                    help="cut the unpacked pybgs source SRC down to the four peers and stop")
+    ap.add_argument(
+        "--trim-pybgs",
+        type=Path,
+        metavar="SRC",
+        help="cut the unpacked pybgs source SRC down to the four peers and stop",
+    )
     args = ap.parse_args(argv)
     if args.trim_pybgs:
         print(f"{args.trim_pybgs}: {trim_pybgs(args.trim_pybgs)} C++ files left")
@@ -440,12 +494,17 @@ def main(argv=None) -> int:
     data["chain"] = repr(default_chain())
     # small sequences first: an interrupted run has covered the most sequences
     size = {s: len(list((args.root / s / "input").glob("in*.jpg"))) for s in args.sequences}
-    tasks = [(str(args.root), p, s) for s in sorted(args.sequences, key=size.get) for p in args.peers
-             if f"{p}/{s}" not in data["results"]]
+    tasks = [
+        (str(args.root), p, s)
+        for s in sorted(args.sequences, key=size.get)
+        for p in args.peers
+        if f"{p}/{s}" not in data["results"]
+    ]
     print(f"{len(tasks)} tasks to run ({len(data['results'])} already in {args.json})", flush=True)
     t0 = time.time()
     if args.processes > 1 and len(tasks) > 1:
         import multiprocessing as mp
+
         pool = mp.get_context("spawn").Pool(min(args.processes, len(tasks)))
         done = pool.imap_unordered(run_task, tasks, chunksize=1)
     else:

@@ -25,11 +25,11 @@ def _sequence(n=12, h=20, w=24, first=4, last=10, seed=5):
     rng = np.random.default_rng(seed)
     frames = [rng.integers(0, 256, (h, w, 3), dtype=np.uint8) for _ in range(n)]
     gt = {}
-    for i in range(1, n + 1):       # ground truth outside the temporal ROI too, as in CDnet
+    for i in range(1, n + 1):  # ground truth outside the temporal ROI too, as in CDnet
         g = np.zeros((h, w), np.uint8)
         g[5:12, 6:15] = 255
-        g[0, :] = 170       # ignored
-        g[1, :] = 50        # shadow: negative
+        g[0, :] = 170  # ignored
+        g[1, :] = 50  # shadow: negative
         gt[i] = g
     roi = np.ones((h, w), bool)
     roi[:, -3:] = False
@@ -49,9 +49,12 @@ def test_counts_are_the_scorers_on_the_evaluated_frames_only():
     chain = MaskFilter(median=5, close=5, fill_holes=True)
     res = peers.score_sequence(_replay(masks), seq, chain)
     raw_ref = [np.where(m >= 128, 255, 0).astype(np.uint8) for m in masks]
-    want_raw = sum(confusion_counts(raw_ref[i - 1], seq.gt[i], seq.roi) for i in range(seq.first, seq.last + 1))
-    want_chain = sum(confusion_counts(chain(raw_ref[i - 1]), seq.gt[i], seq.roi)
-                     for i in range(seq.first, seq.last + 1))
+    want_raw = sum(
+        confusion_counts(raw_ref[i - 1], seq.gt[i], seq.roi) for i in range(seq.first, seq.last + 1)
+    )
+    want_chain = sum(
+        confusion_counts(chain(raw_ref[i - 1]), seq.gt[i], seq.roi) for i in range(seq.first, seq.last + 1)
+    )
     assert res["counts"]["raw"] == [want_raw.tp, want_raw.fp, want_raw.fn, want_raw.tn]
     assert res["counts"]["chain"] == [want_chain.tp, want_chain.fp, want_chain.fn, want_chain.tn]
     assert res["counts"]["raw"] != res["counts"]["chain"]
@@ -70,8 +73,8 @@ def test_perfect_mask_scores_one_and_the_empty_mask_zero():
 def test_foreground_share_over_all_frames_and_after_warm_up():
     h, w = 10, 10
     masks = [np.zeros((h, w), np.uint8) for _ in range(4)]
-    masks[0][:] = 255           # the first frame all foreground (empty model)
-    masks[2][:5, :2] = 255      # 10 of 100 pixels later
+    masks[0][:] = 255  # the first frame all foreground (empty model)
+    masks[2][:5, :2] = 255  # 10 of 100 pixels later
     frames = [np.zeros((h, w, 3), np.uint8)] * 4
     res = peers.foreground_share(_replay(masks), frames, MaskFilter(), warmup=2)
     assert res["share"]["raw"]["all"] == pytest.approx((1.0 + 0.1) / 4)
@@ -101,20 +104,38 @@ def test_results_are_written_atomically_and_resumed(tmp_path):
 
 def _pybgs_tree(root: Path) -> Path:
     lib = root / "bgslibrary" / "algorithms"
-    for f in ("LBSP/LBSP.cpp", "PBAS/PBAS.cpp", "SuBSENSE.cpp", "PAWCS.cpp", "LOBSTER.cpp",
-              "PixelBasedAdaptiveSegmenter.cpp", "ViBe.cpp", "KDE/KDE.cpp", "T2F/MRF.c", "algorithms.cpp"):
+    for f in (
+        "LBSP/LBSP.cpp",
+        "PBAS/PBAS.cpp",
+        "SuBSENSE.cpp",
+        "PAWCS.cpp",
+        "LOBSTER.cpp",
+        "PixelBasedAdaptiveSegmenter.cpp",
+        "ViBe.cpp",
+        "KDE/KDE.cpp",
+        "T2F/MRF.c",
+        "algorithms.cpp",
+    ):
         (lib / f).parent.mkdir(parents=True, exist_ok=True)
         (lib / f).write_text("// source\n")
     (root / "bgslibrary" / "tools").mkdir()
     (root / "bgslibrary" / "tools" / "FuzzyUtils.cpp").write_text("// tool\n")
     names = ("ViBe", "PixelBasedAdaptiveSegmenter", "SuBSENSE", "LOBSTER", "PAWCS")
-    (lib / "algorithms.h").write_text("#pragma once\n" + "".join(f'#include "{n}.h"\n' for n in names)
-                                      + '#include "KDE.h" // Only for OpenCV 2\nusing namespace x;\n')
+    (lib / "algorithms.h").write_text(
+        "#pragma once\n"
+        + "".join(f'#include "{n}.h"\n' for n in names)
+        + '#include "KDE.h" // Only for OpenCV 2\nusing namespace x;\n'
+    )
     module = root / "wrapper" / "python" / "bgslibrary_module.cpp"
     module.parent.mkdir(parents=True)
-    module.write_text("PYBIND11_MODULE(pybgs, m)\n{\n" + "".join(
-        f'  py::class_<{n}>(m, "{n}")\n    .def(py::init<>())\n    .def("apply", &{n}::apply)\n    ;\n\n'
-        for n in names) + "}\n")
+    module.write_text(
+        "PYBIND11_MODULE(pybgs, m)\n{\n"
+        + "".join(
+            f'  py::class_<{n}>(m, "{n}")\n    .def(py::init<>())\n    .def("apply", &{n}::apply)\n    ;\n\n'
+            for n in names
+        )
+        + "}\n"
+    )
     return root
 
 
@@ -123,9 +144,14 @@ def test_trim_pybgs_keeps_the_four_peers_only(tmp_path):
     assert peers.trim_pybgs(root) == 6
     lib = root / "bgslibrary"
     left = sorted(p.relative_to(lib).as_posix() for p in lib.rglob("*.c*"))
-    assert left == ["algorithms/LBSP/LBSP.cpp", "algorithms/LOBSTER.cpp", "algorithms/PAWCS.cpp",
-                    "algorithms/PBAS/PBAS.cpp", "algorithms/PixelBasedAdaptiveSegmenter.cpp",
-                    "algorithms/SuBSENSE.cpp"]
+    assert left == [
+        "algorithms/LBSP/LBSP.cpp",
+        "algorithms/LOBSTER.cpp",
+        "algorithms/PAWCS.cpp",
+        "algorithms/PBAS/PBAS.cpp",
+        "algorithms/PixelBasedAdaptiveSegmenter.cpp",
+        "algorithms/SuBSENSE.cpp",
+    ]
     header = (lib / "algorithms" / "algorithms.h").read_text()
     assert "ViBe" not in header and "KDE" not in header and '#include "PAWCS.h"' in header
     assert "using namespace x;" in header
@@ -140,6 +166,7 @@ def test_trim_pybgs_refuses_a_tree_that_is_not_pybgs(tmp_path):
 
 def test_seeding_c_rand_repeats_its_draws():
     import ctypes
+
     libc = ctypes.CDLL(None)
     peers.seed_libc_rand(7)
     first = [libc.rand() for _ in range(4)]
