@@ -39,6 +39,8 @@ import cv2
 import numba
 import numpy as np
 
+from silkvision.jit import runtime_summary as threading_layer_line
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from video_data import VIDEO_ROOT, check_sequences  # noqa: E402
 
@@ -221,7 +223,7 @@ def main(argv=None) -> int:
     print()
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores visible, load average "
-        f"{os.getloadavg()[0]:.1f} at the end; numba {numba.__version__}, OpenCV {cv2.__version__}; "
+        f"{os.getloadavg()[0]:.1f} at the end; {threading_layer_line()}, OpenCV {cv2.__version__}; "
         f"medians of {args.repeats} repeats"
     )
     print()
