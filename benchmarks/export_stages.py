@@ -9,13 +9,14 @@ process with numba and OpenCV on ``--threads`` threads:
 * **write**: :func:`silkvision.io.writers.write_mask_png` of each mask (PNG encoding and the atomic
   write);
 * **export**: the whole ``silkvision export`` of the file (its Python entry point, ``--overwrite``
-  into one folder), once to warm up, then timed.
+  into one folder), once to warm up, then timed, serial (``export.pipeline=false``) and pipelined
+  (decode and write on threads of their own, ``export.pipeline=true``) in turn.
 
 Each stage runs ``--repeats`` times in turn; the table gives the median CPU and wall ms per frame
 (CPU time: ``time.process_time``, all threads of the process). On a shared machine read the CPU
-column; the wall column shows waiting for a core. Decode and write run serially in export today;
-their sum beside detect says what a pipeline (decode and write on threads of their own) could hide
-on a second core.
+column; the wall column shows waiting for a core. The pipeline moves decode and write off the
+detector's thread: its gain is in the wall column, at most decode + write per frame, and only with
+a second core free.
 
 Usage::
 
@@ -60,10 +61,13 @@ def timed(fn) -> tuple[float, float]:
     return time.process_time() - c0, time.perf_counter() - t0
 
 
-def run_export(video: Path, out: Path, algorithm: str) -> None:
+def run_export(video: Path, out: Path, algorithm: str, pipeline: bool = True) -> None:
     from silkvision.cli.main import main as cli_main
 
-    rc = cli_main(["export", str(video), "--out", str(out), "--algorithm", algorithm, "--overwrite"])
+    rc = cli_main(
+        ["export", str(video), "--out", str(out), "--algorithm", algorithm, "--overwrite"]
+        + ["--set", f"export.pipeline={str(pipeline).lower()}"]
+    )
     if rc not in (0, None):
         sys.exit(f"export_stages: silkvision export exited with {rc}")
 
@@ -77,6 +81,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--detectors", nargs="+", default=["silk", "mog2"])
+    ap.add_argument("--export-only", action="store_true", help="time only the whole exports")
     args = ap.parse_args(argv)
     numba.set_num_threads(args.threads)
     cv2.setNumThreads(args.threads)
@@ -106,9 +111,20 @@ def main(argv=None) -> int:
             masks[name] = [det.apply(f, fgmask=buf).copy() for f in frames[20:40]]
             rows[f"detect {name}"] = []
             rows[f"write {name}"] = []
-            rows[f"export {name}"] = []
+            rows[f"export {name} serial"] = []
+            rows[f"export {name} pipelined"] = []
             run_export(video, tmp / f"warm-{name}", name)
-        for _ in range(args.repeats):
+        if args.export_only:
+            rows = {k: v for k, v in rows.items() if k.startswith("export")}
+        for r in range(args.repeats):
+            for name in args.detectors:
+                for pipeline in (r % 2 == 0, r % 2 == 1):  # in turn, the first one alternating
+                    how = "pipelined" if pipeline else "serial"
+                    rows[f"export {name} {how}"].append(
+                        timed(lambda: run_export(video, tmp / f"out-{name}", name, pipeline))
+                    )
+            if args.export_only:
+                continue
             rows["decode"].append(timed(decode))
             for name in args.detectors:
                 det = sv.create_subtractor(name)
@@ -124,7 +140,6 @@ def main(argv=None) -> int:
                         )
                     )
                 )
-                rows[f"export {name}"].append(timed(lambda: run_export(video, tmp / f"out-{name}", name)))
         print(
             f"{video.name}: {n} frames of {frames[0].shape[1]}x{frames[0].shape[0]}, "
             f"{args.threads} thread(s), medians of {args.repeats}"

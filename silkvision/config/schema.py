@@ -274,6 +274,11 @@ SCHEMA: dict[str, Any] = {
             help="save the detector state every N frames so an interrupted "
             "export resumes (0: only when interrupted by Ctrl-C or SIGTERM)",
         ),
+        "pipeline": boolean(
+            True,
+            "decode the next frames and write the files on threads of their own while the "
+            "detector runs (the same files as without)",
+        ),
         "objects": Param(
             None,
             str,

@@ -219,6 +219,7 @@ def _export_locked(
         skip=skip,
         skipped=plan.skipped,
         damaged=plan.damaged,
+        pipeline=bool(cfg["export"]["pipeline"]),
     )
     pending = None
     if plan.resume_index is None:

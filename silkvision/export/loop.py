@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import inspect
 import itertools
+import queue
 import sys
 import time
 from collections.abc import Container
@@ -15,8 +16,10 @@ import cv2
 import numpy as np
 
 from silkvision.capture import Source, read_image
+from silkvision.capture.opencv import _decoder_lock
 from silkvision.errors import BadFrame, ExportError, SourceError
 from silkvision.export.notes import note_dropped, note_padding, note_resize
+from silkvision.export.pipeline import DEPTH, FileWriter, FrameReader, LockedStream
 from silkvision.export.prefix import SourcePrefix
 from silkvision.export.result import ExportResult
 from silkvision.export.verify import mask_problem, scores_problem
@@ -57,6 +60,10 @@ class FrameLoop:
     damaged : list of dict, optional
         The frames up to ``resume_index`` that decoded with errors: ``{"frame": index,
         "message": FFmpeg's first message}``.
+    pipeline : bool
+        Decode the next frames (of a file or folder) and write the files of the last ones on
+        threads of their own while the detector runs (:mod:`~silkvision.export.pipeline`); the files, their order and
+        the checkpoints are those of the serial loop.
 
     Attributes
     ----------
@@ -96,11 +103,15 @@ class FrameLoop:
         skip: bool = False,
         skipped=(),
         damaged=(),
+        pipeline: bool = False,
     ):
         self.src, self.det, self.out = src, det, out
         self.scores, self.video, self.keep_existing = scores, video, keep_existing
         self.every = checkpoint_every
         self.skip = skip
+        self.pipeline = pipeline
+        self._files: FileWriter | None = None  # the writer thread while a pipelined run() runs
+        self._failed: BaseException | None = None  # the writer thread's error
         self.skipped = [dict(s) for s in skipped]
         self.damaged = [dict(d) for d in damaged]
         self._messages: dict[int, str] = {}  # decoder messages of frames read, not yet exported
@@ -170,7 +181,7 @@ class FrameLoop:
         while True:
             try:
                 item = next(frames)
-                message = getattr(self.src, "decoder_message", None)
+                message = getattr(frames, "decoder_message", None)
                 if message:
                     self._messages[item[0]] = message
                 yield item
@@ -186,11 +197,15 @@ class FrameLoop:
                     )
                     raise BadFrame(f"{e}; {how}", e.index) from None
                 self.skipped.append({"frame": e.index, "reason": str(e)})
-                if self.src.seekable:  # a video's reader stops at a frame it cannot decode
-                    self.src.seek(_index_after(self.src, e.index))
+                if frames is self.src:  # (a FrameReader has seeked past it on its thread)
+                    self._seek_past(e)
                 if self._bar is not None:
                     self._bar.update(1)
                 self._write_running_manifest()
+
+    def _seek_past(self, e: BadFrame) -> None:
+        if self.src.seekable:  # a video's reader stops at a frame it cannot decode
+            self.src.seek(_index_after(self.src, e.index))
 
     # -- a resumed run -----------------------------------------------------------------------
     def resume_after(self, index: int, digest: bytes | None, res: ExportResult, log) -> None:
@@ -210,9 +225,12 @@ class FrameLoop:
 
         ``pending`` is a first ``(index, frame)`` read already, or None. On a
         :class:`~silkvision.errors.SourceError` the checkpoint is saved after the last frame
-        exported (so a fixed source resumes there) and the error is raised again.
+        exported (so a fixed source resumes there) and the error is raised again. Pipelined, it
+        returns (or raises) once every file of the frames exported is written.
         """
         src, det, out = self.src, self.det, self.out
+        if self.pipeline:  # a reader thread may have sent stderr to a file for FFmpeg's messages
+            log = _locked(log)
         self._res, self._log = res, log
         use_bar = sys.stderr.isatty() if progress is None else bool(progress)
         bar = None
@@ -223,19 +241,32 @@ class FrameLoop:
                 total=src.frame_count,
                 initial=self.position,
                 unit="frame",
-                file=sys.stderr,
+                file=LockedStream(_decoder_lock) if self.pipeline else sys.stderr,
                 desc=src.name,
                 dynamic_ncols=True,
                 leave=False,
             )
         self._bar = bar
         t0 = time.perf_counter()
-        # one mask buffer for the whole export (no allocation per frame) when the detector takes one
+        # mask (and scores) buffers made once for the whole export (no allocation per frame): one
+        # when the detector takes one and the files are written at once, a few handed round the
+        # writer thread when pipelined
         takes_fgmask = "fgmask" in inspect.signature(det.apply).parameters
-        mask_buf = None
+        free: queue.Queue = queue.Queue()
+        for _ in range(DEPTH + 2 if self.pipeline else 1):
+            free.put([None, None])
+        reader = None
         resize_noted = False
         try:
-            stream = self._usable(src)
+            if self.pipeline and src.seekable:  # a camera or stream has its own capture thread
+                # and keeps only its latest frame: reading ahead would only make frames stale
+                reader = FrameReader(src, skip=self.skip, on_bad=self._seek_past)
+            if self.pipeline:
+                self._files = FileWriter(
+                    lambda index, mask, scores, _buf: self._write(index, mask, scores),
+                    lambda job: free.put(job[-1]),
+                )
+            stream = self._usable(reader if reader is not None else src)
             if pending is not None:
                 stream = itertools.chain((pending,), stream)
             for index, frame in stream:
@@ -245,13 +276,19 @@ class FrameLoop:
                 if self.video and self.writer is None:
                     self.writer = MaskVideoWriter(out, (frame.shape[1], frame.shape[0]), src.fps or 25.0)
                     note_padding(self.writer, res, log)
+                buf = free.get()  # pipelined: waits while every buffer is queued for writing
                 if takes_fgmask:
-                    if mask_buf is None or mask_buf.shape != frame.shape[:2]:
-                        mask_buf = np.empty(frame.shape[:2], np.uint8)
-                    mask = det.apply(frame, fgmask=mask_buf)
+                    if buf[0] is None or buf[0].shape != frame.shape[:2]:
+                        buf[0] = np.empty(frame.shape[:2], np.uint8)
+                    mask = det.apply(frame, fgmask=buf[0])
                 else:
                     mask = det.apply(frame)
-                self._write(index, mask)
+                if self._files is None:
+                    self._write(index, mask, det.scores if self.scores else None)
+                    free.put(buf)
+                else:
+                    scores = _kept(buf, 1, det.scores) if self.scores else None
+                    self._files.put(index, _kept(buf, 0, mask), scores, buf)
                 while self._folded < len(self.skipped):  # the bad frames read before this one
                     self.prefix.add(self.skipped[self._folded]["frame"])
                     self._folded += 1
@@ -271,21 +308,40 @@ class FrameLoop:
                     self._checkpoint(index, frame)
             else:
                 self.exhausted = True
+            self._close_pipeline()
         except SourceError:
-            # the detector is consistent up to last_index: keep that so a fixed source resumes
-            if src.seekable:
+            # the detector is consistent up to last_index: keep that so a fixed source resumes,
+            # once the files up to it are written
+            self._close_pipeline(check=False)
+            if src.seekable and self._failed is None:
                 self.save_checkpoint()
             note_dropped(src, res, log)
             self.abandon_video()
+            if self._failed is not None:
+                raise self._failed from None
             raise
         except BaseException:
+            self._close_pipeline(check=False)
             self.abandon_video()
             raise
         finally:
+            if reader is not None:
+                reader.close()
             if bar is not None:
                 bar.close()
             self._bar = None
         self.seconds = time.perf_counter() - t0
+
+    def _close_pipeline(self, *, check: bool = True) -> None:
+        """Write the files still queued and end the writer thread; with ``check``, raise its
+        error (the same one-line error the serial loop raises)."""
+        files, self._files = self._files, None
+        if files is None:
+            return
+        files.close(check=False)
+        self._failed = files.error
+        if check and files.error is not None:
+            raise files.error
 
     def _note_damage(self, index: int) -> None:
         """List frame ``index``, just exported, when it decoded with errors; the running manifest
@@ -295,16 +351,16 @@ class FrameLoop:
             self.damaged.append({"frame": index, "message": message})
             self._write_running_manifest()
 
-    def _write(self, index: int, mask: np.ndarray) -> None:
+    def _write(self, index: int, mask: np.ndarray, scores: np.ndarray | None) -> None:
         """Write the files of frame ``index`` (in a replay, those not on disk yet or damaged)."""
         size = (mask.shape[1], mask.shape[0])
         mask_path = self.out / mask_name(index)
         if not (self.keep_existing and self._keep(mask_path, mask_problem(mask_path, size))):
             write_mask_png(mask_path, mask)
-        if self.scores:
+        if scores is not None:  # (given when self.scores)
             sp = self.out / scores_name(index)
             if not (self.keep_existing and self._keep(sp, scores_problem(sp, size))):
-                write_scores_npz(sp, self.det.scores)
+                write_scores_npz(sp, scores)
         if self.writer is not None:
             self.writer.write(mask)
 
@@ -327,7 +383,10 @@ class FrameLoop:
         return self._checkpoint(self.last_index, self.last_frame)
 
     def _checkpoint(self, index: int, frame) -> bool:
-        """Save the checkpoint after frame ``index`` (False: the detector has no state)."""
+        """Save the checkpoint after frame ``index`` (False: the detector has no state), once
+        the files up to it are written: a resume rewrites only the frames after it."""
+        if self._files is not None:
+            self._files.drain()
         if not save_checkpoint(self.out, self.det, index, self.position, frame):
             return False
         self.checkpointed = index
@@ -341,6 +400,27 @@ class FrameLoop:
         """Drop the unfinished video (a resume rebuilds it from the masks on disk)."""
         if self.writer is not None:
             self.writer.abandon()
+
+
+def _kept(buf: list, i: int, a: np.ndarray) -> np.ndarray:
+    """``a`` in the buffer ``buf[i]``, made once, that stays unchanged until the writer thread
+    has written it (the detector's own buffers change with the next frame)."""
+    if a is buf[i]:
+        return a
+    if buf[i] is None or buf[i].shape != a.shape or buf[i].dtype != a.dtype:
+        buf[i] = np.empty_like(a)
+    np.copyto(buf[i], a)
+    return buf[i]
+
+
+def _locked(log):
+    """``log``, writing while no reader thread collects FFmpeg's messages from stderr."""
+
+    def locked_log(msg: str) -> None:
+        with _decoder_lock:
+            log(msg)
+
+    return locked_log
 
 
 def _at_end(stream) -> bool:

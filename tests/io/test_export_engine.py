@@ -19,6 +19,7 @@ import silkvision as sv
 from silkvision.capture import open_source
 from silkvision.errors import ExportError
 from silkvision.export import CHECKPOINT, MANIFEST, export_masks, is_export_output
+from silkvision.export.pipeline import DEPTH
 from silkvision.io.npz import load_npz, npz_bytes
 
 from .fake_detector import FakeDetector, interrupt_after
@@ -808,10 +809,16 @@ def test_the_export_loop_reuses_one_mask_buffer(tmp_path, sample_seq):
 
     spy.__signature__ = inspect.signature(apply)
     det.apply = spy
-    ref = export_masks(sample_seq, tmp_path / "ref", _cfg(), progress=False)
-    res = export_masks(sample_seq, tmp_path / "out", _cfg(), detector=det, progress=False)
+    ref = export_masks(sample_seq, tmp_path / "ref", _cfg(pipeline=False), progress=False)
+    res = export_masks(sample_seq, tmp_path / "out", _cfg(pipeline=False), detector=det, progress=False)
     assert res.complete and len(buffers) == 1 and id(None) not in buffers
     assert _files(tmp_path / "ref") == _files(tmp_path / "out") and ref.frames == res.frames
+    # pipelined: a few buffers handed round the writer thread, made once
+    buffers.clear()
+    res = export_masks(sample_seq, tmp_path / "piped", _cfg(pipeline=True), detector=det, progress=False)
+    assert res.complete and 1 < len(buffers) <= DEPTH + 2 and id(None) not in buffers
+    masks = {n: b for n, b in _files(tmp_path / "piped").items() if n.startswith("bin")}
+    assert len(masks) == res.frames and all(_files(tmp_path / "ref")[n] == b for n, b in masks.items())
     res = export_masks(sample_seq, tmp_path / "fake", _cfg(), detector=FakeDetector(), progress=False)
     assert res.complete
 
