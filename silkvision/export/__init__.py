@@ -7,7 +7,8 @@ Output folder layout (CDnet "results" naming)::
                            (lower = more novel; compressed; SILK/NORMA only)
     DIR/masks.mkv          optional: all masks as a lossless FFV1 grey video (masks.avi with
                            PNG or HuffYUV frames when this OpenCV cannot write FFV1)
-    DIR/config.yaml        the effective configuration (export.overwrite written as false)
+    DIR/config.yaml        the effective configuration (export.overwrite written as false,
+                           export.pipeline as its default)
     DIR/export.json        manifest: source and its fingerprint, algorithm, the settings that shape
                            the output, status
     DIR/checkpoint.npz     only while unfinished: detector state after frame "index"

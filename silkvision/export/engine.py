@@ -13,6 +13,7 @@ from pathlib import Path
 
 from silkvision.capture import Source, open_source
 from silkvision.config import ALGORITHMS, validate, write_config
+from silkvision.config.schema import SCHEMA
 from silkvision.detector import create_subtractor
 from silkvision.detector.factory import SHARED_KEYS
 from silkvision.errors import ExportError, SourceError
@@ -276,7 +277,10 @@ def _restore(det, plan: ResumePlan, out: Path, algorithm: str) -> ResumePlan:
 
 
 def _effective_config(cfg: Mapping) -> dict:
-    """``cfg`` as written to ``DIR/config.yaml``: ``export.overwrite`` is what one run does, not a
-    setting of the output, so it is written as false -- reusing the file as ``--config`` must not
-    silently replace another export."""
-    return {**cfg, "export": {**cfg["export"], "overwrite": False}}
+    """``cfg`` as written to ``DIR/config.yaml``: ``export.overwrite`` and ``export.pipeline`` are
+    how one run works, not settings of the output. ``overwrite`` is written as false (reusing the
+    file as ``--config`` must not silently replace another export) and ``pipeline`` as its default,
+    so that a pipelined and a serial export of the same source write the same folder, byte for
+    byte."""
+    pipeline = SCHEMA["export"]["pipeline"].default
+    return {**cfg, "export": {**cfg["export"], "overwrite": False, "pipeline": pipeline}}
