@@ -245,6 +245,7 @@ class FrameLoop:
                 desc=src.name,
                 dynamic_ncols=True,
                 leave=False,
+                delay=0.5,  # no bar for a short run, and a first-run compile note gets its own line
             )
         self._bar = bar
         t0 = time.perf_counter()
