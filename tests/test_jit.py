@@ -21,6 +21,16 @@ from silkvision.jit import CompileWatch, busy_machine_advice, runtime_summary
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(autouse=True)
+def _numba_threads_as_running(monkeypatch):
+    """Some of these tests compile in this process, and numba re-reads its environment when it
+    compiles: a NUMBA_NUM_THREADS another test left in the environment, different from the
+    running thread count, would make it refuse to compile."""
+    import numba
+
+    monkeypatch.setenv("NUMBA_NUM_THREADS", str(numba.config.NUMBA_NUM_THREADS))
+
+
 def test_compile_watch_announces_once_and_times_only_compilation():
     calls = []
 
