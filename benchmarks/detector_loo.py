@@ -26,7 +26,7 @@ The candidates are ``SilkSubtractor`` parameter sets plus the experimental pixel
 neighbour diffusion, the LBSP texture term and the texture-gated shadow test of
 ``benchmarks/silk_variants_kernels.py`` (keys ``fb_thr``, ``fb_cap``, ``v_inc``, ``v_dec``,
 ``v_max``, ``diff_every``, ``diff_kappa``, ``tex_w``, ``tex_rel``, ``shadow``, ``sh_lo``, ``sh_hi``,
-``sh_chroma``, ``sh_ham``; see ``VARIANT_DEFAULTS``); a configuration without them runs the
+``sh_chroma``, ``sh_ham``, ``sh_bits``; see ``VARIANT_DEFAULTS``); a configuration without them runs the
 product's own kernel path.
 
 Usage::
@@ -84,6 +84,7 @@ VARIANT_KEYS = (
     "sh_hi",
     "sh_chroma",
     "sh_ham",
+    "sh_bits",
 )
 VARIANT_DEFAULTS = {
     "fb_thr": 0.0,
@@ -106,6 +107,7 @@ VARIANT_DEFAULTS = {
     "sh_hi": 0.95,
     "sh_chroma": 10.0,
     "sh_ham": 2,
+    "sh_bits": 0,
 }
 PEERS = ("mog2", "mog2+chain", "knn", "knn+chain")
 ROC_HI = 4.0  # scores above land in the top bin (all far above any threshold used)
@@ -186,6 +188,13 @@ def _grid_shadow():
     g = [{"shadow": 1, "sh_ham": h} for h in (1, 3, 16)]
     g += [{"shadow": 2, "sh_ham": 1}]
     g += [{"shadow": 1, "sh_ham": 3, "tex_w": 0.125}]
+    # flat patterns excluded (the first five removed dark car roofs on flat asphalt: same empty
+    # pattern), a narrower darkening range, and with the lightest texture term
+    g += [
+        {"shadow": 1, "sh_ham": 1, "sh_bits": 3},
+        {"shadow": 1, "sh_ham": 1, "sh_bits": 3, "sh_lo": 0.6, "sh_hi": 0.9},
+        {"shadow": 1, "sh_ham": 1, "sh_bits": 3, "tex_w": 0.0625},
+    ]
     return g
 
 
@@ -312,6 +321,7 @@ def _variant_class():
                 np.float32(v["sh_hi"]),
                 np.float32(v["sh_chroma"] ** 2),
                 np.int32(v["sh_ham"]),
+                np.int32(v["sh_bits"]),
                 self._own_buffer(feat),  # the shadow test's output (shadow = 1)
             )
             if learn:

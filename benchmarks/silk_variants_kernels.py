@@ -43,7 +43,9 @@ the texture as shadow tests are in practice)
     A raw foreground pixel is background if one established support vector (coefficient x scale
     >= ``SH_AMIN``) has a luma at most ``1 / sh_lo`` and at least ``1 / sh_hi`` times the pixel's
     (``sh_lo <= Y / Y_i <= sh_hi``: darker), a chroma (Cr, Cb) within ``sh_chroma`` 8-bit units,
-    and a pattern within ``sh_ham`` bits of the pixel's (the same texture). ``sh_learn = 0``
+    and a pattern within ``sh_ham`` bits of the pixel's (the same texture), the pixel's own pattern
+    having at least ``sh_bits`` set bits (two flat patches, a dark car roof on asphalt, share the
+    empty pattern: that is no evidence of a shadow). ``sh_learn = 0``
     changes the output only (the pixel learns from its own decision, written to ``shadow_out``);
     1 also learns from it.
 
@@ -150,12 +152,15 @@ def _slot_sums_min_tex(colours, alphas, svtex, tex, y, featf, ubuf, acc, minv, m
 
 
 @njit(inline="always", cache=True)
-def _is_shadow(feat, colours, alphas, svtex, tex, y, x, scale, sh_lo, sh_hi, sh_chroma2, sh_ham):
-    """The pixel's colour is a darker copy, same chroma and texture, of an established support vector."""
+def _is_shadow(feat, colours, alphas, svtex, tex, y, x, scale, sh_lo, sh_hi, sh_chroma2, sh_ham, sh_bits):
+    """The pixel's colour is a darker copy, same chroma and texture, of an established support
+    vector; a pattern with fewer than ``sh_bits`` set bits (a flat patch) is no evidence."""
     omega = alphas.shape[1]
     C = feat.shape[2]
     fy = np.float32(feat[y, x, 0])
     t = tex[y, x]
+    if popcount16(t) < sh_bits:
+        return False
     for j in range(omega):
         if alphas[y, j, x] * scale < SH_AMIN:
             continue
@@ -201,6 +206,7 @@ def _score_row(
     sh_hi,
     sh_chroma2,
     sh_ham,
+    sh_bits,
     shadow_out,
 ):
     """Scores and raw decisions of row y (written out if ``write``); leaves the unwidened scores
@@ -242,7 +248,7 @@ def _score_row(
             if shadow == 1:
                 orow[x] = mrow[x]
             if mrow[x] != 0 and _is_shadow(
-                feat, colours, alphas, svtex, tex, y, x, scale, sh_lo, sh_hi, sh_chroma2, sh_ham
+                feat, colours, alphas, svtex, tex, y, x, scale, sh_lo, sh_hi, sh_chroma2, sh_ham, sh_bits
             ):
                 orow[x] = np.uint8(0)
 
@@ -390,6 +396,7 @@ def variant_frame(
     sh_hi,
     sh_chroma2,
     sh_ham,
+    sh_bits,
     shadow_out,
 ):
     """One frame of SILK with the optional feedback, neighbour consultation and diffusion, texture
@@ -424,6 +431,7 @@ def variant_frame(
                 sh_hi,
                 sh_chroma2,
                 sh_ham,
+                sh_bits,
                 shadow_out,
             )
             if learn:
@@ -479,6 +487,7 @@ def variant_frame(
                 sh_hi,
                 sh_chroma2,
                 sh_ham,
+                sh_bits,
                 shadow_out,
             )
         if consulted.shape[0] == H:
@@ -529,6 +538,7 @@ def variant_frame(
                     sh_hi,
                     sh_chroma2,
                     sh_ham,
+                    sh_bits,
                     shadow_out,
                 )
                 _learn_row(
