@@ -23,9 +23,11 @@ Protocol
   (measured elsewhere).
 
 The candidates are ``SilkSubtractor`` parameter sets plus the experimental pixel-level feedback and
-neighbour diffusion of ``benchmarks/silk_variants_kernels.py`` (keys ``fb_thr``, ``fb_cap``,
-``v_inc``, ``v_dec``, ``v_max``, ``diff_every``, ``diff_kappa``); a configuration without them runs
-the product's own kernel path.
+neighbour diffusion, the LBSP texture term and the texture-gated shadow test of
+``benchmarks/silk_variants_kernels.py`` (keys ``fb_thr``, ``fb_cap``, ``v_inc``, ``v_dec``,
+``v_max``, ``diff_every``, ``diff_kappa``, ``tex_w``, ``tex_rel``, ``shadow``, ``sh_lo``, ``sh_hi``,
+``sh_chroma``, ``sh_ham``, ``sh_bits``; see ``VARIANT_DEFAULTS``); a configuration without them runs the
+product's own kernel path.
 
 Usage::
 
@@ -75,6 +77,14 @@ VARIANT_KEYS = (
     "consult",
     "consult_output_only",
     "consult_lo",
+    "tex_w",
+    "tex_rel",
+    "shadow",
+    "sh_lo",
+    "sh_hi",
+    "sh_chroma",
+    "sh_ham",
+    "sh_bits",
 )
 VARIANT_DEFAULTS = {
     "fb_thr": 0.0,
@@ -90,6 +100,14 @@ VARIANT_DEFAULTS = {
     "consult": 0,
     "consult_output_only": 0,
     "consult_lo": 0.0,
+    "tex_w": 0.0,
+    "tex_rel": 0.3,
+    "shadow": 0,
+    "sh_lo": 0.5,
+    "sh_hi": 0.95,
+    "sh_chroma": 10.0,
+    "sh_ham": 2,
+    "sh_bits": 0,
 }
 PEERS = ("mog2", "mog2+chain", "knn", "knn+chain")
 ROC_HI = 4.0  # scores above land in the top bin (all far above any threshold used)
@@ -158,6 +176,28 @@ def _grid_consult_unsure():
     return [{"consult": n, "consult_output_only": 1, "consult_lo": 0.5} for n in (1, 8)]
 
 
+def _grid_texture():
+    """The LBSP texture term in the kernel, k = k_colour 2^(-tex_w H): weights from one bit in
+    sixteen (a whole pattern changed halves the kernel 2^-1) to one bit in two."""
+    return [{"tex_w": w} for w in (0.0625, 0.125, 0.25, 0.5)]
+
+
+def _grid_shadow():
+    """The shadow test (darker, same chroma) gated by the texture (at most sh_ham differing bits);
+    sh_ham = 16 lets every texture through: the brightness/chroma test alone, for comparison."""
+    g = [{"shadow": 1, "sh_ham": h} for h in (1, 3, 16)]
+    g += [{"shadow": 2, "sh_ham": 1}]
+    g += [{"shadow": 1, "sh_ham": 3, "tex_w": 0.125}]
+    # flat patterns excluded (the first five removed dark car roofs on flat asphalt: same empty
+    # pattern), a narrower darkening range, and with the lightest texture term
+    g += [
+        {"shadow": 1, "sh_ham": 1, "sh_bits": 3},
+        {"shadow": 1, "sh_ham": 1, "sh_bits": 3, "sh_lo": 0.6, "sh_hi": 0.9},
+        {"shadow": 1, "sh_ham": 1, "sh_bits": 3, "tex_w": 0.0625},
+    ]
+    return g
+
+
 GRIDS = {
     "base": _grid_base,
     "gated": _grid_gated,
@@ -166,6 +206,8 @@ GRIDS = {
     "consult": _grid_consult,
     "consult_output": _grid_consult_output,
     "consult_unsure": _grid_consult_unsure,
+    "texture": _grid_texture,
+    "shadow": _grid_shadow,
     "default": lambda: [{}],
 }
 
@@ -189,6 +231,10 @@ def _variant_class():
 
         def __init__(self, variant: dict, **params):
             self._var = {**VARIANT_DEFAULTS, **variant}
+            if self._var["consult"] and self._var["shadow"]:
+                raise ValueError("consult and shadow: both use the output buffer; set one of them")
+            if self._var["shadow"] not in (0, 1, 2):
+                raise ValueError(f"shadow: {self._var['shadow']!r}; expected 0, 1 (output only) or 2")
             super().__init__(**params)
 
         def _extra_state_shapes(self, H, W):
@@ -196,10 +242,13 @@ def _variant_class():
                 "since": ((H, W), np.uint8, 255),
                 "blink": ((H, W), np.float32, 0.0),
                 "level": ((H, W), np.float32, 1.0),
+                # this frame's LBSP and each support vector's (``silk_variants_kernels.lbsp``)
+                "tex": ((H, W), np.uint16, 0),
+                "svtex": ((H, self._p["omega"], W), np.uint16, 0),
             }
 
         def apply(self, frame, learningRate=-1, fgmask=None):
-            if self._var["consult_output_only"]:
+            if self._var["consult_output_only"] or self._var["shadow"] == 1:
                 super().apply(frame, learningRate)
                 return self._post(self._own, out=fgmask)
             if not self._var["fb_gate"]:
@@ -239,6 +288,9 @@ def _variant_class():
             p = self._p
             diff_cap = np.float32(self._decay() * v["diff_kappa"] * p["C"])
             inc, dec = (0.0, 0.0) if v["fb_gate"] else (v["v_inc"], v["v_dec"])
+            tex = self._extra["tex"]
+            if v["tex_w"] > 0 or v["shadow"]:
+                vk.lbsp(feat, np.float32(v["tex_rel"]), tex)
             vk.variant_frame(
                 feat,
                 self._colours,
@@ -261,6 +313,16 @@ def _variant_class():
                 np.int64(v["consult"]),
                 self._own_buffer(feat),
                 np.float32(v["consult_lo"] * p["threshold"]),
+                self._extra["svtex"],
+                tex,
+                np.float32(v["tex_w"]),
+                np.int64(v["shadow"]),
+                np.float32(v["sh_lo"]),
+                np.float32(v["sh_hi"]),
+                np.float32(v["sh_chroma"] ** 2),
+                np.int32(v["sh_ham"]),
+                np.int32(v["sh_bits"]),
+                self._own_buffer(feat),  # the shadow test's output (shadow = 1)
             )
             if learn:
                 self._scale *= self._decay()
@@ -268,7 +330,8 @@ def _variant_class():
         def _own_buffer(self, feat):
             # the consulted decisions when only the output follows them (the raw mask keeps the
             # pixel's own); (0, 0) when learning follows the consulted decisions too
-            shape = feat.shape[:2] if self._var["consult_output_only"] else (0, 0)
+            own = self._var["consult_output_only"] or self._var["shadow"] == 1
+            shape = feat.shape[:2] if own else (0, 0)
             buf = getattr(self, "_own", None)
             if buf is None or buf.shape != shape:
                 buf = self._own = np.zeros(shape, np.uint8)
@@ -286,7 +349,7 @@ def make_detector(cfg: dict):
 
     variant = {k: cfg[k] for k in VARIANT_KEYS if k in cfg}
     params = {k: v for k, v in cfg.items() if k not in VARIANT_KEYS}
-    if not any(variant.get(k, 0) for k in ("fb_thr", "fb_cap", "diff_every", "consult")):
+    if not any(variant.get(k, 0) for k in ("fb_thr", "fb_cap", "diff_every", "consult", "tex_w", "shadow")):
         return sv.create_subtractor("silk", **params)
     return _variant_class()(variant, **params)
 

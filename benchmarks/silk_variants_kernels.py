@@ -29,7 +29,27 @@ Neighbour diffusion (ViBe, Barnich and Van Droogenbroeck 2011, "spatial propagat
     if it beats the neighbour's smallest coefficient. A colour the neighbour already explains adds
     nothing; under jitter or sway a pixel thereby learns the colours next to it.
 
-With ``fb_thr = fb_cap = 0`` and ``diff_every = 0`` the scores, masks and state are those of the
+Texture term (LBSP, Bilodeau et al. 2013; St-Charles et al. 2015 for SuBSENSE)
+    A 16-bit local binary similarity pattern of the luma channel (``feat[..., 0]``: Y of the
+    default YCrCb feature) per pixel: bit p is set where the p-th sample of LBSP's sparse 5x5
+    pattern differs from the centre by more than ``max(tex_rel I_c, TEX_ABS)`` (relative, so a
+    uniformly darker patch, a shadow, keeps its pattern). Every support vector stores the pattern
+    of the frame it was learned from, and the kernel becomes the product
+    ``k = 2^(-nl |x - x_i|^2) 2^(-tex_w H(t, t_i))`` with H the Hamming distance: a colour that
+    matches but whose texture does not scores lower (is more novel).
+
+Shadow test with texture (Horprasert et al. 1999's brightness/chromaticity distortion, gated by
+the texture as shadow tests are in practice)
+    A raw foreground pixel is background if one established support vector (coefficient x scale
+    >= ``SH_AMIN``) has a luma at most ``1 / sh_lo`` and at least ``1 / sh_hi`` times the pixel's
+    (``sh_lo <= Y / Y_i <= sh_hi``: darker), a chroma (Cr, Cb) within ``sh_chroma`` 8-bit units,
+    and a pattern within ``sh_ham`` bits of the pixel's (the same texture), the pixel's own pattern
+    having at least ``sh_bits`` set bits (two flat patches, a dark car roof on asphalt, share the
+    empty pattern: that is no evidence of a shadow). ``sh_learn = 0``
+    changes the output only (the pixel learns from its own decision, written to ``shadow_out``);
+    1 also learns from it.
+
+With ``fb_thr = fb_cap = 0`` and ``diff_every = 0`` (and no texture or shadow) the scores, masks and state are those of the
 production kernel bit for bit (checked by ``detector_loo.py --self-check``).
 """
 
@@ -39,7 +59,7 @@ import numba  # noqa: F401
 import numpy as np
 from numba import njit
 
-from silkvision.detector.kernels import _load_features, _slot_sums_min, exp2_neg, fma32
+from silkvision.detector.kernels import _load_features, _slot_exponents, _slot_sums_min, exp2_neg, fma32
 
 _ZERO = np.float32(0.0)
 _ONE = np.float32(1.0)
@@ -62,13 +82,132 @@ def pixel_hash(x, y, t):
     return h
 
 
+#: absolute floor of the LBSP threshold (8-bit luma units): flat, noisy regions keep stable patterns
+TEX_ABS = np.float32(4.0)
+#: smallest scaled coefficient of a support vector the shadow test compares with
+SH_AMIN = np.float32(0.05)
+# LBSP's 16 samples in the 5x5 neighbourhood (dy, dx): the 3x3 ring, the 5x5 corners and edge middles
+_LBSP_DY = np.array([-1, -1, -1, 0, 1, 1, 1, 0, -2, -2, -2, 0, 2, 2, 2, 0], np.int64)
+_LBSP_DX = np.array([-1, 0, 1, 1, 1, 0, -1, -1, -2, 0, 2, 2, 2, 0, -2, -2], np.int64)
+
+
+@njit(cache=True)
+def lbsp(feat, rel, out):
+    """16-bit LBSP of ``feat[..., 0]`` into ``out`` (HxW uint16); samples outside the frame are
+    clamped to the border."""
+    H, W = feat.shape[0], feat.shape[1]
+    for y in range(H):
+        for x in range(W):
+            c = np.float32(feat[y, x, 0])
+            t = max(rel * c, TEX_ABS)
+            code = np.uint32(0)
+            for p in range(16):
+                yy = min(max(y + _LBSP_DY[p], 0), H - 1)
+                xx = min(max(x + _LBSP_DX[p], 0), W - 1)
+                if abs(np.float32(feat[yy, xx, 0]) - c) > t:
+                    code |= np.uint32(1) << np.uint32(p)
+            out[y, x] = np.uint16(code)
+
+
+def lbsp_reference(grey, rel):
+    """Plain NumPy :func:`lbsp` of an HxW grey image (for the test that they agree)."""
+    g = grey.astype(np.float32)
+    H, W = g.shape
+    pad = np.pad(g, 2, mode="edge")
+    t = np.maximum(np.float32(rel) * g, TEX_ABS)
+    out = np.zeros((H, W), np.uint16)
+    for p in range(16):
+        dy, dx = int(_LBSP_DY[p]), int(_LBSP_DX[p])
+        nb = pad[2 + dy : 2 + dy + H, 2 + dx : 2 + dx + W]
+        out |= ((np.abs(nb - g) > t).astype(np.uint16) << np.uint16(p)).astype(np.uint16)
+    return out
+
+
+@njit(inline="always", cache=True)
+def popcount16(v):
+    """Number of set bits of a 16-bit value (SWAR)."""
+    v = np.uint32(v)
+    v = v - ((v >> np.uint32(1)) & np.uint32(0x5555))
+    v = (v & np.uint32(0x3333)) + ((v >> np.uint32(2)) & np.uint32(0x3333))
+    v = (v + (v >> np.uint32(4))) & np.uint32(0x0F0F)
+    return np.int32((v + (v >> np.uint32(8))) & np.uint32(0x1F))
+
+
+@njit(inline="always", cache=True)
+def _slot_sums_min_tex(colours, alphas, svtex, tex, y, featf, ubuf, acc, minv, mini, nl, tex_w, C, W, j):
+    """``_slot_sums_min`` with the product kernel: the exponent gains ``tex_w`` per differing bit."""
+    _slot_exponents(colours, y, featf, ubuf, nl, C, W, j)
+    arow = alphas[y, j]
+    trow = svtex[y, j]
+    crow = tex[y]
+    j32 = np.uint32(j)
+    for x in range(W):
+        a = arow[x]
+        u = ubuf[x] - tex_w * np.float32(popcount16(trow[x] ^ crow[x]))
+        acc[x] = fma32(a, exp2_neg(u), acc[x])
+        m = minv[x]
+        i = mini[x]
+        minv[x] = min(a, m)
+        mini[x] = j32 if a < m else i
+
+
+@njit(inline="always", cache=True)
+def _is_shadow(feat, colours, alphas, svtex, tex, y, x, scale, sh_lo, sh_hi, sh_chroma2, sh_ham, sh_bits):
+    """The pixel's colour is a darker copy, same chroma and texture, of an established support
+    vector; a pattern with fewer than ``sh_bits`` set bits (a flat patch) is no evidence."""
+    omega = alphas.shape[1]
+    C = feat.shape[2]
+    fy = np.float32(feat[y, x, 0])
+    t = tex[y, x]
+    if popcount16(t) < sh_bits:
+        return False
+    for j in range(omega):
+        if alphas[y, j, x] * scale < SH_AMIN:
+            continue
+        cy = np.float32(colours[y, j, 0, x])
+        if fy < sh_lo * cy or fy > sh_hi * cy:
+            continue
+        d2 = _ZERO
+        for ch in range(1, C):
+            d = np.float32(feat[y, x, ch]) - np.float32(colours[y, j, ch, x])
+            d2 += d * d
+        if d2 > sh_chroma2:
+            continue
+        if popcount16(t ^ svtex[y, j, x]) <= sh_ham:
+            return True
+    return False
+
+
 _DY = np.array([-1, -1, -1, 0, 0, 1, 1, 1], np.int64)
 _DX = np.array([-1, 0, 1, -1, 1, -1, 0, 1], np.int64)
 
 
 @njit(inline="always", cache=True)
 def _score_row(
-    y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, scores, mask, featf, mini, write
+    y,
+    feat,
+    colours,
+    alphas,
+    blink,
+    scale,
+    threshold,
+    nl,
+    fb_thr,
+    scores,
+    mask,
+    featf,
+    mini,
+    write,
+    svtex,
+    tex,
+    tex_w,
+    shadow,
+    sh_lo,
+    sh_hi,
+    sh_chroma2,
+    sh_ham,
+    sh_bits,
+    shadow_out,
 ):
     """Scores and raw decisions of row y (written out if ``write``); leaves the unwidened scores
     (``featf[0]``) and the row's lowest coefficients (``featf[4]``, ``mini``) in scratch."""
@@ -82,8 +221,14 @@ def _score_row(
         acc[x] = _ZERO
         minv[x] = _INF
         mini[x] = np.uint32(0)
-    for j in range(omega):
-        _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j)
+    if tex_w > _ZERO:
+        for j in range(omega):
+            _slot_sums_min_tex(
+                colours, alphas, svtex, tex, y, featf, ubuf, acc, minv, mini, nl, tex_w, C, W, j
+            )
+    else:
+        for j in range(omega):
+            _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j)
     srow = scores[y]
     mrow = mask[y]
     brow = blink[y]
@@ -96,6 +241,16 @@ def _score_row(
             fg = s < threshold / widen if fb_thr > _ZERO else s < threshold
             srow[x] = s * widen if fb_thr > _ZERO else s
             mrow[x] = np.uint8(255) if fg else np.uint8(0)
+    if write and shadow > 0:
+        # shadow == 1: the output only (``shadow_out``); 2: the learned decisions too
+        orow = mrow if shadow == 2 else shadow_out[y]
+        for x in range(W):
+            if shadow == 1:
+                orow[x] = mrow[x]
+            if mrow[x] != 0 and _is_shadow(
+                feat, colours, alphas, svtex, tex, y, x, scale, sh_lo, sh_hi, sh_chroma2, sh_ham, sh_bits
+            ):
+                orow[x] = np.uint8(0)
 
 
 @njit(inline="always", cache=True)
@@ -121,6 +276,9 @@ def _learn_row(
     mask,
     featf,
     mini,
+    svtex,
+    tex,
+    store_tex,
 ):
     """SILK's update of row y from its decisions (``mask``) and scores (scratch from _score_row)."""
     W, C = feat.shape[1], feat.shape[2]
@@ -159,6 +317,8 @@ def _learn_row(
             arows[j, x] = a
             for ch in range(C):
                 crows[j, ch, x] = frow[x, ch]
+            if store_tex:
+                svtex[y, j, x] = tex[y, x]
 
 
 @njit(inline="always", cache=True)
@@ -228,16 +388,51 @@ def variant_frame(
     consult_n,
     consulted,
     consult_lo,
+    svtex,
+    tex,
+    tex_w,
+    shadow,
+    sh_lo,
+    sh_hi,
+    sh_chroma2,
+    sh_ham,
+    sh_bits,
+    shadow_out,
 ):
-    """One frame of SILK with the optional feedback, neighbour consultation and diffusion (module
-    notes); serial."""
+    """One frame of SILK with the optional feedback, neighbour consultation and diffusion, texture
+    term and shadow test (module notes); serial. ``tex`` holds this frame's LBSP when the texture
+    or the shadow test is on."""
     H = feat.shape[0]
+    store_tex = tex_w > _ZERO or shadow > 0
     featf = scr_f[0]
     mini = scr_i[0]
     if consult_n == 0:
         for y in range(H):
             _score_row(
-                y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, scores, mask, featf, mini, True
+                y,
+                feat,
+                colours,
+                alphas,
+                blink,
+                scale,
+                threshold,
+                nl,
+                fb_thr,
+                scores,
+                mask,
+                featf,
+                mini,
+                True,
+                svtex,
+                tex,
+                tex_w,
+                shadow,
+                sh_lo,
+                sh_hi,
+                sh_chroma2,
+                sh_ham,
+                sh_bits,
+                shadow_out,
             )
             if learn:
                 _learn_row(
@@ -262,12 +457,38 @@ def variant_frame(
                     mask,
                     featf,
                     mini,
+                    svtex,
+                    tex,
+                    store_tex,
                 )
     else:
         # every decision before any update (the neighbours' models are this frame's, unchanged)
         for y in range(H):
             _score_row(
-                y, feat, colours, alphas, blink, scale, threshold, nl, fb_thr, scores, mask, featf, mini, True
+                y,
+                feat,
+                colours,
+                alphas,
+                blink,
+                scale,
+                threshold,
+                nl,
+                fb_thr,
+                scores,
+                mask,
+                featf,
+                mini,
+                True,
+                svtex,
+                tex,
+                tex_w,
+                shadow,
+                sh_lo,
+                sh_hi,
+                sh_chroma2,
+                sh_ham,
+                sh_bits,
+                shadow_out,
             )
         if consulted.shape[0] == H:
             # output only: ``mask`` keeps the pixel's own decisions (learning, the global-change
@@ -309,6 +530,16 @@ def variant_frame(
                     featf,
                     mini,
                     False,
+                    svtex,
+                    tex,
+                    tex_w,
+                    shadow,
+                    sh_lo,
+                    sh_hi,
+                    sh_chroma2,
+                    sh_ham,
+                    sh_bits,
+                    shadow_out,
                 )
                 _learn_row(
                     y,
@@ -332,6 +563,9 @@ def variant_frame(
                     mask,
                     featf,
                     mini,
+                    svtex,
+                    tex,
+                    store_tex,
                 )
     if learn and diff_every > 0:
         _diffuse(feat, colours, alphas, mask, inv_scale_new, rho, nl, diff_every, diff_cap, frame_index)

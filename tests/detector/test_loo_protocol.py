@@ -70,3 +70,64 @@ def test_output_only_consultation_learns_like_the_plain_detector():
         fewer += int(np.count_nonzero(b.apply(f))) - int(np.count_nonzero(a.apply(f)))
     np.testing.assert_array_equal(a._alphas, b._alphas)
     assert fewer > 0
+
+
+def test_lbsp_kernel_agrees_with_the_numpy_reference():
+    vk = pytest.importorskip("silk_variants_kernels")
+    rng = np.random.default_rng(5)
+    feat = rng.integers(0, 256, (11, 19, 3)).astype(np.uint8)
+    feat[3:8, 4:12, 0] = 40  # a flat patch: only the absolute floor decides there
+    out = np.zeros((11, 19), np.uint16)
+    for rel in (0.1, 0.3):
+        vk.lbsp(feat, np.float32(rel), out)
+        np.testing.assert_array_equal(out, vk.lbsp_reference(feat[..., 0], rel))
+    # a uniformly darker copy keeps its pattern away from the floor (why shadows keep texture)
+    bright = np.ascontiguousarray(np.repeat(np.tile([[60, 200], [200, 60]], (6, 10)), 3).reshape(12, 20, 3))
+    a, b = np.zeros((12, 20), np.uint16), np.zeros((12, 20), np.uint16)
+    vk.lbsp(bright.astype(np.uint8), np.float32(0.3), a)
+    vk.lbsp((bright * 0.6).astype(np.uint8), np.float32(0.3), b)
+    np.testing.assert_array_equal(a, b)
+    assert a.any()
+
+
+def _textured(h=12, w=16):
+    yy, xx = np.mgrid[:h, :w]
+    grey = np.where((yy + xx) % 2 == 0, 90, 200)
+    f = np.stack([grey, grey, grey], axis=-1).astype(np.float32)
+    return f
+
+
+def test_shadow_test_keeps_a_darker_textured_patch_as_background():
+    from silkvision.detector.postprocess import NO_POSTPROCESSING
+
+    # raw masks: the patterns that straddle the patch's edge differ, and with the product's hole
+    # filling that foreground ring would fill the shadow back in
+    base = _textured()
+    plain = loo._variant_class()({}, warmup=5, **NO_POSTPROCESSING)
+    shadow = loo.make_detector({"shadow": 1, "sh_ham": 1, "warmup": 5, **NO_POSTPROCESSING})
+    for _ in range(30):
+        plain.apply(base.astype(np.uint8))
+        shadow.apply(base.astype(np.uint8))
+    dark = base.copy()
+    dark[2:10, 3:13] *= 0.7  # a shadow: darker, same grey chroma, same texture
+    flat = base.copy()
+    flat[2:10, 3:13] = 0.7 * 145  # as dark on average, but no texture: an object
+    m_plain, m_shadow = plain.apply(dark.astype(np.uint8)), shadow.apply(dark.astype(np.uint8))
+    assert m_plain[4:8, 5:11].all() and not m_shadow[4:8, 5:11].any()
+    assert shadow.apply(flat.astype(np.uint8))[4:8, 5:11].all()
+    # output only: the model learned exactly what the plain detector learned
+    plain.apply(flat.astype(np.uint8))
+    np.testing.assert_array_equal(plain._alphas, shadow._alphas)
+
+
+def test_texture_term_makes_a_matching_colour_with_other_texture_novel():
+    base = _textured()
+    flat = np.full_like(base, 145.0)  # a colour the model knows on average, without texture
+    plain = loo._variant_class()({}, warmup=5, sigma=60.0)
+    tex = loo.make_detector({"tex_w": 0.5, "warmup": 5, "sigma": 60.0})
+    for _ in range(30):
+        plain.apply(base.astype(np.uint8))
+        tex.apply(base.astype(np.uint8))
+    plain.apply(flat.astype(np.uint8), learningRate=0)
+    tex.apply(flat.astype(np.uint8), learningRate=0)
+    assert (tex.scores[3:9, 3:13] < 0.5 * plain.scores[3:9, 3:13]).all()
