@@ -245,7 +245,9 @@ class FrameLoop:
                 desc=src.name,
                 dynamic_ncols=True,
                 leave=False,
-                delay=0.5,  # no bar for a short run, and a first-run compile note gets its own line
+                # on a terminal: no bar for a short run, and a first-run compile note gets a line
+                # of its own; a bar asked for explicitly draws at once
+                delay=0.5 if progress is None else 0,
             )
         self._bar = bar
         t0 = time.perf_counter()
