@@ -278,6 +278,7 @@ def test_a_cropped_frame_is_not_copied(colour_space, rng):
     twin = sv.create_subtractor("silk", colour_space=colour_space)
     out = np.empty((240, 320), np.uint8)
     det.apply(crop, fgmask=out)
-    twin.apply(np.ascontiguousarray(crop))
-    assert peak_allocation(lambda: det.apply(crop, fgmask=out)) < 240 * 320 // 4
+    for _ in range(3):  # as many frames as det learns: one, then the three peak_allocation tries
+        twin.apply(np.ascontiguousarray(crop))
+    assert peak_allocation(lambda: det.apply(crop, fgmask=out), tries=3) < 240 * 320 // 4
     np.testing.assert_array_equal(out, twin.apply(np.ascontiguousarray(crop)))
