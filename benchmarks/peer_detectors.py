@@ -30,19 +30,19 @@ Environment
 Neither library is, or may become, a dependency of silkvision: opencv-contrib would replace the
 project venv's ``cv2`` and pybgs builds from source. The script runs in a separate venv, built with::
 
-    python3 -m venv /work/peers-venv
-    /work/peers-venv/bin/pip install opencv-contrib-python-headless numpy numba PyYAML \\
+    python3 -m venv ../peers-venv
+    ../peers-venv/bin/pip install opencv-contrib-python-headless numpy numba PyYAML \\
         scikit-image tqdm setuptools wheel
-    /work/peers-venv/bin/pip install -e . --no-deps          # this checkout: the project's scorer
+    ../peers-venv/bin/pip install -e . --no-deps          # this checkout: the project's scorer
     apt-get update && apt-get install -y libopencv-dev cmake  # pybgs links the system OpenCV
-    /work/peers-venv/bin/pip download pybgs==3.3.1 --no-deps --no-build-isolation -d /tmp/pybgs_src
-    tar xzf /tmp/pybgs_src/pybgs-3.3.1.tar.gz -C /tmp/pybgs_src
-    /work/peers-venv/bin/python benchmarks/peer_detectors.py --trim-pybgs /tmp/pybgs_src/pybgs-3.3.1
-    cmake -S /tmp/pybgs_src/pybgs-3.3.1 -B /tmp/pybgs_build -DCMAKE_BUILD_TYPE=Release \\
-        -DPYTHON_EXECUTABLE=/work/peers-venv/bin/python -DBGS_CORE_STATIC=ON \\
+    ../peers-venv/bin/pip download pybgs==3.3.1 --no-deps --no-build-isolation -d ../pybgs-build/src
+    tar xzf ../pybgs-build/src/pybgs-3.3.1.tar.gz -C ../pybgs-build/src
+    ../peers-venv/bin/python benchmarks/peer_detectors.py --trim-pybgs ../pybgs-build/src/pybgs-3.3.1
+    cmake -S ../pybgs-build/src/pybgs-3.3.1 -B ../pybgs-build/build -DCMAKE_BUILD_TYPE=Release \\
+        -DPYTHON_EXECUTABLE="$PWD/../peers-venv/bin/python" -DBGS_CORE_STATIC=ON \\
         -DBGS_PYTHON_SUPPORT=ON -DBGS_PYTHON_ONLY=ON -DBGS_PYTHON_VERSION=3.11
-    nice -n 15 cmake --build /tmp/pybgs_build -- -j1          # one core: the machine is shared
-    cp /tmp/pybgs_build/pybgs*.so /work/peers-venv/lib/python3.11/site-packages/
+    nice -n 15 cmake --build ../pybgs-build/build -- -j1          # one core: the machine is shared
+    cp ../pybgs-build/build/pybgs*.so ../peers-venv/lib/python3.11/site-packages/
 
 The cmake options are those of pybgs's ``setup.py`` (whose build step hard-codes ``make -j8``).
 ``--trim-pybgs`` (:func:`trim_pybgs`) removes every algorithm but the four peers from the unpacked
@@ -55,9 +55,9 @@ resumes. A peer whose library is missing is a one-line error before any work sta
 
 Usage::
 
-    NUMBA_NUM_THREADS=1 nice -n 10 /work/peers-venv/bin/python benchmarks/peer_detectors.py
-    /work/peers-venv/bin/python benchmarks/peer_detectors.py --peers gsoc --sequences highway
-    /work/peers-venv/bin/python benchmarks/peer_detectors.py --table     # print the table only
+    NUMBA_NUM_THREADS=1 nice -n 10 ../peers-venv/bin/python benchmarks/peer_detectors.py
+    ../peers-venv/bin/python benchmarks/peer_detectors.py --peers gsoc --sequences highway
+    ../peers-venv/bin/python benchmarks/peer_detectors.py --table     # print the table only
 
 One OpenCV thread per process; ``--processes`` worker processes (1 by default), one task each.
 """
