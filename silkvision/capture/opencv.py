@@ -19,7 +19,7 @@ from pathlib import Path
 
 import cv2
 
-__all__ = ["open_capture", "quiet_opencv", "utf8_path", "opencv_alias", "DecoderErrors"]
+__all__ = ["open_capture", "quiet_opencv", "utf8_path", "opencv_alias", "DecoderErrors", "STDERR_LOCK"]
 
 # OpenCV reads FFmpeg's log level from OPENCV_FFMPEG_LOGLEVEL once per process, when it first
 # uses FFmpeg (the first cv2.VideoCapture or cv2.VideoWriter with the FFmpeg back end), not at
@@ -137,7 +137,9 @@ AV_LOG_ERROR = 16  # FFmpeg's level of its concealment messages ("error y=3 x=1"
 
 # "[mjpeg @ 0x55d1c0a8b2c0] error y=3 x=1": the codec's name is kept, the address dropped
 _PREFIX = re.compile(r"^\[([^\]@]+?)(?: @ 0x[0-9a-fA-F]+)?\]\s*")
-_decoder_lock = threading.Lock()
+#: held while fd 2 points at a decoder-message file: whoever writes to stderr meanwhile (the
+#: export's progress bar and notes) takes it first, so no line is taken for a frame's message
+STDERR_LOCK = threading.Lock()
 _avutil_lib: ctypes.CDLL | None = None
 _avutil_looked = False  # whether /proc/self/maps was searched already
 _default_callback: ctypes.c_void_p | None = None  # FFmpeg's av_log_default_callback
@@ -203,7 +205,7 @@ class DecoderErrors:
 
     def __enter__(self):
         self.message = None
-        _decoder_lock.acquire()
+        STDERR_LOCK.acquire()
         try:
             self._lib = _avutil()
             if self._lib is None:
@@ -218,7 +220,7 @@ class DecoderErrors:
             self._lib.av_log_set_level(max(self._level, AV_LOG_ERROR))
         except BaseException:
             self._restore()
-            _decoder_lock.release()
+            STDERR_LOCK.release()
             raise
         return self
 
@@ -236,7 +238,7 @@ class DecoderErrors:
                     os.ftruncate(fd, 0)
                     os.lseek(fd, 0, os.SEEK_SET)
         finally:
-            _decoder_lock.release()
+            STDERR_LOCK.release()
         return False
 
     def _restore(self) -> None:

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from silkvision.capture import Source, read_image
-from silkvision.capture.opencv import _decoder_lock
+from silkvision.capture.opencv import STDERR_LOCK
 from silkvision.errors import BadFrame, ExportError, SourceError
 from silkvision.export.notes import note_dropped, note_padding, note_resize
 from silkvision.export.pipeline import DEPTH, FileWriter, FrameReader, LockedStream
@@ -241,7 +241,7 @@ class FrameLoop:
                 total=src.frame_count,
                 initial=self.position,
                 unit="frame",
-                file=LockedStream(_decoder_lock) if self.pipeline else sys.stderr,
+                file=LockedStream(STDERR_LOCK) if self.pipeline else sys.stderr,
                 desc=src.name,
                 dynamic_ncols=True,
                 leave=False,
@@ -420,7 +420,7 @@ def _locked(log):
     """``log``, writing while no reader thread collects FFmpeg's messages from stderr."""
 
     def locked_log(msg: str) -> None:
-        with _decoder_lock:
+        with STDERR_LOCK:
             log(msg)
 
     return locked_log
