@@ -60,6 +60,8 @@ from video_data import VIDEO_ROOT, check_sequences
 SEQUENCES = ("highway", "office", "pedestrians", "traffic", "canoe", "pets2001_illumination")
 FOLIAGE = "wallflower_WavingTrees"
 FOLIAGE_FRAMES = 241
+#: the synthetic strong-wind scene of ``foliage_stress.py`` (with ``--stress``: a seventh sequence)
+STRESS = "foliage_stress"
 #: the foliage proxy is also reported over frames FOLIAGE_WARMUP+1..241 only (every detector starts
 #: empty, so its first frames are foreground everywhere)
 FOLIAGE_WARMUP = 100
@@ -85,6 +87,9 @@ VARIANT_KEYS = (
     "sh_chroma",
     "sh_ham",
     "sh_bits",
+    "fb_sig",
+    "w_max",
+    "v_zero",
 )
 VARIANT_DEFAULTS = {
     "fb_thr": 0.0,
@@ -108,6 +113,9 @@ VARIANT_DEFAULTS = {
     "sh_chroma": 10.0,
     "sh_ham": 2,
     "sh_bits": 0,
+    "fb_sig": 0.0,
+    "w_max": 2.0,
+    "v_zero": 0.0,
 }
 PEERS = ("mog2", "mog2+chain", "knn", "knn+chain")
 ROC_HI = 4.0  # scores above land in the top bin (all far above any threshold used)
@@ -198,6 +206,23 @@ def _grid_shadow():
     return g
 
 
+def _grid_width():
+    """A kernel width per pixel, widened where the background flickers: w(x) = min(1 + fb_sig v,
+    w_max) with v SuBSENSE's blinking level gated by the post-processed mask (the width analogue
+    of SuBSENSE's distance threshold R(x), which grows with v)."""
+    g = [{"fb_gate": 1, "fb_sig": a, "w_max": m} for m in (1.5, 2.0) for a in (0.05, 0.1, 0.2)]
+    # added after the six above had been seen to cost highway 0.016-0.045 (far, small cars count
+    # as flicker): a stricter gate (background in the output of the frame before too), the
+    # blinking weighted by SuBSENSE's D_min analogue, and a dead zone for occasional flicker
+    g += [{"fb_gate": 3, "fb_sig": a, "w_max": 2.0} for a in (0.05, 0.2)]
+    g += [{"fb_gate": 4, "fb_sig": a, "w_max": 2.0} for a in (0.2, 0.5)]
+    g += [
+        {"fb_gate": 4, "fb_sig": 0.5, "w_max": 2.0, "v_zero": 1.0},
+        {"fb_gate": 3, "fb_sig": 0.2, "w_max": 2.0, "v_zero": 2.0},
+    ]
+    return g
+
+
 GRIDS = {
     "base": _grid_base,
     "gated": _grid_gated,
@@ -208,6 +233,7 @@ GRIDS = {
     "consult_unsure": _grid_consult_unsure,
     "texture": _grid_texture,
     "shadow": _grid_shadow,
+    "width": _grid_width,
     "default": lambda: [{}],
 }
 
@@ -272,6 +298,20 @@ def _variant_class():
             if prev is not None and learningRate != 0:
                 v, var = self._extra["blink"], self._var
                 flick = (self._raw != prev) & (out == 0)
+                if self._var["fb_gate"] == 4:
+                    # SuBSENSE's D_min: how poorly the model explains the pixel while it is
+                    # background; the width grows with v only where that stays high
+                    m = self._extra["level"]
+                    target = np.minimum(self._scores / np.float32(self._p["rho"]), np.float32(1))
+                    bg = out == 0
+                    m[bg] += np.float32(var["level_rate"]) * (target[bg] - m[bg])
+                if self._var["fb_gate"] in (3, 4):
+                    # stricter: background in the output of the frame before as well, so the
+                    # frames where an object enters or leaves the pixel do not count
+                    prev_out = getattr(self, "_prev_out", None)
+                    if prev_out is not None:
+                        flick &= prev_out == 0
+                    self._prev_out = out.copy()
                 np.copyto(
                     v,
                     np.where(
@@ -323,9 +363,27 @@ def _variant_class():
                 np.int32(v["sh_ham"]),
                 np.int32(v["sh_bits"]),
                 self._own_buffer(feat),  # the shadow test's output (shadow = 1)
+                self._width_map(feat),
             )
             if learn:
                 self._scale *= self._decay()
+
+        def _width_map(self, feat):
+            # per-pixel kernel exponent scale nl / w(x)^2, w = min(1 + fb_sig v, w_max): a pixel
+            # whose background keeps flickering gets a wider kernel (SuBSENSE's R(x) grows with v)
+            v = self._var
+            if not v["fb_sig"]:
+                return np.zeros((0, 0), np.float32)
+            from silkvision.detector.kernels import kernel_log2_scale
+
+            drive = self._extra["blink"]
+            if v["fb_gate"] == 4:
+                drive = drive * (np.float32(1) - self._extra["level"])
+            if v["v_zero"]:
+                # a dead zone: the occasional flicker of a small, far object does not widen
+                drive = np.maximum(drive - np.float32(v["v_zero"]), np.float32(0))
+            w = np.minimum(np.float32(1) + np.float32(v["fb_sig"]) * drive, np.float32(v["w_max"]))
+            return (kernel_log2_scale(self._p["sigma"]) / (w * w)).astype(np.float32)
 
         def _own_buffer(self, feat):
             # the consulted decisions when only the output follows them (the raw mask keeps the
@@ -349,7 +407,9 @@ def make_detector(cfg: dict):
 
     variant = {k: cfg[k] for k in VARIANT_KEYS if k in cfg}
     params = {k: v for k, v in cfg.items() if k not in VARIANT_KEYS}
-    if not any(variant.get(k, 0) for k in ("fb_thr", "fb_cap", "diff_every", "consult", "tex_w", "shadow")):
+    if not any(
+        variant.get(k, 0) for k in ("fb_thr", "fb_cap", "fb_sig", "diff_every", "consult", "tex_w", "shadow")
+    ):
         return sv.create_subtractor("silk", **params)
     return _variant_class()(variant, **params)
 
@@ -365,6 +425,20 @@ def run_task(root: str, seq_name: str, cfgs: list, peers: bool) -> dict:
 
     numba.set_num_threads(1)
     cv2.setNumThreads(1)
+    if seq_name == STRESS:
+        import foliage_stress
+
+        out = {}
+        for c in cfgs:
+            r = foliage_stress.measure(config_key(c) if c else "silk", Path(root), 1200, 3.0)
+            out[cache_key(STRESS, c)] = {
+                "f_measure": r["f_measure"]["chain"],
+                "fg_share": r["fg_share"]["chain"],
+                "auc": None,
+                "cpu_seconds": r["cpu_seconds"],
+                "frames": r["frames"],
+            }
+        return out
     foliage = seq_name == FOLIAGE
     seq = load_sequence(Path(root) / seq_name, FOLIAGE_FRAMES if foliage else None, load_gt=not foliage)
     runs = {config_key(c): make_detector(c) for c in cfgs}
@@ -494,6 +568,11 @@ def main(argv=None) -> int:
     ap.add_argument("--chunk", type=int, default=6, help="configurations per worker task")
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--self-check", action="store_true")
+    ap.add_argument(
+        "--stress",
+        action="store_true",
+        help="add foliage_stress.py's strong-wind scene (F of its walking person) as a seventh sequence",
+    )
     args = ap.parse_args(argv)
     if args.self_check:
         check_sequences(args.root, ["pedestrians"])
@@ -520,11 +599,13 @@ def main(argv=None) -> int:
             sys.exit(f"configuration {config_key(c)}: {exc}")
     seqs = list(SEQUENCES) + [FOLIAGE]
     check_sequences(args.root, seqs)
+    if args.stress:
+        seqs.append(STRESS)
     cache = load_cache(args.cache)
     tasks = []
     for s in seqs:
         todo = [c for c in cfgs if not _cached(cache, s, c)]
-        peers = not args.no_peers and not _cached(cache, s, {"peer": "mog2"})
+        peers = not args.no_peers and s != STRESS and not _cached(cache, s, {"peer": "mog2"})
         for i in range(0, max(len(todo), 1), args.chunk):
             part = todo[i : i + args.chunk]
             if part or peers:
@@ -560,9 +641,9 @@ def main(argv=None) -> int:
 
 def report(cfgs: list, cache: dict, args, families: dict | None = None) -> None:
     keys = [config_key(c) for c in cfgs]
-    seqs = list(SEQUENCES)
+    seqs = list(SEQUENCES) + ([STRESS] if getattr(args, "stress", False) else [])
     table = {k: {s: cache[s + "|" + k]["f_measure"] for s in seqs} for k in keys}
-    auc = {k: {s: cache[s + "|" + k]["auc"] for s in seqs} for k in keys}
+    auc = {k: {s: cache[s + "|" + k]["auc"] for s in SEQUENCES} for k in keys}
     fol = {k: cache[FOLIAGE + "|" + k]["foliage_fg_share"] for k in keys}
     late = {k: cache[FOLIAGE + "|" + k]["foliage_fg_share_late"] for k in keys}
     short = {s: s[:8] for s in seqs}
@@ -584,26 +665,26 @@ def report(cfgs: list, cache: dict, args, families: dict | None = None) -> None:
             f" | {100 * fol[k]:.2f}% | {100 * late[k]:.2f}% |"
         )
     peer_rows = {}
-    if all(cache_key(s, {"peer": p}) in cache for s in seqs + [FOLIAGE] for p in PEERS):
+    if all(cache_key(s, {"peer": p}) in cache for s in list(SEQUENCES) + [FOLIAGE] for p in PEERS):
         for p in PEERS:
-            f = {s: cache[cache_key(s, {"peer": p})]["f_measure"] for s in seqs}
+            f = {s: cache[cache_key(s, {"peer": p})]["f_measure"] for s in SEQUENCES}
             fl = cache[cache_key(FOLIAGE, {"peer": p})]["foliage_fg_share"]
             fll = cache[cache_key(FOLIAGE, {"peer": p})]["foliage_fg_share_late"]
             peer_rows[p] = {"f": f, "foliage": fl, "foliage_late": fll}
             print(
                 f"| {p} | "
-                + " | ".join(f"{f[s]:.3f}" for s in seqs)
+                + " | ".join(f"{f[s]:.3f}" if s in f else "-" for s in seqs)
                 + f" | {np.mean(list(f.values())):.4f} | - | {100 * fl:.2f}% | {100 * fll:.2f}% |"
             )
     loo = leave_one_out(table, keys, seqs)
-    print("\nLeave one sequence out (configuration chosen by its mean F on the other five)\n")
-    print("| held out | chosen configuration | mean F on the other five | held-out F | held-out AUC |")
+    print("\nLeave one sequence out (configuration chosen by its mean F on the others)\n")
+    print("| held out | chosen configuration | mean F on the others | held-out F | held-out AUC |")
     print("|---|---|---|---|---|")
     for s in seqs:
         r = loo[s]
         print(
             f"| {s} | `{r['config']}` | {r['train_mean']:.4f} | **{r['held_out_f']:.3f}** | "
-            f"{auc[r['config']][s]:.4f} |"
+            f"{auc[r['config']].get(s) or float('nan'):.4f} |"
         )
     mean_loo = float(np.mean([loo[s]["held_out_f"] for s in seqs]))
     print(f"| **mean** | | | **{mean_loo:.4f}** | |")
@@ -624,7 +705,7 @@ def report(cfgs: list, cache: dict, args, families: dict | None = None) -> None:
             )
     best_all = max(keys, key=lambda k: np.mean(list(table[k].values())))
     print(
-        f"\nBest mean F over all six (the rule for a default): `{best_all}` "
+        f"\nBest mean F over all sequences (the rule for a default): `{best_all}` "
         f"{np.mean(list(table[best_all].values())):.4f}"
     )
     if args.json:

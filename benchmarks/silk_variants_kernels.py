@@ -152,6 +152,21 @@ def _slot_sums_min_tex(colours, alphas, svtex, tex, y, featf, ubuf, acc, minv, m
 
 
 @njit(inline="always", cache=True)
+def _slot_sums_min_map(colours, alphas, y, featf, ubuf, acc, minv, mini, nlrow, C, W, j):
+    """``_slot_sums_min`` with a kernel width per pixel: the exponent is ``nlrow[x] |x - x_j|^2``."""
+    _slot_exponents(colours, y, featf, ubuf, _ONE, C, W, j)
+    arow = alphas[y, j]
+    j32 = np.uint32(j)
+    for x in range(W):
+        a = arow[x]
+        acc[x] = fma32(a, exp2_neg(ubuf[x] * nlrow[x]), acc[x])
+        m = minv[x]
+        i = mini[x]
+        minv[x] = min(a, m)
+        mini[x] = j32 if a < m else i
+
+
+@njit(inline="always", cache=True)
 def _is_shadow(feat, colours, alphas, svtex, tex, y, x, scale, sh_lo, sh_hi, sh_chroma2, sh_ham, sh_bits):
     """The pixel's colour is a darker copy, same chroma and texture, of an established support
     vector; a pattern with fewer than ``sh_bits`` set bits (a flat patch) is no evidence."""
@@ -208,6 +223,7 @@ def _score_row(
     sh_ham,
     sh_bits,
     shadow_out,
+    nlmap,
 ):
     """Scores and raw decisions of row y (written out if ``write``); leaves the unwidened scores
     (``featf[0]``) and the row's lowest coefficients (``featf[4]``, ``mini``) in scratch."""
@@ -226,6 +242,9 @@ def _score_row(
             _slot_sums_min_tex(
                 colours, alphas, svtex, tex, y, featf, ubuf, acc, minv, mini, nl, tex_w, C, W, j
             )
+    elif nlmap.shape[0] == feat.shape[0]:
+        for j in range(omega):
+            _slot_sums_min_map(colours, alphas, y, featf, ubuf, acc, minv, mini, nlmap[y], C, W, j)
     else:
         for j in range(omega):
             _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j)
@@ -398,6 +417,7 @@ def variant_frame(
     sh_ham,
     sh_bits,
     shadow_out,
+    nlmap,
 ):
     """One frame of SILK with the optional feedback, neighbour consultation and diffusion, texture
     term and shadow test (module notes); serial. ``tex`` holds this frame's LBSP when the texture
@@ -433,6 +453,7 @@ def variant_frame(
                 sh_ham,
                 sh_bits,
                 shadow_out,
+                nlmap,
             )
             if learn:
                 _learn_row(
@@ -489,6 +510,7 @@ def variant_frame(
                 sh_ham,
                 sh_bits,
                 shadow_out,
+                nlmap,
             )
         if consulted.shape[0] == H:
             # output only: ``mask`` keeps the pixel's own decisions (learning, the global-change
@@ -540,6 +562,7 @@ def variant_frame(
                     sh_ham,
                     sh_bits,
                     shadow_out,
+                    nlmap,
                 )
                 _learn_row(
                     y,
