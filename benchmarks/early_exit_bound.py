@@ -41,7 +41,7 @@ BLOCKS = (4, 8, 16, 32, 64)
 
 def slots_needed(det: SilkSubtractor, feat: np.ndarray) -> dict[str, float]:
     """Mean number of slots summed per pixel (and per block) before nothing can change."""
-    scale, inv_new, decay, rho, cap, _cap_fg, thr, _hold, nl, _learn = det.kernel_args(True)
+    scale, inv_new, decay, rho, cap, _cap_fg, thr, _hold, nl, _learn = det.kernel_args(True)[:10]
     alphas, colours = det._alphas, det._colours  # (H, om, W), (H, om, C, W)
     H, om, W = alphas.shape
     f = feat.astype(np.float32).transpose(0, 2, 1)[:, None]  # (H, 1, C, W)
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
     check_sequences(args.data.parent, [args.data.name])
     files = sorted((args.data / "input").glob("*.jpg"))[: args.warmup + args.frames]
     size = None if args.size == "native" else tuple(int(v) for v in args.size.split("x"))
-    det = SilkSubtractor()
+    det = SilkSubtractor(width_gain=0.0)  # the model this analysis was made for: one kernel width
     rows = []
     for i, path in enumerate(files):
         frame = cv2.imread(str(path))

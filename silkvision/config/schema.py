@@ -206,6 +206,18 @@ SCHEMA: dict[str, Any] = {
                 "(e.g. a light switch), learn without the conservative cap; "
                 "1 = never",
             ),
+            "width_gain": ranged(
+                0.2,
+                float,
+                0,
+                10,
+                help="kernel width per pixel: sigma grows by this much per unit of blinking above "
+                "width_dead_zone (swaying leaves get absorbed); 0 = sigma everywhere",
+            ),
+            "width_max": ranged(2.0, float, 1, 8, help="largest kernel width per pixel, in units of sigma"),
+            "width_dead_zone": ranged(
+                2.0, float, 0, 10, help="blinking level (0..10) up to which a pixel keeps the width sigma"
+            ),
         },
         "norma": {
             "omega": ranged(20, int, 1, 255, help="truncation: the last omega terms are kept"),

@@ -79,6 +79,8 @@ __all__ = [
     "norma_frame",
     "renormalise",
     "silk_frame_serial",
+    "silk_feedback",
+    "silk_feedback_serial",
     "norma_frame_serial",
     "renormalise_serial",
     "U_MIN",
@@ -92,8 +94,8 @@ U_MIN = np.float32(-72.0)
 #: 2^f ~ 1 + c1 f + c2 f^2 + c3 f^3 + c4 f^4 on [0, 1) (iteratively reweighted least squares on
 #: the relative error, rounded to float32; c0 = 1 so 2^0 = exp(0) = 1 exactly, i.e. k(x, x) = 1).
 EXP2_COEFFS = (0.69304484, 0.24128021, 0.05224247, 0.01342669)
-#: rows of float32 scratch per thread: 3 feature rows, acc, min alpha, u
-SCRATCH_ROWS = 6
+#: rows of float32 scratch per thread: 3 feature rows, acc, min alpha, u, per-pixel kernel scale
+SCRATCH_ROWS = 7
 
 _P1, _P2, _P3, _P4 = (np.float32(c) for c in EXP2_COEFFS)
 _ONE = np.float32(1.0)
@@ -236,6 +238,63 @@ def _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j
 
 
 @njit(inline="always", cache=True)
+def _slot_exponents_map(colours, y, featf, ubuf, nlrow, C, W, j):
+    """:func:`_slot_exponents` with a kernel width per pixel: ``ubuf = nlrow * |feat - c_j|^2``."""
+    f0 = featf[0]
+    if C == 3:
+        f1 = featf[1]
+        f2 = featf[2]
+        c0 = colours[y, j, 0]
+        c1 = colours[y, j, 1]
+        c2 = colours[y, j, 2]
+        for x in range(W):
+            t0 = f0[x] - np.float32(c0[x])
+            t1 = f1[x] - np.float32(c1[x])
+            t2 = f2[x] - np.float32(c2[x])
+            d2 = fma32(t2, t2, fma32(t1, t1, t0 * t0))
+            ubuf[x] = d2 * nlrow[x]
+    else:
+        c0 = colours[y, j, 0]
+        for x in range(W):
+            t0 = f0[x] - np.float32(c0[x])
+            ubuf[x] = (t0 * t0) * nlrow[x]
+
+
+@njit(inline="always", cache=True)
+def _slot_sums_map(colours, alphas, y, featf, ubuf, acc, nlrow, C, W, j):
+    """:func:`_slot_sums` with a kernel width per pixel."""
+    _slot_exponents_map(colours, y, featf, ubuf, nlrow, C, W, j)
+    arow = alphas[y, j]
+    for x in range(W):
+        acc[x] = fma32(arow[x], exp2_neg(ubuf[x]), acc[x])
+
+
+@njit(inline="always", cache=True)
+def _slot_sums_min_map(colours, alphas, y, featf, ubuf, acc, minv, mini, nlrow, C, W, j):
+    """:func:`_slot_sums_min` with a kernel width per pixel."""
+    _slot_exponents_map(colours, y, featf, ubuf, nlrow, C, W, j)
+    arow = alphas[y, j]
+    j32 = np.uint32(j)
+    for x in range(W):
+        a = arow[x]
+        acc[x] = fma32(a, exp2_neg(ubuf[x]), acc[x])
+        m = minv[x]
+        i = mini[x]
+        minv[x] = min(a, m)
+        mini[x] = j32 if a < m else i
+
+
+@njit(inline="always", cache=True)
+def _width_row(brow, nl, wgain, wmax, wzero, nlrow, W):
+    """Per-pixel kernel scale of a row: ``nl / w^2`` with ``w = min(1 + wgain max(v - wzero, 0),
+    wmax)`` from the blinking level ``v`` (``w = 1``, i.e. ``nl`` itself, where ``v <= wzero``)."""
+    for x in range(W):
+        d = max(brow[x] - wzero, _ZERO)
+        w = min(_ONE + wgain * d, wmax)
+        nlrow[x] = nl / (w * w)
+
+
+@njit(inline="always", cache=True)
 def _scores_and_mask(acc, scale, threshold, srow, mrow, W):
     """Row scores ``g * sum`` and the raw mask ``score < threshold`` (0/255)."""
     for x in range(W):
@@ -252,6 +311,7 @@ def _silk_row(
     colours,
     alphas,
     since,
+    blink,
     scale,
     inv_scale_new,
     decay,
@@ -262,6 +322,9 @@ def _silk_row(
     hold,
     nl,
     learn,
+    wgain,
+    wmax,
+    wzero,
     scores,
     mask,
     scr_f,
@@ -280,7 +343,16 @@ def _silk_row(
         acc[x] = _ZERO
         minv[x] = _INF
         mini[x] = np.uint32(0)
-    if learn:  # also the lowest coefficient and its slot (first slot on ties)
+    if wgain > _ZERO:  # a kernel width per pixel, from its blinking level
+        nlrow = featf[6]
+        _width_row(blink[y], nl, wgain, wmax, wzero, nlrow, W)
+        if learn:
+            for j in range(omega):
+                _slot_sums_min_map(colours, alphas, y, featf, ubuf, acc, minv, mini, nlrow, C, W, j)
+        else:
+            for j in range(omega):
+                _slot_sums_map(colours, alphas, y, featf, ubuf, acc, nlrow, C, W, j)
+    elif learn:  # also the lowest coefficient and its slot (first slot on ties)
         for j in range(omega):
             _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j)
     else:
@@ -328,6 +400,7 @@ def silk_frame(
     colours,
     alphas,
     since,
+    blink,
     scale,
     inv_scale_new,
     decay,
@@ -338,6 +411,9 @@ def silk_frame(
     hold,
     nl,
     learn,
+    wgain,
+    wmax,
+    wzero,
     scores,
     mask,
     scr_f,
@@ -375,9 +451,14 @@ def silk_frame(
         ``-log2(e) / (2 sigma^2)`` (:func:`kernel_log2_scale`).
     learn : bool
         False: score only.
+    blink : (H, W) float32
+        Per-pixel blinking level v (read only here; :func:`silk_feedback` updates it).
+    wgain, wmax, wzero : float32
+        Kernel width per pixel: ``sigma w`` with ``w = min(1 + wgain max(v - wzero, 0), wmax)``;
+        ``wgain = 0``: the same width ``nl`` everywhere (``blink`` is not read).
     scores : (H, W) float32, mask : (H, W) uint8
         Outputs.
-    scr_f : (T, 6, W) float32, scr_i : (T, W) uint32
+    scr_f : (T, 7, W) float32, scr_i : (T, W) uint32
         Per-thread scratch.
     """
     H = feat.shape[0]
@@ -389,6 +470,7 @@ def silk_frame(
             colours,
             alphas,
             since,
+            blink,
             scale,
             inv_scale_new,
             decay,
@@ -399,6 +481,9 @@ def silk_frame(
             hold,
             nl,
             learn,
+            wgain,
+            wmax,
+            wzero,
             scores,
             mask,
             scr_f,
@@ -412,6 +497,7 @@ def silk_frame_serial(
     colours,
     alphas,
     since,
+    blink,
     scale,
     inv_scale_new,
     decay,
@@ -422,6 +508,9 @@ def silk_frame_serial(
     hold,
     nl,
     learn,
+    wgain,
+    wmax,
+    wzero,
     scores,
     mask,
     scr_f,
@@ -438,6 +527,7 @@ def silk_frame_serial(
             colours,
             alphas,
             since,
+            blink,
             scale,
             inv_scale_new,
             decay,
@@ -448,11 +538,52 @@ def silk_frame_serial(
             hold,
             nl,
             learn,
+            wgain,
+            wmax,
+            wzero,
             scores,
             mask,
             scr_f,
             scr_i,
         )
+
+
+@njit(inline="always", cache=True)
+def _feedback_row(y, raw, out, prev_raw, prev_out, blink, v_inc, v_dec, v_max):
+    rrow = raw[y]
+    orow = out[y]
+    prrow = prev_raw[y]
+    porow = prev_out[y]
+    brow = blink[y]
+    for x in range(raw.shape[1]):
+        r = rrow[x]
+        o = orow[x]
+        flick = (r != prrow[x]) and o == 0 and porow[x] == 0
+        v = brow[x]
+        brow[x] = min(v + v_inc, v_max) if flick else max(v - v_dec, _ZERO)
+        prrow[x] = r
+        porow[x] = o
+
+
+@njit(parallel=True, cache=True)
+def silk_feedback(raw, out, prev_raw, prev_out, blink, v_inc, v_dec, v_max):
+    """Blinking level of every pixel after a learned frame (SuBSENSE's v(x), gated).
+
+    ``v <- min(v + v_inc, v_max)`` where the raw decision flipped since the last learned frame
+    while the post-processed mask ``out`` was background in both frames (flicker that the mask
+    chain removes, not an object entering or leaving the pixel); ``v <- max(v - v_dec, 0)``
+    elsewhere. ``prev_raw`` and ``prev_out`` (uint8, HxW) then take this frame's masks; ``blink``
+    is float32 HxW. All updated in place.
+    """
+    for y in prange(raw.shape[0]):
+        _feedback_row(y, raw, out, prev_raw, prev_out, blink, v_inc, v_dec, v_max)
+
+
+@njit(cache=True)
+def silk_feedback_serial(raw, out, prev_raw, prev_out, blink, v_inc, v_dec, v_max):
+    """:func:`silk_feedback` on the calling thread alone (see :func:`silk_frame_serial`)."""
+    for y in range(raw.shape[0]):
+        _feedback_row(y, raw, out, prev_raw, prev_out, blink, v_inc, v_dec, v_max)
 
 
 @njit(inline="always", cache=True)

@@ -25,6 +25,8 @@ __all__ = [
     "fma32_reference",
     "exp2_neg_reference",
     "silk_frame_reference",
+    "silk_feedback_reference",
+    "width_scale_reference",
     "norma_frame_reference",
     "renormalise_reference",
     "SilkPixelModel",
@@ -74,7 +76,8 @@ def exp2_neg_reference(u: np.ndarray) -> np.ndarray:
 
 
 def _kernel_sums(feat, colours, alphas, nl):
-    """sum_j alphas[:, j] * k(colours[:, j], feat) in the kernel's order; (H, W) float32."""
+    """sum_j alphas[:, j] * k(colours[:, j], feat) in the kernel's order; (H, W) float32. ``nl`` is
+    one float32 or an (H, W) float32 array (a kernel width per pixel)."""
     H, W, C = feat.shape
     f = feat.astype(np.float32).transpose(2, 0, 1)  # (C, H, W)
     acc = np.zeros((H, W), np.float32)
@@ -85,9 +88,27 @@ def _kernel_sums(feat, colours, alphas, nl):
         for c in range(1, C):  # integer values < 2^24: exact, so
             t = f[c] - cj[:, c]  # fused or not gives the same d2
             d2 = d2 + t * t
-        k = exp2_neg_reference(d2 * _F(nl))
+        k = exp2_neg_reference(d2 * (np.asarray(nl, np.float32) if np.ndim(nl) else _F(nl)))
         acc = fma32_reference(alphas[:, j], k, acc)
     return acc
+
+
+def width_scale_reference(blink, nl, wgain, wmax, wzero) -> np.ndarray:
+    """NumPy mirror of the kernels' per-pixel scale ``nl / w^2``, ``w = min(1 + wgain max(v - wzero,
+    0), wmax)`` (``kernels._width_row``); (H, W) float32."""
+    d = np.maximum(blink - _F(wzero), _F(0.0))
+    w = np.minimum(_F(1.0) + _F(wgain) * d, _F(wmax))
+    return (_F(nl) / (w * w)).astype(np.float32, copy=False)
+
+
+def silk_feedback_reference(raw, out, prev_raw, prev_out, blink, v_inc, v_dec, v_max) -> None:
+    """NumPy mirror of :func:`silkvision.detector.kernels.silk_feedback` (in place)."""
+    flick = (raw != prev_raw) & (out == 0) & (prev_out == 0)
+    blink[...] = np.where(
+        flick, np.minimum(blink + _F(v_inc), _F(v_max)), np.maximum(blink - _F(v_dec), _F(0.0))
+    )
+    prev_raw[...] = raw
+    prev_out[...] = out
 
 
 def silk_frame_reference(
@@ -95,6 +116,7 @@ def silk_frame_reference(
     colours,
     alphas,
     since,
+    blink,
     scale,
     inv_scale_new,
     decay,
@@ -105,6 +127,9 @@ def silk_frame_reference(
     hold,
     nl,
     learn,
+    wgain,
+    wmax,
+    wzero,
     scores,
     mask,
 ) -> None:
@@ -113,6 +138,8 @@ def silk_frame_reference(
     Updates ``colours``, ``alphas``, ``since`` (when ``learn``), ``scores`` and ``mask`` in place.
     """
     H, W, C = feat.shape
+    if wgain > 0:
+        nl = width_scale_reference(blink, nl, wgain, wmax, wzero)
     acc = _kernel_sums(feat, colours, alphas, nl)
     s = acc * _F(scale)
     scores[...] = s

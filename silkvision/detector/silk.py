@@ -56,8 +56,22 @@ Refinements (switchable; see ``docs/BENCHMARKS.md`` section 2 for their measured
   close to colours learned earlier); without the hold they are learned at the full cap, and in busy
   lanes car colours then fill the buffer. A pixel that was foreground in the frame before is
   probably still covered by the object.
+* **Kernel width per pixel** (``width_gain``, ``width_max``, ``width_dead_zone``): the pixel-level
+  feedback of SuBSENSE (St-Charles et al. 2015) applied to the kernel width. Leaves in wind show a
+  pixel many colours in turn; with one narrow sigma the buffer cannot cover them all, and the
+  conservative cap keeps them foreground for good. Each pixel keeps SuBSENSE's blinking level v:
+  ``v <- min(v + 1, 10)`` when its raw decision flipped since the last learned frame while the
+  post-processed mask was background in both frames (flicker that the mask chain removes, not an
+  object entering or leaving), ``v <- max(v - 0.1, 0)`` otherwise. Its kernel width is then
+  ``sigma w`` with ``w = min(1 + width_gain max(v - width_dead_zone, 0), width_max)``, as
+  SuBSENSE's distance threshold R(x) grows with v. The dead zone leaves the occasional flicker of
+  a small, far object alone. The decision is still ``f(x) < threshold`` on the kernel expansion,
+  and the scores are exact. ``width_gain = 0`` gives one width everywhere. The flicker is read
+  from the mask chain's output, so with no median (or an identity chain) the width never changes.
+  The study and its figures: ``docs/benchmarks/accuracy.md``.
 * **Mask post-processing**: median filter (``median``: 0 or an odd size), closing (``close``) and
-  hole filling (``fill_holes``); they change the returned mask only, never what is learned.
+  hole filling (``fill_holes``). They change the returned mask, and through the width feedback
+  above which flicker counts; never a coefficient or the decision rule.
 * **Colour space** of the feature (``colour_space``: rgb, ycrcb, lab, gray).
 
 Implementation notes
@@ -65,8 +79,9 @@ Implementation notes
 State: support-vector colours (H, omega, C, W) uint8 and coefficients (H, omega, W) float32 stored
 divided by one global scale g (all pixels decay by the same factor every frame, so the decay is
 ``g <- (1 - tau) g``; renormalised when g < 2**-40), plus a uint8 count of the frames since the
-pixel was last foreground (``hold``), i.e. 4 omega + C omega + 1 bytes per pixel (141 B for
-omega = 20, RGB). All buffers are allocated at the first frame (or after
+pixel was last foreground (``hold``) and, for the width feedback, a float32 blinking level and the
+last learned frame's raw and output masks (uint8), i.e. 4 omega + C omega + 7 bytes per pixel
+(147 B for omega = 20, RGB). All buffers are allocated at the first frame (or after
 :meth:`~SilkSubtractor.reset` / :meth:`~SilkSubtractor.set_state`); ``apply`` allocates nothing but
 its returned mask (pass ``fgmask`` to avoid that too) and, with ``fill_holes``, the small list of
 contours OpenCV returns to the hole filling.
@@ -85,6 +100,8 @@ from silkvision.detector.pixel import schema_default as _default
 __all__ = ["SilkSubtractor", "KernelPixelSubtractor", "SIGMA_MIN"]
 
 _F = np.float32
+#: SuBSENSE's blinking level (St-Charles et al. 2015): +1 per counted flip, -0.1 per frame, at most 10
+BLINK_INC, BLINK_DEC, BLINK_MAX = _F(1.0), _F(0.1), _F(10.0)
 
 
 class SilkSubtractor(KernelPixelSubtractor):
@@ -121,6 +138,13 @@ class SilkSubtractor(KernelPixelSubtractor):
     global_change : float
         In (0, 1]: when more than this fraction of the previous learned frame's pixels were
         foreground (raw mask), the frame is learned without the conservative cap (1 = never).
+    width_gain : float
+        Kernel width per pixel: sigma grows by this factor per unit of blinking level above
+        ``width_dead_zone`` (0..10); 0 = sigma everywhere.
+    width_max : float
+        Largest kernel width of a pixel, in units of sigma (>= 1).
+    width_dead_zone : float
+        Blinking level up to which a pixel keeps the width sigma.
     colour_space : {"rgb", "ycrcb", "lab", "gray"}
         Pixel feature.
     median : int
@@ -153,6 +177,9 @@ class SilkSubtractor(KernelPixelSubtractor):
         "warmup_kappa",
         "hold",
         "global_change",
+        "width_gain",
+        "width_max",
+        "width_dead_zone",
         "colour_space",
         "median",
         "close",
@@ -173,6 +200,9 @@ class SilkSubtractor(KernelPixelSubtractor):
         warmup_kappa: float = _default("silk", "warmup_kappa"),
         hold: int = _default("silk", "hold"),
         global_change: float = _default("silk", "global_change"),
+        width_gain: float = _default("silk", "width_gain"),
+        width_max: float = _default("silk", "width_max"),
+        width_dead_zone: float = _default("silk", "width_dead_zone"),
         colour_space: str = SCHEMA["detector"]["colour_space"].default,
         median: int = SCHEMA["detector"]["median"].default,
         close: int = SCHEMA["detector"]["close"].default,
@@ -191,6 +221,9 @@ class SilkSubtractor(KernelPixelSubtractor):
             warmup_kappa=warmup_kappa,
             hold=hold,
             global_change=global_change,
+            width_gain=width_gain,
+            width_max=width_max,
+            width_dead_zone=width_dead_zone,
             colour_space=colour_space,
             median=median,
             close=close,
@@ -210,6 +243,9 @@ class SilkSubtractor(KernelPixelSubtractor):
             "hold",
             "global_change",
             "conservative",
+            "width_gain",
+            "width_max",
+            "width_dead_zone",
         ):
             p[key] = check_param("silk", key, p[key])
         return p
@@ -218,7 +254,13 @@ class SilkSubtractor(KernelPixelSubtractor):
         return self._p["omega"] * self._p["C"]
 
     def _extra_state_shapes(self, H, W) -> dict:
-        return {"since": ((H, W), np.uint8, 255)}
+        return {
+            "since": ((H, W), np.uint8, 255),
+            # the width feedback: blinking level, and the last learned frame's raw and output masks
+            "blink": ((H, W), np.float32, 0.0),
+            "prev_raw": ((H, W), np.uint8, 0),
+            "prev_out": ((H, W), np.uint8, 0),
+        }
 
     def _decay(self) -> float:
         """Factor of the old coefficients in the next learned frame: ``1 - tau``."""
@@ -226,7 +268,8 @@ class SilkSubtractor(KernelPixelSubtractor):
 
     def kernel_args(self, learn: bool) -> tuple:
         """The scalar arguments of :func:`~silkvision.detector.kernels.silk_frame` for the next
-        frame: ``(scale, inv_scale_new, decay, rho, cap, cap_fg, threshold, hold, nl, learn)``."""
+        frame: ``(scale, inv_scale_new, decay, rho, cap, cap_fg, threshold, hold, nl, learn, wgain,
+        wmax, wzero)``."""
         p = self._p
         decay = self._decay()
         g_new = self._scale * decay if learn else self._scale
@@ -246,6 +289,9 @@ class SilkSubtractor(KernelPixelSubtractor):
             np.int32(p["hold"]),
             _k.kernel_log2_scale(p["sigma"]),
             bool(learn),
+            _F(p["width_gain"]),
+            _F(p["width_max"]),
+            _F(p["width_dead_zone"]),
         )
 
     def _run(self, feat: np.ndarray, learn: bool) -> None:
@@ -257,6 +303,7 @@ class SilkSubtractor(KernelPixelSubtractor):
             self._colours,
             self._alphas,
             self._extra["since"],
+            self._extra["blink"],
             *args,
             self._scores,
             self._raw,
@@ -265,3 +312,26 @@ class SilkSubtractor(KernelPixelSubtractor):
         )
         if learn:
             self._scale *= self._decay()
+
+    def apply(
+        self, frame: np.ndarray, learningRate: float = -1, fgmask: np.ndarray | None = None
+    ) -> np.ndarray:
+        out = super().apply(frame, learningRate, fgmask)
+        if self._p["width_gain"] > 0 and learningRate != 0:
+            # after the mask chain: its output tells flicker from objects (module notes)
+            e = self._extra
+            run_kernel(
+                _k.silk_feedback,
+                _k.silk_feedback_serial,
+                self._raw,
+                np.ascontiguousarray(out),
+                e["prev_raw"],
+                e["prev_out"],
+                e["blink"],
+                BLINK_INC,
+                BLINK_DEC,
+                BLINK_MAX,
+            )
+        return out
+
+    apply.__doc__ = KernelPixelSubtractor.apply.__doc__

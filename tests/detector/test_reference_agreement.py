@@ -46,11 +46,13 @@ def _random_frames(rng, n, h, w, ch=3):
 
 def _run_against_mirror(det, frames, learn_pattern=lambda i: i % 7 != 3, state_every=1):
     """Run det.apply and the mirror reference side by side; compare everything every frame."""
-    ref = R.silk_frame_reference if det.name == "silk" else R.norma_frame_reference
+    silk = det.name == "silk"
+    ref = R.silk_frame_reference if silk else R.norma_frame_reference
     det.apply(frames[0])
     st = det.get_state()
-    state = {k: st[k].copy() for k in ("colours", "alphas", "since", "ptr", "rho") if k in st}
-    extra = [state[k] for k in ("since", "ptr", "rho") if k in state]
+    keys = ("colours", "alphas", "since", "blink", "prev_raw", "prev_out", "ptr", "rho")
+    state = {k: st[k].copy() for k in keys if k in st}
+    extra = [state[k] for k in ("since", "blink", "ptr", "rho") if k in state]
     H, W = frames[0].shape[:2]
     sc = np.zeros((H, W), np.float32)
     mk = np.zeros((H, W), np.uint8)
@@ -59,6 +61,9 @@ def _run_against_mirror(det, frames, learn_pattern=lambda i: i % 7 != 3, state_e
         args = det.kernel_args(learn)
         feat = det._conv(f)
         ref(feat, state["colours"], state["alphas"], *extra, *args, sc, mk)
+        if silk and learn and det.get_params()["width_gain"] > 0:
+            fb = [state[k] for k in ("prev_raw", "prev_out", "blink")]
+            R.silk_feedback_reference(mk, det.mask_filter(mk), *fb, 1.0, 0.1, 10.0)
         scale_before = det._scale
         det.apply(f, learningRate=-1 if learn else 0)
         np.testing.assert_array_equal(det.scores, sc, err_msg=f"scores, frame {i + 1}")
@@ -127,12 +132,35 @@ def test_exp2_kernel_equals_reference_and_is_accurate():
         dict(colour_space="ycrcb", omega=5, warmup=3, kappa=0.2, hold=3),  # cap held after foreground
         dict(colour_space="ycrcb", omega=4, warmup=20, warmup_kappa=0.3, kappa=0.1),  # warm-up cap
         dict(tau=0.6, omega=4, warmup=0),  # renormalises every ~30 frames
+        # a kernel width per pixel, from flicker that the median removes
+        dict(median=3, width_gain=0.5, width_dead_zone=0.0, width_max=3.0),
+        dict(median=5, colour_space="gray", width_gain=2.0, width_dead_zone=0.5, width_max=1.5),
     ],
 )
 def test_silk_kernel_matches_mirror_on_random_frames(rng, params):
-    det = SilkSubtractor(median=0, **params)
+    det = SilkSubtractor(**{"median": 0, **params})
     frames = _random_frames(rng, 70, 13, 37)
-    _run_against_mirror(det, frames)
+    det = _run_against_mirror(det, frames)
+    if params.get("width_gain"):
+        assert det._extra["blink"].max() > params["width_dead_zone"]  # the widths did vary
+
+
+def test_silk_width_feedback_matches_mirror(rng):
+    """The blinking level: flips count only where the output was background in both frames."""
+    H, W = 9, 23
+    blink = (rng.random((H, W)) * 12).astype(np.float32).clip(0, 10)
+    arrays = [rng.choice(np.array([0, 255], np.uint8), (H, W)) for _ in range(4)]
+    got = [a.copy() for a in arrays[2:]] + [blink.copy()]
+    want = [a.copy() for a in arrays[2:]] + [blink.copy()]
+    K.silk_feedback(arrays[0], arrays[1], *got, np.float32(1.0), np.float32(0.1), np.float32(10.0))
+    R.silk_feedback_reference(arrays[0], arrays[1], *want, 1.0, 0.1, 10.0)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    raw, out, prev_raw, prev_out = arrays
+    flick = (raw != prev_raw) & (out == 0) & (prev_out == 0)
+    assert flick.any() and (~flick).any()
+    np.testing.assert_array_equal(got[2][flick], np.minimum(blink[flick] + np.float32(1), np.float32(10)))
+    np.testing.assert_array_equal(got[2][~flick], np.maximum(blink[~flick] - np.float32(0.1), np.float32(0)))
 
 
 def test_silk_renormalisation_is_exercised():
@@ -216,7 +244,8 @@ def test_silk_matches_textbook_per_pixel_model(sample_seq, tau, omega, n):
         warmup_kappa=0.6,
         hold=2,
     )
-    det = SilkSubtractor(median=0, global_change=1.0, colour_space="rgb", **p)  # per-pixel maths only
+    # per-pixel maths only: one kernel width (the width feedback reads the mask chain's output)
+    det = SilkSubtractor(median=0, global_change=1.0, width_gain=0.0, colour_space="rgb", **p)
     models = [[R.SilkPixelModel(**p) for _ in range(6)] for _ in range(6)]
     for t, f in enumerate(frames):
         learn = t != 20

@@ -401,7 +401,9 @@ def test_grey_frames_match_colour_frames():
     g = SilkSubtractor(colour_space="gray", median=0)
     g.apply(grey)
     assert g.get_state()["colours"].shape == (6, 20, 1, 9)
-    assert g.state_nbytes == 6 * 9 * (20 * 5 + 1)  # 1 byte colour + 4 byte alpha per slot, 1 byte "since"
+    # 1 byte colour + 4 byte alpha per slot; per pixel 1 byte "since", and for the width feedback a
+    # float32 blinking level and the last raw and output masks (1 byte each)
+    assert g.state_nbytes == 6 * 9 * (20 * 5 + 1 + 4 + 2)
 
 
 @pytest.mark.parametrize("size", [0, 3, 5, 7, 15])
