@@ -111,6 +111,8 @@ def make_detectors(which: list[str]):
             dets["silk+median"] = SilkSubtractor(close=0, fill_holes=False)
         elif w == "silk+post":  # SILK exactly as configured by default (median, closing, hole filling)
             dets["silk+post"] = SilkSubtractor()
+        elif w == "silk+post:one-width":  # the same with one kernel width everywhere (width_gain 0)
+            dets[w] = SilkSubtractor(width_gain=0.0)
         elif w == "norma":
             dets["norma"] = NormaSubtractor(**NO_POSTPROCESSING)
         elif w == "mog2":

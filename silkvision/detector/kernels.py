@@ -343,7 +343,12 @@ def _silk_row(
         acc[x] = _ZERO
         minv[x] = _INF
         mini[x] = np.uint32(0)
-    if wgain > _ZERO:  # a kernel width per pixel, from its blinking level
+    wide = 0
+    if wgain > _ZERO:  # a kernel width per pixel where some pixel of the row blinks past the dead zone
+        brow = blink[y]
+        for x in range(W):
+            wide += 1 if brow[x] > wzero else 0
+    if wide > 0:  # (w = 1 everywhere else: nl itself, so the plain path gives the same sums)
         nlrow = featf[6]
         _width_row(blink[y], nl, wgain, wmax, wzero, nlrow, W)
         if learn:
@@ -550,6 +555,7 @@ def silk_frame_serial(
 
 @njit(inline="always", cache=True)
 def _feedback_row(y, raw, out, prev_raw, prev_out, blink, v_inc, v_dec, v_max):
+    """Row ``y`` of :func:`silk_feedback` (masks are 0/255)."""
     rrow = raw[y]
     orow = out[y]
     prrow = prev_raw[y]
@@ -558,9 +564,12 @@ def _feedback_row(y, raw, out, prev_raw, prev_out, blink, v_inc, v_dec, v_max):
     for x in range(raw.shape[1]):
         r = rrow[x]
         o = orow[x]
-        flick = (r != prrow[x]) and o == 0 and porow[x] == 0
+        # branch-free (vectorised): nonzero iff the raw decision changed and both outputs are 0
+        flick = (r ^ prrow[x]) & ~(o | porow[x])
         v = brow[x]
-        brow[x] = min(v + v_inc, v_max) if flick else max(v - v_dec, _ZERO)
+        up = min(v + v_inc, v_max)
+        down = max(v - v_dec, _ZERO)
+        brow[x] = up if flick != 0 else down
         prrow[x] = r
         porow[x] = o
 

@@ -417,3 +417,38 @@ def test_binary_median_equals_opencv_median(rng, size):
         out = np.empty_like(m)
         assert binary_median(m, size, out=out) is out
         np.testing.assert_array_equal(out, want)
+
+
+def _swaying_texture(n, seed=0):
+    """A fine random texture shifted by up to 2 pixels every frame: each pixel sees many colours in
+    turn, as under leaves in wind."""
+    rng = np.random.default_rng(seed)
+    tex = cv2.GaussianBlur(rng.integers(0, 256, (64, 96, 3)).astype(np.uint8), (0, 0), 1.5)
+    tex = cv2.normalize(tex, None, 0, 255, cv2.NORM_MINMAX)
+    return [np.roll(tex, tuple(s), axis=(0, 1)) for s in rng.integers(-2, 3, (n, 2))]
+
+
+def test_width_feedback_absorbs_a_swaying_texture():
+    frames = _swaying_texture(700)
+    share = {}
+    for gain in (0.2, 0.0):
+        det = SilkSubtractor(width_gain=gain)
+        fg = [np.count_nonzero(det.apply(f)) / f[..., 0].size for f in frames]
+        share[gain] = np.mean(fg[-100:])
+    assert share[0.2] < 0.01 < 0.05 < share[0.0]  # one width everywhere: never absorbed
+
+
+def test_width_feedback_needs_the_mask_chain_and_learning():
+    frames = _swaying_texture(60)
+    det = SilkSubtractor(median=0, close=0, fill_holes=False)  # flicker cannot be told from objects
+    for f in frames:
+        det.apply(f)
+    assert not det._extra["blink"].any()
+    det = SilkSubtractor()
+    for f in frames[:40]:
+        det.apply(f)
+    before = {k: det._extra[k].copy() for k in ("blink", "prev_raw", "prev_out")}
+    assert before["blink"].any()
+    det.apply(frames[40], learningRate=0)  # score only: the feedback state is not touched
+    for k, v in before.items():
+        np.testing.assert_array_equal(det._extra[k], v)
