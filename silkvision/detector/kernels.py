@@ -68,7 +68,7 @@ import numpy as np
 from llvmlite import ir as _llir
 from numba import njit, prange
 from numba.core import types as _nbt
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 __all__ = [
     "fma32",
@@ -171,6 +171,20 @@ def fma32_array(a, b, c, out):
     return out
 
 
+def _nl_at(nl, x):
+    """The kernel's exponent scale at pixel ``x`` of a row: ``nl`` itself (one width for every
+    pixel) or ``nl[x]`` (a width per pixel). Resolved by type when numba compiles the caller, so
+    both uses share one slot loop."""
+    return nl[x] if np.ndim(nl) else nl
+
+
+@overload(_nl_at, inline="always")
+def _nl_at_typed(nl, x):
+    if isinstance(nl, _nbt.Array):
+        return lambda nl, x: nl[x]
+    return lambda nl, x: nl
+
+
 @njit(inline="always", cache=True)
 def _load_features(feat, y, featf, C, W):
     # one pass over the interleaved row (LLVM vectorises the de-interleave), not one per channel
@@ -190,7 +204,8 @@ def _load_features(feat, y, featf, C, W):
 
 @njit(inline="always", cache=True)
 def _slot_exponents(colours, y, featf, ubuf, nl, C, W, j):
-    """First pass over slot j of row y: ``ubuf = nl * |feat - colours[y, j]|^2`` per pixel."""
+    """First pass over slot j of row y: ``ubuf = nl * |feat - colours[y, j]|^2`` per pixel (``nl``
+    one float32, or a row of them: :func:`_nl_at`)."""
     f0 = featf[0]
     if C == 3:
         f1 = featf[1]
@@ -203,12 +218,12 @@ def _slot_exponents(colours, y, featf, ubuf, nl, C, W, j):
             t1 = f1[x] - np.float32(c1[x])
             t2 = f2[x] - np.float32(c2[x])
             d2 = fma32(t2, t2, fma32(t1, t1, t0 * t0))  # integers < 2^24: exact
-            ubuf[x] = d2 * nl
+            ubuf[x] = d2 * _nl_at(nl, x)
     else:
         c0 = colours[y, j, 0]
         for x in range(W):
             t0 = f0[x] - np.float32(c0[x])
-            ubuf[x] = (t0 * t0) * nl
+            ubuf[x] = (t0 * t0) * _nl_at(nl, x)
 
 
 @njit(inline="always", cache=True)
@@ -226,53 +241,6 @@ def _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j
     (strictly lower only: the first slot wins ties) in the same second pass (one load of the
     coefficients instead of two)."""
     _slot_exponents(colours, y, featf, ubuf, nl, C, W, j)
-    arow = alphas[y, j]
-    j32 = np.uint32(j)
-    for x in range(W):
-        a = arow[x]
-        acc[x] = fma32(a, exp2_neg(ubuf[x]), acc[x])
-        m = minv[x]
-        i = mini[x]
-        minv[x] = min(a, m)
-        mini[x] = j32 if a < m else i
-
-
-@njit(inline="always", cache=True)
-def _slot_exponents_map(colours, y, featf, ubuf, nlrow, C, W, j):
-    """:func:`_slot_exponents` with a kernel width per pixel: ``ubuf = nlrow * |feat - c_j|^2``."""
-    f0 = featf[0]
-    if C == 3:
-        f1 = featf[1]
-        f2 = featf[2]
-        c0 = colours[y, j, 0]
-        c1 = colours[y, j, 1]
-        c2 = colours[y, j, 2]
-        for x in range(W):
-            t0 = f0[x] - np.float32(c0[x])
-            t1 = f1[x] - np.float32(c1[x])
-            t2 = f2[x] - np.float32(c2[x])
-            d2 = fma32(t2, t2, fma32(t1, t1, t0 * t0))
-            ubuf[x] = d2 * nlrow[x]
-    else:
-        c0 = colours[y, j, 0]
-        for x in range(W):
-            t0 = f0[x] - np.float32(c0[x])
-            ubuf[x] = (t0 * t0) * nlrow[x]
-
-
-@njit(inline="always", cache=True)
-def _slot_sums_map(colours, alphas, y, featf, ubuf, acc, nlrow, C, W, j):
-    """:func:`_slot_sums` with a kernel width per pixel."""
-    _slot_exponents_map(colours, y, featf, ubuf, nlrow, C, W, j)
-    arow = alphas[y, j]
-    for x in range(W):
-        acc[x] = fma32(arow[x], exp2_neg(ubuf[x]), acc[x])
-
-
-@njit(inline="always", cache=True)
-def _slot_sums_min_map(colours, alphas, y, featf, ubuf, acc, minv, mini, nlrow, C, W, j):
-    """:func:`_slot_sums_min` with a kernel width per pixel."""
-    _slot_exponents_map(colours, y, featf, ubuf, nlrow, C, W, j)
     arow = alphas[y, j]
     j32 = np.uint32(j)
     for x in range(W):
@@ -353,10 +321,10 @@ def _silk_row(
         _width_row(blink[y], nl, wgain, wmax, wzero, nlrow, W)
         if learn:
             for j in range(omega):
-                _slot_sums_min_map(colours, alphas, y, featf, ubuf, acc, minv, mini, nlrow, C, W, j)
+                _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nlrow, C, W, j)
         else:
             for j in range(omega):
-                _slot_sums_map(colours, alphas, y, featf, ubuf, acc, nlrow, C, W, j)
+                _slot_sums(colours, alphas, y, featf, ubuf, acc, nlrow, C, W, j)
     elif learn:  # also the lowest coefficient and its slot (first slot on ties)
         for j in range(omega):
             _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j)
