@@ -131,3 +131,21 @@ def test_texture_term_makes_a_matching_colour_with_other_texture_novel():
     plain.apply(flat.astype(np.uint8), learningRate=0)
     tex.apply(flat.astype(np.uint8), learningRate=0)
     assert (tex.scores[3:9, 3:13] < 0.5 * plain.scores[3:9, 3:13]).all()
+
+
+def test_strong_wind_scene_is_deterministic_and_its_truth_is_the_pasted_person(shared_data):
+    stress = pytest.importorskip("foliage_stress")
+    root = shared_data / "video"
+    if not (root / stress.SEQ).is_dir():
+        pytest.skip(f"{root / stress.SEQ} not present")
+    frames, person, gt = stress.load_trees(root)
+    runs = [list(stress.make_scene(frames, person, gt, 8, 3.0)) for _ in range(2)]
+    for (fa, ta), (fb, tb) in zip(*runs):
+        np.testing.assert_array_equal(fa, fb)
+        np.testing.assert_array_equal(ta, tb)
+    truths = [t for _, t in runs[0]]
+    assert not any(t.any() for t in truths[:4]) and all(t.any() for t in truths[4:])
+    # the wind moves the background; it is the same background when the wind is still
+    calm = [f for f, _ in stress.make_scene(frames, person, gt, 2, 0.0)]
+    np.testing.assert_array_equal(calm[0], frames[0])
+    assert np.abs(runs[0][0][0].astype(int) - frames[0]).mean() > 2
