@@ -275,16 +275,20 @@ def _variant_class():
                 "svtex": ((H, self._p["omega"], W), np.uint16, 0),
             }
 
-        def apply(self, frame, learningRate=-1, fgmask=None):
+        def _apply_out(self, frame, learningRate, fgmask):
+            # the output: the consulted or shadow-tested decisions when only the output follows them
             if self._var["consult_output_only"] or self._var["shadow"] == 1:
                 super().apply(frame, learningRate)
                 return self._post(self._own, out=fgmask)
+            return super().apply(frame, learningRate, fgmask)
+
+        def apply(self, frame, learningRate=-1, fgmask=None):
             if not self._var["fb_gate"]:
-                return super().apply(frame, learningRate, fgmask)
+                return self._apply_out(frame, learningRate, fgmask)
             # gated blinking (SuBSENSE): a flip of the raw decision counts only where the
             # post-processed mask is background, i.e. isolated flicker, not a moving object's edge
             prev = None if self._raw is None else self._raw.copy()
-            out = super().apply(frame, learningRate, fgmask)
+            out = self._apply_out(frame, learningRate, fgmask)
             if self._var["fb_gate"] == 2 and learningRate != 0:
                 # D_min-like level (SuBSENSE): running mean of the pixel's background score,
                 # min(s, rho) / rho, over frames its output is background; tolerance 1 / level^gamma

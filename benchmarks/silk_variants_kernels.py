@@ -152,21 +152,6 @@ def _slot_sums_min_tex(colours, alphas, svtex, tex, y, featf, ubuf, acc, minv, m
 
 
 @njit(inline="always", cache=True)
-def _slot_sums_min_map(colours, alphas, y, featf, ubuf, acc, minv, mini, nlrow, C, W, j):
-    """``_slot_sums_min`` with a kernel width per pixel: the exponent is ``nlrow[x] |x - x_j|^2``."""
-    _slot_exponents(colours, y, featf, ubuf, _ONE, C, W, j)
-    arow = alphas[y, j]
-    j32 = np.uint32(j)
-    for x in range(W):
-        a = arow[x]
-        acc[x] = fma32(a, exp2_neg(ubuf[x] * nlrow[x]), acc[x])
-        m = minv[x]
-        i = mini[x]
-        minv[x] = min(a, m)
-        mini[x] = j32 if a < m else i
-
-
-@njit(inline="always", cache=True)
 def _is_shadow(feat, colours, alphas, svtex, tex, y, x, scale, sh_lo, sh_hi, sh_chroma2, sh_ham, sh_bits):
     """The pixel's colour is a darker copy, same chroma and texture, of an established support
     vector; a pattern with fewer than ``sh_bits`` set bits (a flat patch) is no evidence."""
@@ -237,14 +222,20 @@ def _score_row(
         acc[x] = _ZERO
         minv[x] = _INF
         mini[x] = np.uint32(0)
-    if tex_w > _ZERO:
+    # (the product's slot helpers take one width ``nl`` or a row of them, ``nlmap[y]``)
+    if tex_w > _ZERO and nlmap.shape[0] == feat.shape[0]:
+        for j in range(omega):
+            _slot_sums_min_tex(
+                colours, alphas, svtex, tex, y, featf, ubuf, acc, minv, mini, nlmap[y], tex_w, C, W, j
+            )
+    elif tex_w > _ZERO:
         for j in range(omega):
             _slot_sums_min_tex(
                 colours, alphas, svtex, tex, y, featf, ubuf, acc, minv, mini, nl, tex_w, C, W, j
             )
     elif nlmap.shape[0] == feat.shape[0]:
         for j in range(omega):
-            _slot_sums_min_map(colours, alphas, y, featf, ubuf, acc, minv, mini, nlmap[y], C, W, j)
+            _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nlmap[y], C, W, j)
     else:
         for j in range(omega):
             _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j)
