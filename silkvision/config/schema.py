@@ -173,6 +173,14 @@ SCHEMA: dict[str, Any] = {
             help="size of the elliptic closing applied to the mask after the median",
         ),
         "fill_holes": boolean(True, "fill enclosed background holes of the mask, after the closing"),
+        "filter_width": ranged(
+            320,
+            int,
+            0,
+            100000,
+            help="median and close are sizes for frames this wide; wider frames get windows that "
+            "grow in proportion (odd, at most 15); 0 = the sizes as given",
+        ),
         "silk": {
             "omega": ranged(20, int, 1, 255, help="support-vector buffer size per pixel"),
             "tau": unit_open(0.000503, "decay: old coefficients are multiplied by (1 - tau)"),

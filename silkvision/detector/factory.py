@@ -11,7 +11,7 @@ from silkvision.errors import ConfigError
 
 __all__ = ["create_subtractor", "available_subtractors"]
 
-SHARED_KEYS = ("colour_space", "median", "close", "fill_holes")
+SHARED_KEYS = ("colour_space", "median", "close", "fill_holes", "filter_width")
 
 
 def available_subtractors() -> list[str]:
@@ -36,7 +36,7 @@ def create_subtractor(
         defaults.
     **overrides
         Keys of the algorithm's config section (e.g. ``tau=0.02``, ``omega=10``) or of the shared
-        detector keys (``median``, ``close``, ``fill_holes``; ``colour_space`` for SILK/NORMA only:
+        detector keys (``median``, ``close``, ``fill_holes``, ``filter_width``; ``colour_space`` for SILK/NORMA only:
         MOG2/KNN model BGR, and refuse it).
 
     Returns
@@ -87,5 +87,10 @@ def create_subtractor(
     from silkvision.detector.opencv import OpenCVSubtractor
 
     return OpenCVSubtractor(
-        name, median=shared["median"], close=shared["close"], fill_holes=shared["fill_holes"], **params
+        name,
+        median=shared["median"],
+        close=shared["close"],
+        fill_holes=shared["fill_holes"],
+        filter_width=shared["filter_width"],
+        **params,
     )

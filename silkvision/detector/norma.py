@@ -69,6 +69,9 @@ class NormaSubtractor(KernelPixelSubtractor):
         Size of the elliptic closing of the mask after the median (0 = off).
     fill_holes : bool
         Fill enclosed background holes of the mask after the closing.
+    filter_width : int
+        ``median`` and ``close`` are sizes for frames this wide; wider frames get windows grown
+        in proportion (odd, at most 15); 0 = the sizes as given.
     """
 
     name = "norma"
@@ -83,6 +86,7 @@ class NormaSubtractor(KernelPixelSubtractor):
         "median",
         "close",
         "fill_holes",
+        "filter_width",
     )
 
     def __init__(
@@ -97,6 +101,7 @@ class NormaSubtractor(KernelPixelSubtractor):
         median: int = SCHEMA["detector"]["median"].default,
         close: int = SCHEMA["detector"]["close"].default,
         fill_holes: bool = SCHEMA["detector"]["fill_holes"].default,
+        filter_width: int = SCHEMA["detector"]["filter_width"].default,
         **config_key,
     ):
         if config_key:  # ``lambda``, the config key and get_params' name, which Python cannot spell
@@ -119,6 +124,7 @@ class NormaSubtractor(KernelPixelSubtractor):
             median=median,
             close=close,
             fill_holes=fill_holes,
+            filter_width=filter_width,
         )
 
     def _set(self, params: dict, initial: bool = False) -> bool:

@@ -76,10 +76,16 @@ class OpenCVSubtractor(BackgroundSubtractor):
     has_scores = False
     RESTART_PARAMS = frozenset(k for keys in _KEYS.values() for k in keys)
 
-    POST_PARAMS = ("median", "close", "fill_holes")
+    POST_PARAMS = ("median", "close", "fill_holes", "filter_width")
 
     def __init__(
-        self, name: str = "mog2", median: int = 0, close: int = 0, fill_holes: bool = False, **params
+        self,
+        name: str = "mog2",
+        median: int = 0,
+        close: int = 0,
+        fill_holes: bool = False,
+        filter_width: int = 0,
+        **params,
     ):
         if name not in ("mog2", "knn", *_CONTRIB):
             raise ValueError(f"name: {name!r} is not an OpenCV baseline; expected mog2, knn, gsoc or cnt")
@@ -88,7 +94,7 @@ class OpenCVSubtractor(BackgroundSubtractor):
 
             raise ConfigError(f"algorithm {name!r} needs opencv-contrib (cv2.bgsegm), which is not installed")
         self.name = name
-        self._post = MaskFilter(median, close, fill_holes)
+        self._post = MaskFilter(median, close, fill_holes, filter_width)
         # every algorithm key, the schema's default where not given (get_params shows them all)
         self._params = {k: SCHEMA["detector"][name][k].default for k in _KEYS[name]}
         self._params.update(self._check_params(params))
@@ -243,7 +249,13 @@ class OpenCVSubtractor(BackgroundSubtractor):
     def get_params(self) -> dict:
         """Every parameter: the algorithm's keys and the post-processing's."""
         p = self._post
-        return {**self._params, "median": p.median, "close": p.close, "fill_holes": p.fill_holes}
+        return {
+            **self._params,
+            "median": p.median,
+            "close": p.close,
+            "fill_holes": p.fill_holes,
+            "filter_width": p.filter_width,
+        }
 
     def set_params(self, **params) -> None:
         """Change parameters; a change of an algorithm key (:attr:`RESTART_PARAMS`) resets the model.

@@ -189,8 +189,10 @@ class KernelPixelSubtractor(BackgroundSubtractor):
             )
         merged = {**self._p, **params}
         merged["colour_space"] = check_colour_space(merged["colour_space"])
-        post = MaskFilter(merged["median"], merged["close"], merged["fill_holes"])  # checks all three
+        # checks all four
+        post = MaskFilter(merged["median"], merged["close"], merged["fill_holes"], merged["filter_width"])
         merged["median"], merged["close"], merged["fill_holes"] = post.median, post.close, post.fill_holes
+        merged["filter_width"] = post.filter_width
         merged["omega"] = check_param(self.name, "omega", merged["omega"])
         merged = self._check(merged)
         restart = not initial and any(merged[k] != self._p[k] for k in self.RESTART_PARAMS)

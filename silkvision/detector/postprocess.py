@@ -26,6 +26,7 @@ __all__ = [
     "NO_POSTPROCESSING",
     "check_mask_out",
     "check_filter_size",
+    "scaled_filter_size",
     "MAX_FILTER_SIZE",
 ]
 
@@ -52,6 +53,21 @@ def check_filter_size(name: str, size) -> int:
     ):
         raise ValueError(f"{name}: {size!r} must be 0 (off) or an odd integer 3..{MAX_FILTER_SIZE}")
     return int(size)
+
+
+def scaled_filter_size(size: int, width: int, filter_width: int) -> int:
+    """The window for a frame ``width`` pixels wide of a median or closing of ``size`` chosen for
+    frames ``filter_width`` wide: ``size width / filter_width`` rounded to the nearest odd integer,
+    never smaller than ``size`` and at most :data:`MAX_FILTER_SIZE`. ``size`` itself when it is 0
+    (off), when ``filter_width`` is 0 or when the frame is not wider.
+
+    A window covers the same share of the scene at every frame size: flicker and noise that a 5x5
+    median removes at 320x240 are 11 pixels across at 720x540.
+    """
+    if size == 0 or filter_width <= 0 or width <= filter_width:
+        return size
+    odd = 2 * int(np.floor((size * width / filter_width - 1) / 2 + 0.5)) + 1
+    return min(max(odd, size), MAX_FILTER_SIZE)
 
 
 def _is_off(name: str, size) -> bool:
@@ -181,20 +197,43 @@ class MaskFilter:
         0 (off) or an odd size 3..15 of the elliptic closing element.
     fill_holes : bool
         Fill enclosed background regions.
+    filter_width : int
+        ``median`` and ``close`` are sizes for frames this wide; a wider frame gets windows grown
+        in proportion (:func:`scaled_filter_size`). 0 (the default here; the detectors' default is
+        the config schema's, 320): the sizes as given at every frame size.
 
     Both sizes are checked with :func:`check_filter_size` (the config schema's rule; 1, bools and
     floats raise ``ValueError`` naming the parameter).
     """
 
-    def __init__(self, median: int = 0, close: int = 0, fill_holes: bool = False):
+    def __init__(self, median: int = 0, close: int = 0, fill_holes: bool = False, filter_width: int = 0):
         median, close = check_filter_size("median", median), check_filter_size("close", close)
         if not isinstance(fill_holes, (bool, np.bool_)):
             raise ValueError(f"fill_holes: {fill_holes!r} must be true or false")
+        if (
+            isinstance(filter_width, (bool, np.bool_))
+            or not isinstance(filter_width, (int, np.integer))
+            or filter_width < 0
+        ):
+            raise ValueError(f"filter_width: {filter_width!r} must be an integer >= 0")
         self.median, self.close, self.fill_holes = median, close, bool(fill_holes)
+        self.filter_width = int(filter_width)
         self._shape = None
-        # the default 5x5 median + 5x5 closing: one numba kernel, the same result, faster
-        self._fused = MedianClose5() if (self.median, self.close) == (5, 5) else None
-        self._footprint = closing_footprint(self.close) if self.close else None
+        self._sized_for = None  # the frame width the windows below were sized for
+        self._set_sizes(self.median, self.close)
+
+    def _set_sizes(self, median: int, close: int) -> None:
+        self._median_now, self._close_now = median, close
+        # a 5x5 median + 5x5 closing: one numba kernel, the same result, faster
+        self._fused = MedianClose5() if (median, close) == (5, 5) else None
+        self._footprint = closing_footprint(close) if close else None
+
+    def sizes_for(self, width: int) -> tuple[int, int]:
+        """The median and closing windows used on frames ``width`` pixels wide."""
+        return (
+            scaled_filter_size(self.median, width, self.filter_width),
+            scaled_filter_size(self.close, width, self.filter_width),
+        )
 
     @property
     def identity(self) -> bool:
@@ -224,16 +263,25 @@ class MaskFilter:
 
     def _run(self, raw: np.ndarray, out: np.ndarray) -> np.ndarray:
         """The chain without the checks of :meth:`__call__`: ``out`` C-contiguous, not ``raw``."""
+        width = raw.shape[1]
+        if width != self._sized_for:
+            self._sized_for = width
+            sizes = self.sizes_for(width)
+            if sizes != (self._median_now, self._close_now):
+                self._set_sizes(*sizes)
         if self._fused is not None:
             self._fused.run(raw, out)  # MedianClose5's own checks were made above
         else:
             self._buffers(raw.shape)
-            median_mask(raw, self.median, out=out, work=self._box)
-            if self.close:
-                close_mask(out, self.close, out=out, footprint=self._footprint)
+            median_mask(raw, self._median_now, out=out, work=self._box)
+            if self._close_now:
+                close_mask(out, self._close_now, out=out, footprint=self._footprint)
         if self.fill_holes:
             fill_holes(out, out=out)
         return out
 
     def __repr__(self) -> str:
-        return f"MaskFilter(median={self.median}, close={self.close}, fill_holes={self.fill_holes})"
+        return (
+            f"MaskFilter(median={self.median}, close={self.close}, fill_holes={self.fill_holes}, "
+            f"filter_width={self.filter_width})"
+        )

@@ -153,6 +153,9 @@ class SilkSubtractor(KernelPixelSubtractor):
         Size of the elliptic closing of the mask after the median (0 = off).
     fill_holes : bool
         Fill enclosed background holes of the mask after the closing.
+    filter_width : int
+        ``median`` and ``close`` are sizes for frames this wide; wider frames get windows grown
+        in proportion (odd, at most 15); 0 = the sizes as given.
 
     Examples
     --------
@@ -184,6 +187,7 @@ class SilkSubtractor(KernelPixelSubtractor):
         "median",
         "close",
         "fill_holes",
+        "filter_width",
     )
 
     def __init__(
@@ -207,6 +211,7 @@ class SilkSubtractor(KernelPixelSubtractor):
         median: int = SCHEMA["detector"]["median"].default,
         close: int = SCHEMA["detector"]["close"].default,
         fill_holes: bool = SCHEMA["detector"]["fill_holes"].default,
+        filter_width: int = SCHEMA["detector"]["filter_width"].default,
     ):
         super().__init__(
             omega=omega,
@@ -228,6 +233,7 @@ class SilkSubtractor(KernelPixelSubtractor):
             median=median,
             close=close,
             fill_holes=fill_holes,
+            filter_width=filter_width,
         )
 
     def _check(self, p: dict) -> dict:

@@ -581,6 +581,7 @@ def evaluate_sequence(
         n_frames = 0
         last_index = None
         bar = _progress(total, src.name, progress)
+        frame = None  # the last frame read (its width sizes the mask chain in the report)
         try:
             for index, frame in src:
                 n_frames += 1
@@ -650,7 +651,7 @@ def evaluate_sequence(
                 threshold=float(det.threshold) if st["roc"] is not None else None,
                 roc=st["roc"],
                 seconds=st["seconds"],
-                **_postprocessing_of(det),
+                **_postprocessing_of(det, None if frame is None else frame.shape[1]),
             )
     return result
 
@@ -711,9 +712,10 @@ def evaluate_sequences(
         client.cancel(futures)
 
 
-def _postprocessing_of(det) -> dict:
+def _postprocessing_of(det, width: int | None = None) -> dict:
     """``{"median", "close", "fill_holes"}`` of a detector (from ``get_params``, else its
-    attributes); None for what it does not tell."""
+    attributes); None for what it does not tell. With ``width``, the median and closing windows
+    its mask chain used on frames that wide (``detector.filter_width`` scales them)."""
     try:
         params = det.get_params()
     except Exception:  # noqa: BLE001 - optional information
@@ -722,6 +724,9 @@ def _postprocessing_of(det) -> dict:
     for key, kind in (("median", int), ("close", int), ("fill_holes", bool)):
         value = params.get(key, getattr(det, key, None))
         out[key] = None if value is None else kind(value)
+    sizes_for = getattr(getattr(det, "mask_filter", None), "sizes_for", None)
+    if width is not None and callable(sizes_for):
+        out["median"], out["close"] = sizes_for(int(width))
     return out
 
 

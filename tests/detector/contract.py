@@ -267,7 +267,7 @@ def check_params_round_trip(name: str) -> None:
     scene = Scene()
     det = trained(name, scene)
     params = det.get_params()
-    post = {"median", "close", "fill_holes"}
+    post = {"median", "close", "fill_holes", "filter_width"}
     own = set(SCHEMA["detector"].get(name, {}))
     assert post <= set(params) and set(params) - post - {"colour_space"} == own, sorted(params)
     again = make(name, **params)

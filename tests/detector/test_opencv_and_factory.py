@@ -58,7 +58,8 @@ def test_factory_validates_names_and_keyword_overrides():
         sv.create_subtractor("mog2", tau=0.1)
     for name in ("mog2", "knn"):  # MOG2/KNN model BGR: a colour space asked for would be ignored
         with pytest.raises(
-            ConfigError, match=f"^{name}: unknown parameter 'colour_space' .*allowed: .*fill_holes$"
+            ConfigError,
+            match=f"^{name}: unknown parameter 'colour_space' .*allowed: .*fill_holes, filter_width$",
         ):
             sv.create_subtractor(name, colour_space="gray")
     assert sv.create_subtractor("norma", colour_space="gray").colour_space == "gray"
@@ -172,10 +173,11 @@ def test_opencv_parameters_are_complete_and_attributes_take_effect():
         "median": 0,
         "close": 0,
         "fill_holes": False,
+        "filter_width": 0,
     }
     assert repr(d) == (
         "OpenCVSubtractor('mog2', history=500, var_threshold=16.0, detect_shadows=False, "
-        "median=0, close=0, fill_holes=False)"
+        "median=0, close=0, fill_holes=False, filter_width=0)"
     )
     frame = np.zeros((8, 8, 3), np.uint8)
     for _ in range(3):

@@ -124,3 +124,39 @@ def test_bad_post_processing_values_name_the_key(key, value):
     for make in (SilkSubtractor, NormaSubtractor, lambda **kw: OpenCVSubtractor("mog2", **kw)):
         with pytest.raises(ValueError, match=key):
             make(**{key: value})
+
+
+def test_filter_windows_grow_with_the_frame_width():
+    from silkvision.detector.postprocess import scaled_filter_size as sized
+
+    assert [sized(5, w, 320) for w in (160, 320, 360, 400, 480, 720, 1280, 1920)] == [
+        5,
+        5,
+        5,
+        7,
+        7,
+        11,
+        15,
+        15,
+    ]
+    assert sized(0, 1920, 320) == 0 and sized(5, 1920, 0) == 5 and sized(3, 720, 320) == 7
+
+
+def test_mask_filter_with_filter_width_uses_the_scaled_windows(rng):
+    for W, sizes in ((320, (5, 5)), (360, (5, 5)), (720, (11, 11))):
+        raw = np.where(rng.random((90, W)) < 0.3, 255, 0).astype(np.uint8)
+        scaled = MaskFilter(5, 5, True, filter_width=320)
+        assert scaled.sizes_for(W) == sizes
+        np.testing.assert_array_equal(scaled(raw), MaskFilter(*sizes, True)(raw))
+        assert scaled.median == 5 and scaled.close == 5  # the configured sizes are kept
+
+
+def test_detectors_scale_their_chain_by_default():
+    import silkvision as sv
+
+    for name in ("silk", "mog2"):
+        det = sv.create_subtractor(name)
+        assert det.get_params()["filter_width"] == 320 and det.mask_filter.sizes_for(720) == (11, 11)
+        assert sv.create_subtractor(name, filter_width=0).mask_filter.sizes_for(720) == (5, 5)
+    with pytest.raises(ValueError, match="filter_width"):
+        MaskFilter(5, 5, False, filter_width=-1)
