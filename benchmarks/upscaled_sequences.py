@@ -1,9 +1,10 @@
-"""SILK with and without its per-pixel kernel width on development sequences upscaled to about
-720x540: does the width change what it does on larger frames, where the 5x5 median removes less
-of the flicker?
+"""SILK configurations on development sequences upscaled to about 720x540: what the per-pixel
+kernel width and the size of the mask chain's windows do on larger frames, where a 5x5 median
+removes less of the flicker and noise than at 320x240.
 
 Frames are resized with ``INTER_LINEAR``, ground truth and ROI with ``INTER_NEAREST``; CDnet rules
-over the sequence's temporal ROI; both detectors in lockstep in one process.
+over the sequence's temporal ROI; every configuration (``--configs``: a JSON list of SILK
+overrides, ``{}`` = the default) in lockstep in one process.
 
     NUMBA_NUM_THREADS=2 .venv/bin/python benchmarks/upscaled_sequences.py traffic highway --factor 2.25
 """
@@ -11,6 +12,7 @@ over the sequence's temporal ROI; both detectors in lockstep in one process.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -22,13 +24,13 @@ from detector_accuracy import load_sequence  # noqa: E402
 from video_data import VIDEO_ROOT, check_sequences  # noqa: E402
 
 
-def score(name: str, root: Path, factor: float) -> dict:
+def score(name: str, root: Path, factor: float, configs: list[dict]) -> dict:
     from silkvision.detector.silk import SilkSubtractor
     from silkvision.evaluation import Counts, confusion_counts, metrics
 
     seq = load_sequence(root / name)
-    dets = {"width": SilkSubtractor(), "one width": SilkSubtractor(width_gain=0.0)}
-    counts = {k: Counts(0, 0, 0, 0) for k in dets}
+    dets = [SilkSubtractor(**c) for c in configs]
+    counts = [Counts(0, 0, 0, 0) for _ in dets]
 
     def up(a, interp):
         return cv2.resize(a, None, fx=factor, fy=factor, interpolation=interp)
@@ -40,11 +42,11 @@ def score(name: str, root: Path, factor: float) -> dict:
         size = big.shape[1::-1]
         gt = seq.gt.get(i) if seq.first <= i <= seq.last else None
         gt = None if gt is None else up(gt, cv2.INTER_NEAREST)
-        for k, det in dets.items():
+        for k, det in enumerate(dets):
             mask = det.apply(big)
             if gt is not None:
                 counts[k] = counts[k] + confusion_counts(mask, gt, roi)
-    return {"size": size, **{k: metrics(c)["f_measure"] for k, c in counts.items()}}
+    return {"size": size, "f": [metrics(c)["f_measure"] for c in counts]}
 
 
 def main(argv=None) -> int:
@@ -52,16 +54,32 @@ def main(argv=None) -> int:
     ap.add_argument("sequences", nargs="+")
     ap.add_argument("--data", type=Path, default=VIDEO_ROOT)
     ap.add_argument("--factor", type=float, default=2.25, help="resize factor (2.25: 320x240 -> 720x540)")
+    ap.add_argument(
+        "--configs",
+        default='[{}, {"width_gain": 0.0}]',
+        help="JSON list of SILK overrides; {} is the default",
+    )
+    ap.add_argument("--json", type=Path, default=None, help="append the results (JSON lines) here")
     args = ap.parse_args(argv)
+    try:
+        configs = json.loads(args.configs)
+        assert isinstance(configs, list) and all(isinstance(c, dict) for c in configs)
+    except (ValueError, AssertionError):
+        sys.exit(f"--configs: {args.configs!r} is not a JSON list of objects")
     check_sequences(args.data, args.sequences)
-    print("| sequence | size | F, width (default) | F, one width |")
-    print("|---|---|---|---|")
+    names = [json.dumps(c, sort_keys=True) for c in configs]
+    print("| sequence | size | " + " | ".join(f"`{n}`" for n in names) + " |")
+    print("|---|---|" + "---|" * len(names))
     for name in args.sequences:
-        r = score(name, args.data, args.factor)
-        print(
-            f"| {name} | {r['size'][0]}x{r['size'][1]} | {r['width']:.4f} | {r['one width']:.4f} |",
-            flush=True,
-        )
+        r = score(name, args.data, args.factor, configs)
+        cells = " | ".join(f"{f:.4f}" for f in r["f"])
+        print(f"| {name} | {r['size'][0]}x{r['size'][1]} | {cells} |", flush=True)
+        if args.json:
+            with open(args.json, "a") as fh:
+                fh.write(
+                    json.dumps({"sequence": name, "factor": args.factor, "f": dict(zip(names, r["f"]))})
+                    + "\n"
+                )
     return 0
 
 
