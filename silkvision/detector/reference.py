@@ -81,6 +81,7 @@ def _kernel_sums(feat, colours, alphas, nl):
     H, W, C = feat.shape
     f = feat.astype(np.float32).transpose(2, 0, 1)  # (C, H, W)
     acc = np.zeros((H, W), np.float32)
+    nl = np.asarray(nl, np.float32) if np.ndim(nl) else _F(nl)
     for j in range(alphas.shape[1]):
         cj = colours[:, j].astype(np.float32)  # (H, C, W)
         t = f[0] - cj[:, 0]
@@ -88,7 +89,7 @@ def _kernel_sums(feat, colours, alphas, nl):
         for c in range(1, C):  # integer values < 2^24: exact, so
             t = f[c] - cj[:, c]  # fused or not gives the same d2
             d2 = d2 + t * t
-        k = exp2_neg_reference(d2 * (np.asarray(nl, np.float32) if np.ndim(nl) else _F(nl)))
+        k = exp2_neg_reference(d2 * nl)
         acc = fma32_reference(alphas[:, j], k, acc)
     return acc
 
