@@ -263,6 +263,8 @@ def _variant_class():
                 raise ValueError(f"shadow: {self._var['shadow']!r}; expected 0, 1 (output only) or 2")
             # the ideas below were measured against SILK with one kernel width everywhere
             params.setdefault("width_gain", 0.0)
+            params.setdefault("texture_weight", 0.0)  # the variant kernel has its own texture and shadow
+            params.setdefault("shadow", False)
             super().__init__(**params)
 
         def _extra_state_shapes(self, H, W):
@@ -546,22 +548,50 @@ def leave_one_out(table: dict, cfg_keys: list, seqs: list) -> dict:
     return res
 
 
-def self_check(root: Path) -> int:
-    """The variant kernel with every idea off equals the product's kernel with one kernel width
-    (``width_gain = 0``), bit for bit."""
+#: the product's texture term and shadow test (``texture_weight``, ``shadow``), with its default width,
+#: as the variant configuration that they reproduce
+PRODUCT_TEXTURE = {"texture_weight": 0.0625, "shadow": True}
+PRODUCT_TEXTURE_AS_VARIANT = {
+    "fb_gate": 3,
+    "fb_sig": 0.2,
+    "w_max": 2.0,
+    "v_zero": 2.0,
+    "tex_w": 0.0625,
+    "shadow": 1,
+    "sh_ham": 1,
+    "sh_bits": 3,
+}
+
+
+def self_check(root: Path, frames: int = 120) -> int:
+    """Two checks, bit for bit. (1) The variant kernel with every idea off equals the product's
+    kernel with one kernel width, no texture and no shadow test. (2) The product with
+    :data:`PRODUCT_TEXTURE` equals :data:`PRODUCT_TEXTURE_AS_VARIANT`: the same masks and state
+    (the product's scores differ where the shadow test holds: it raises them to the threshold)."""
     import silkvision as sv
 
-    seq = load_sequence(root / "pedestrians", 120, load_gt=False)
-    a = sv.create_subtractor("silk", width_gain=0.0)  # the variants' base: one kernel width
-    b = _variant_class()({})
-    for f in seq.frames:
-        ma, mb = a.apply(f), b.apply(f)
-        if not (np.array_equal(ma, mb) and np.array_equal(a.scores, b.scores)):
-            print("self-check FAILED: masks or scores differ")
+    seq = load_sequence(root / "highway", frames, load_gt=False)
+    base = {"width_gain": 0.0, "texture_weight": 0.0, "shadow": False}
+    pairs = (
+        ("variant base", sv.create_subtractor("silk", **base), _variant_class()({}), True),
+        (
+            "texture",
+            sv.create_subtractor("silk", **PRODUCT_TEXTURE),
+            _variant_class()(PRODUCT_TEXTURE_AS_VARIANT),
+            False,
+        ),
+    )
+    for name, a, b, same_scores in pairs:
+        for i, f in enumerate(seq.frames):
+            ma, mb = a.apply(f), b.apply(f)
+            if not np.array_equal(ma, mb) or (same_scores and not np.array_equal(a.scores, b.scores)):
+                print(f"self-check {name} FAILED at frame {i}: masks or scores differ")
+                return 1
+        ok = np.array_equal(a._alphas, b._alphas) and np.array_equal(a._colours, b._colours)
+        print(f"self-check {name}:", "ok: identical masks and state" if ok else "FAILED: state differs")
+        if not ok:
             return 1
-    ok = np.array_equal(a._alphas, b._alphas) and np.array_equal(a._colours, b._colours)
-    print("self-check", "ok: identical scores, masks and state" if ok else "FAILED: state differs")
-    return 0 if ok else 1
+    return 0
 
 
 def main(argv=None) -> int:

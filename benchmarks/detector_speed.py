@@ -113,6 +113,8 @@ def make_detectors(which: list[str]):
             dets["silk+post"] = SilkSubtractor()
         elif w == "silk+post:one-width":  # the same with one kernel width everywhere (width_gain 0)
             dets[w] = SilkSubtractor(width_gain=0.0)
+        elif w == "silk+post:texture":  # the same with the texture term and the shadow test (opt-in)
+            dets[w] = SilkSubtractor(texture_weight=0.0625, shadow=True)
         elif w == "silk+post:5x5":  # the same with 5x5 mask windows at every frame size
             dets[w] = SilkSubtractor(filter_width=0)
         elif w == "norma":

@@ -226,6 +226,19 @@ SCHEMA: dict[str, Any] = {
             "width_dead_zone": ranged(
                 2.0, float, 0, 10, help="blinking level (0..10) up to which a pixel keeps the width sigma"
             ),
+            "texture_weight": ranged(
+                0.0,
+                float,
+                0,
+                8,
+                help="texture term of the kernel: each differing bit of the 16-bit LBSP pattern "
+                "multiplies it by 2^-texture_weight; 0 = colour only",
+            ),
+            "shadow": boolean(
+                False,
+                "a foreground pixel that is a darker copy of a learned colour with the same "
+                "texture is shown as background (not with colour_space rgb)",
+            ),
         },
         "norma": {
             "omega": ranged(20, int, 1, 255, help="truncation: the last omega terms are kept"),

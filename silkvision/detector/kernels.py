@@ -50,11 +50,25 @@ Why it is fast (each point measured with ``benchmarks/detector_speed.py``-style 
   pixels (``benchmarks/early_exit_bound.py``), and a numba prototype of it was slower than this
   kernel (``docs/benchmarks/speed.md``). So ``scores`` are always the exact sums.
 
+Texture term and shadow test (``tw > 0``, ``shadow``)
+----------------------------------------------------
+* :func:`lbsp_frame` writes each pixel's 16-bit LBSP pattern in a pass of its own. The luma and
+  each pixel's threshold go to uint8 planes first, so that the 16 comparisons are integer ones;
+  the inner pixels are indexed ``x + k`` with ``k >= 0`` (numba adds wraparound code to
+  ``x - k``, which stops LLVM from vectorising). A first version with float comparisons and
+  ``x - k`` indices took 5.8 ms a frame at 320x240, this one about 0.3 ms (1 thread).
+* The texture factor is one more pass per slot, ``ubuf -= tw * popcount(t ^ t_j)`` with LLVM's
+  ``ctpop`` (vectorised; a SWAR popcount in numba's integer types took 6x as long on its own).
+* The shadow test is scalar, for raw foreground pixels only, before the row's update.
+* With both, SILK runs at about half its colour-only frame rate at 320x240
+  (``docs/benchmarks/speed.md``): the LBSP pass, 2 bytes more per slot read every frame, and the
+  test.
+
 All arithmetic is float32 without ``fastmath`` (no re-association), in a fixed order per pixel,
 so the NumPy mirror that performs the same float32 operations (with a correctly rounded FMA)
 reproduces the kernel's scores and state bit for bit.
 
-Scratch memory: ``scr_f`` (T, 6, W) float32 and ``scr_i`` (T, W) uint32, T >= the number of numba
+Scratch memory: ``scr_f`` (T, 7, W) float32 and ``scr_i`` (T, W) uint32, T >= the number of numba
 threads; each thread uses the slice of ``numba.get_thread_id()``, so nothing is allocated per frame.
 """
 
@@ -81,6 +95,10 @@ __all__ = [
     "silk_frame_serial",
     "silk_feedback",
     "silk_feedback_serial",
+    "lbsp_frame",
+    "lbsp_frame_serial",
+    "popcount16",
+    "popcount16_array",
     "norma_frame_serial",
     "renormalise_serial",
     "U_MIN",
@@ -227,20 +245,18 @@ def _slot_exponents(colours, y, featf, ubuf, nl, C, W, j):
 
 
 @njit(inline="always", cache=True)
-def _slot_sums(colours, alphas, y, featf, ubuf, acc, nl, C, W, j):
-    """acc += alphas[y, j] * k(colours[y, j], feat[y]) for the pixels of row y (two passes)."""
-    _slot_exponents(colours, y, featf, ubuf, nl, C, W, j)
+def _accumulate(alphas, y, ubuf, acc, W, j):
+    """Second pass over slot j of row y: ``acc += alphas[y, j] * 2^ubuf``."""
     arow = alphas[y, j]
     for x in range(W):
         acc[x] = fma32(arow[x], exp2_neg(ubuf[x]), acc[x])
 
 
 @njit(inline="always", cache=True)
-def _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j):
-    """:func:`_slot_sums`, and the running lowest coefficient ``minv`` and its slot ``mini``
-    (strictly lower only: the first slot wins ties) in the same second pass (one load of the
-    coefficients instead of two)."""
-    _slot_exponents(colours, y, featf, ubuf, nl, C, W, j)
+def _accumulate_min(alphas, y, ubuf, acc, minv, mini, W, j):
+    """:func:`_accumulate`, and the running lowest coefficient ``minv`` and its slot ``mini``
+    (strictly lower only: the first slot wins ties) in the same pass (one load of the coefficients
+    instead of two)."""
     arow = alphas[y, j]
     j32 = np.uint32(j)
     for x in range(W):
@@ -250,6 +266,75 @@ def _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j
         i = mini[x]
         minv[x] = min(a, m)
         mini[x] = j32 if a < m else i
+
+
+@njit(inline="always", cache=True)
+def _slot_sums(colours, alphas, y, featf, ubuf, acc, nl, C, W, j):
+    """acc += alphas[y, j] * k(colours[y, j], feat[y]) for the pixels of row y (two passes)."""
+    _slot_exponents(colours, y, featf, ubuf, nl, C, W, j)
+    _accumulate(alphas, y, ubuf, acc, W, j)
+
+
+@njit(inline="always", cache=True)
+def _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j):
+    """:func:`_slot_sums` and the row's lowest coefficient (:func:`_accumulate_min`)."""
+    _slot_exponents(colours, y, featf, ubuf, nl, C, W, j)
+    _accumulate_min(alphas, y, ubuf, acc, minv, mini, W, j)
+
+
+@intrinsic
+def _popcount16_llvm(typingctx, v):
+    """Set bits of a uint16 (LLVM ``llvm.ctpop.i16``: vectorised, 16 lanes per AVX2 op)."""
+    sig = _nbt.uint16(_nbt.uint16)
+
+    def codegen(context, builder, signature, args):
+        i16 = _llir.IntType(16)
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [i16], _llir.FunctionType(i16, [i16]))
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+def _popcount16_python(v):
+    """Set bits of a uint16, in Python (under ``NUMBA_DISABLE_JIT=1``)."""
+    return np.uint16(bin(int(v) & 0xFFFF).count("1"))
+
+
+#: number of set bits of a uint16 (the Hamming distance of two LBSP patterns is ``popcount16(a ^ b)``)
+popcount16 = _popcount16_python if numba.config.DISABLE_JIT else _popcount16_llvm  # type: ignore[attr-defined]
+
+
+@njit(cache=True)
+def popcount16_array(v, out):
+    """:func:`popcount16` of every element of the uint16 array ``v`` into ``out`` (for tests)."""
+    vf = v.ravel()
+    of = out.ravel()
+    for i in range(vf.size):
+        of[i] = popcount16(vf[i])
+    return out
+
+
+@njit(inline="always", cache=True)
+def _texture_exponents(textures, tex, y, ubuf, tw, W, j):
+    """The texture factor of slot j: ``ubuf -= tw * H(t, t_j)``, H the Hamming distance of the
+    pixel's LBSP pattern and the slot's, so ``k = 2^(d2 nl) 2^(-tw H)``."""
+    trow = textures[y, j]
+    crow = tex[y]
+    for x in range(W):
+        ubuf[x] = ubuf[x] - tw * np.float32(popcount16(np.uint16(trow[x] ^ crow[x])))
+
+
+@njit(inline="always", cache=True)
+def _slot_loop(colours, alphas, textures, tex, y, featf, ubuf, acc, minv, mini, nl, tw, learn, C, W):
+    """Every slot of row y: the kernel sums, and when learning the lowest coefficient."""
+    for j in range(alphas.shape[1]):
+        _slot_exponents(colours, y, featf, ubuf, nl, C, W, j)
+        if tw > _ZERO:
+            _texture_exponents(textures, tex, y, ubuf, tw, W, j)
+        if learn:  # also the lowest coefficient and its slot (first slot on ties)
+            _accumulate_min(alphas, y, ubuf, acc, minv, mini, W, j)
+        else:
+            _accumulate(alphas, y, ubuf, acc, W, j)
 
 
 @njit(inline="always", cache=True)
@@ -271,6 +356,141 @@ def _scores_and_mask(acc, scale, threshold, srow, mrow, W):
         mrow[x] = _FG if s < threshold else _BG
 
 
+#: LBSP (Bilodeau et al. 2013): sample p of the pattern differs from the centre I_c when
+#: ``|I_p - I_c| > max(LBSP_REL I_c, LBSP_ABS)`` (relative: a uniformly darker patch, a shadow,
+#: keeps its pattern; the floor keeps flat, noisy asphalt at a stable pattern)
+LBSP_REL = np.float32(0.3)
+LBSP_ABS = np.float32(4.0)
+# LBSP's 16 samples in the 5x5 neighbourhood (dy, dx): the 3x3 ring, the 5x5 corners and edge middles
+_LBSP_DY = np.array([-1, -1, -1, 0, 1, 1, 1, 0, -2, -2, -2, 0, 2, 2, 2, 0], np.int64)
+_LBSP_DX = np.array([-1, 0, 1, 1, 1, 0, -1, -1, -2, 0, 2, 2, 2, 0, -2, -2], np.int64)
+#: the shadow test: luma ratio to an established slot, largest chroma distance^2, most differing
+#: pattern bits, fewest set bits of the pixel's own pattern, smallest scaled coefficient
+SHADOW_LO, SHADOW_HI = np.float32(0.5), np.float32(0.95)
+SHADOW_CHROMA2 = np.float32(100.0)
+SHADOW_HAM = np.uint16(1)
+SHADOW_BITS = np.uint16(3)
+SHADOW_AMIN = np.float32(0.05)
+
+
+@njit(inline="always", cache=True)
+def _lbsp_luma_row(feat, y, lum):
+    """Row ``y`` of the luma plane ``lum[0]`` and of each pixel's LBSP threshold ``lum[1]``:
+    ``floor(max(LBSP_REL c, LBSP_ABS))``, which an integer difference exceeds iff it exceeds the
+    real threshold."""
+    frow = feat[y]
+    lrow = lum[0, y]
+    trow = lum[1, y]
+    for x in range(feat.shape[1]):
+        c = frow[x, 0]
+        lrow[x] = c
+        trow[x] = np.uint8(np.floor(max(LBSP_REL * np.float32(c), LBSP_ABS)))
+
+
+@njit(inline="always", cache=True)
+def _lbsp_bit(row, x, c, t, p):
+    return np.int32(abs(np.int32(row[x]) - c) > t) << np.int32(p)
+
+
+@njit(inline="always", cache=True)
+def _lbsp_row(lum, y, out):
+    """Row ``y`` of :func:`lbsp_frame` from the planes of :func:`_lbsp_luma_row` (samples outside
+    the frame are clamped to its border)."""
+    H, W = lum.shape[1], lum.shape[2]
+    luma = lum[0]
+    r0 = luma[y]
+    a1 = luma[max(y - 1, 0)]
+    b1 = luma[min(y + 1, H - 1)]
+    a2 = luma[max(y - 2, 0)]
+    b2 = luma[min(y + 2, H - 1)]
+    n = W - 4
+    if n > 0:
+        # the inner pixels, x = 2..W-3: every sample inside the row, every index x + k with k >= 0
+        # (numba adds wraparound code to x - k, which stops LLVM from vectorising)
+        c0 = r0[2:]
+        t0 = lum[1, y][2:]
+        orow = out[y][2:]
+        for x in range(n):
+            c = np.int32(c0[x])
+            t = np.int32(t0[x])
+            code = (
+                _lbsp_bit(a1, x + 1, c, t, 0)
+                | _lbsp_bit(a1, x + 2, c, t, 1)
+                | _lbsp_bit(a1, x + 3, c, t, 2)
+                | _lbsp_bit(r0, x + 3, c, t, 3)
+                | _lbsp_bit(b1, x + 3, c, t, 4)
+                | _lbsp_bit(b1, x + 2, c, t, 5)
+                | _lbsp_bit(b1, x + 1, c, t, 6)
+                | _lbsp_bit(r0, x + 1, c, t, 7)
+                | _lbsp_bit(a2, x, c, t, 8)
+                | _lbsp_bit(a2, x + 2, c, t, 9)
+                | _lbsp_bit(a2, x + 4, c, t, 10)
+                | _lbsp_bit(r0, x + 4, c, t, 11)
+                | _lbsp_bit(b2, x + 4, c, t, 12)
+                | _lbsp_bit(b2, x + 2, c, t, 13)
+                | _lbsp_bit(b2, x, c, t, 14)
+                | _lbsp_bit(r0, x, c, t, 15)
+            )
+            orow[x] = np.uint16(code)
+    for x in range(W):  # the two pixels at each end (all of a row narrower than 5), clamped
+        if n > 0 and 2 <= x < W - 2:
+            continue
+        c = np.int32(r0[x])
+        t = np.int32(lum[1, y, x])
+        code = np.int32(0)
+        for p in range(16):
+            row = luma[min(max(y + _LBSP_DY[p], 0), H - 1)]
+            code |= _lbsp_bit(row, min(max(x + _LBSP_DX[p], 0), W - 1), c, t, p)
+        out[y, x] = np.uint16(code)
+
+
+@njit(parallel=True, cache=True)
+def lbsp_frame(feat, lum, out):
+    """16-bit LBSP pattern of the first feature channel (the luma of YCrCb, Lab or grey) of every
+    pixel into ``out`` (H, W) uint16: bit p set where LBSP's p-th sample differs from the centre by
+    more than ``max(LBSP_REL c, LBSP_ABS)``. ``lum`` (2, H, W) uint8 is a work buffer."""
+    for y in prange(feat.shape[0]):
+        _lbsp_luma_row(feat, y, lum)
+    for y in prange(feat.shape[0]):
+        _lbsp_row(lum, y, out)
+
+
+@njit(cache=True)
+def lbsp_frame_serial(feat, lum, out):
+    """:func:`lbsp_frame` on the calling thread alone (see :func:`silk_frame_serial`)."""
+    for y in range(feat.shape[0]):
+        _lbsp_luma_row(feat, y, lum)
+    for y in range(feat.shape[0]):
+        _lbsp_row(lum, y, out)
+
+
+@njit(inline="always", cache=True)
+def _is_shadow(feat, colours, alphas, textures, tex, y, x, scale):
+    """The pixel is a darker copy of an established slot (Horprasert et al. 1999's brightness and
+    chromaticity distortion) with the same texture; a pattern with fewer than
+    :data:`SHADOW_BITS` set bits (a flat patch, e.g. a dark car roof on asphalt) is no evidence."""
+    t = tex[y, x]
+    if popcount16(t) < SHADOW_BITS:
+        return False
+    C = feat.shape[2]
+    fy = np.float32(feat[y, x, 0])
+    for j in range(alphas.shape[1]):
+        if alphas[y, j, x] * scale < SHADOW_AMIN:
+            continue
+        cy = np.float32(colours[y, j, 0, x])
+        if fy < SHADOW_LO * cy or fy > SHADOW_HI * cy:
+            continue
+        d2 = _ZERO
+        for ch in range(1, C):
+            d = np.float32(feat[y, x, ch]) - np.float32(colours[y, j, ch, x])
+            d2 += d * d
+        if d2 > SHADOW_CHROMA2:
+            continue
+        if popcount16(np.uint16(t ^ textures[y, j, x])) <= SHADOW_HAM:
+            return True
+    return False
+
+
 @njit(inline="always", cache=True)
 def _silk_row(
     y,
@@ -280,6 +500,8 @@ def _silk_row(
     alphas,
     since,
     blink,
+    textures,
+    tex,
     scale,
     inv_scale_new,
     decay,
@@ -293,14 +515,16 @@ def _silk_row(
     wgain,
     wmax,
     wzero,
+    tw,
+    shadow,
     scores,
     mask,
+    shown,
     scr_f,
     scr_i,
 ):
     """Row ``y`` of :func:`silk_frame`, with the scratch of thread ``tid``."""
     H, W, C = feat.shape
-    omega = alphas.shape[1]
     featf = scr_f[tid]
     acc = featf[3]
     minv = featf[4]
@@ -319,20 +543,19 @@ def _silk_row(
     if wide > 0:  # (w = 1 everywhere else: nl itself, so the plain path gives the same sums)
         nlrow = featf[6]
         _width_row(blink[y], nl, wgain, wmax, wzero, nlrow, W)
-        if learn:
-            for j in range(omega):
-                _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nlrow, C, W, j)
-        else:
-            for j in range(omega):
-                _slot_sums(colours, alphas, y, featf, ubuf, acc, nlrow, C, W, j)
-    elif learn:  # also the lowest coefficient and its slot (first slot on ties)
-        for j in range(omega):
-            _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j)
+        _slot_loop(colours, alphas, textures, tex, y, featf, ubuf, acc, minv, mini, nlrow, tw, learn, C, W)
     else:
-        for j in range(omega):
-            _slot_sums(colours, alphas, y, featf, ubuf, acc, nl, C, W, j)
+        _slot_loop(colours, alphas, textures, tex, y, featf, ubuf, acc, minv, mini, nl, tw, learn, C, W)
     srow = scores[y]
-    _scores_and_mask(acc, scale, threshold, srow, mask[y], W)
+    mrow = mask[y]
+    _scores_and_mask(acc, scale, threshold, srow, mrow, W)
+    if shadow:  # on the model before this frame's update; the raw mask keeps the pixel's decision
+        orow = shown[y]
+        for x in range(W):
+            orow[x] = mrow[x]
+        for x in range(W):
+            if mrow[x] != _BG and _is_shadow(feat, colours, alphas, textures, tex, y, x, scale):
+                orow[x] = _BG
     if learn:
         # new coefficients, vectorised (into acc, no longer needed): eq. 16, novelty form
         sincerow = since[y]
@@ -349,6 +572,7 @@ def _silk_row(
         arows = alphas[y]
         crows = colours[y]
         frow = feat[y]
+        store_tex = tw > _ZERO or shadow
         if C == 3:
             for x in range(W):
                 a = acc[x]
@@ -358,6 +582,8 @@ def _silk_row(
                     crows[j, 0, x] = frow[x, 0]
                     crows[j, 1, x] = frow[x, 1]
                     crows[j, 2, x] = frow[x, 2]
+                    if store_tex:
+                        textures[y, j, x] = tex[y, x]
         else:
             for x in range(W):
                 a = acc[x]
@@ -365,6 +591,13 @@ def _silk_row(
                     j = mini[x]
                     arows[j, x] = a
                     crows[j, 0, x] = frow[x, 0]
+                    if store_tex:
+                        textures[y, j, x] = tex[y, x]
+    if shadow:  # a pixel the shadow test explains scores the threshold: background in every mask
+        orow = shown[y]
+        for x in range(W):
+            if orow[x] != mrow[x]:
+                srow[x] = max(srow[x], threshold)
 
 
 @njit(parallel=True, cache=True)
@@ -374,6 +607,8 @@ def silk_frame(
     alphas,
     since,
     blink,
+    textures,
+    tex,
     scale,
     inv_scale_new,
     decay,
@@ -387,8 +622,11 @@ def silk_frame(
     wgain,
     wmax,
     wzero,
+    tw,
+    shadow,
     scores,
     mask,
+    shown,
     scr_f,
     scr_i,
 ):
@@ -426,11 +664,22 @@ def silk_frame(
         False: score only.
     blink : (H, W) float32
         Per-pixel blinking level v (read only here; :func:`silk_feedback` updates it).
+    textures : (H, omega, W) uint16
+        LBSP pattern of every support vector (stored with it when ``tw > 0`` or ``shadow``).
+    tex : (H, W) uint16
+        This frame's LBSP patterns (:func:`lbsp_frame`; read when ``tw > 0`` or ``shadow``).
     wgain, wmax, wzero : float32
         Kernel width per pixel: ``sigma w`` with ``w = min(1 + wgain max(v - wzero, 0), wmax)``;
         ``wgain = 0``: the same width ``nl`` everywhere (``blink`` is not read).
-    scores : (H, W) float32, mask : (H, W) uint8
-        Outputs.
+    tw : float32
+        Texture weight: the kernel is ``2^(d2 nl) 2^(-tw H)`` with H the Hamming distance of the
+        patterns; 0: colour only.
+    shadow : bool
+        The shadow test (:func:`_is_shadow`) on every raw foreground pixel: where it holds,
+        ``shown`` is background and the score is raised to ``threshold``; ``mask`` (the decision
+        the pixel learns from) is unchanged.
+    scores : (H, W) float32, mask : (H, W) uint8, shown : (H, W) uint8
+        Outputs (``shown``, the mask after the shadow test, only with ``shadow``).
     scr_f : (T, 7, W) float32, scr_i : (T, W) uint32
         Per-thread scratch.
     """
@@ -444,6 +693,8 @@ def silk_frame(
             alphas,
             since,
             blink,
+            textures,
+            tex,
             scale,
             inv_scale_new,
             decay,
@@ -457,8 +708,11 @@ def silk_frame(
             wgain,
             wmax,
             wzero,
+            tw,
+            shadow,
             scores,
             mask,
+            shown,
             scr_f,
             scr_i,
         )
@@ -471,6 +725,8 @@ def silk_frame_serial(
     alphas,
     since,
     blink,
+    textures,
+    tex,
     scale,
     inv_scale_new,
     decay,
@@ -484,8 +740,11 @@ def silk_frame_serial(
     wgain,
     wmax,
     wzero,
+    tw,
+    shadow,
     scores,
     mask,
+    shown,
     scr_f,
     scr_i,
 ):
@@ -501,6 +760,8 @@ def silk_frame_serial(
             alphas,
             since,
             blink,
+            textures,
+            tex,
             scale,
             inv_scale_new,
             decay,
@@ -514,8 +775,11 @@ def silk_frame_serial(
             wgain,
             wmax,
             wzero,
+            tw,
+            shadow,
             scores,
             mask,
+            shown,
             scr_f,
             scr_i,
         )

@@ -389,7 +389,12 @@ class KernelPixelSubtractor(BackgroundSubtractor):
                     _k.renormalise, _k.renormalise_serial, self._alphas, _F(self._scale), _F(ALPHA_FLOOR)
                 )
                 self._scale = 1.0
-        return self._post(self._raw, out=fgmask)
+        return self._post(self._shown_mask(), out=fgmask)
+
+    def _shown_mask(self) -> np.ndarray:
+        """The mask the post-processing receives: the raw mask (SILK's shadow test changes it)."""
+        assert self._raw is not None
+        return self._raw
 
     def _fg_now(self) -> float:
         """Foreground fraction of the last learned frame's raw mask, counted on first use (NORMA and

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from silkvision.detector import kernels as _k
 from silkvision.detector.kernels import EXP2_COEFFS, U_MIN
 
 __all__ = [
@@ -26,6 +27,8 @@ __all__ = [
     "exp2_neg_reference",
     "silk_frame_reference",
     "silk_feedback_reference",
+    "lbsp_reference",
+    "popcount16_reference",
     "width_scale_reference",
     "norma_frame_reference",
     "renormalise_reference",
@@ -75,9 +78,54 @@ def exp2_neg_reference(u: np.ndarray) -> np.ndarray:
     return bits.view(np.float32)
 
 
-def _kernel_sums(feat, colours, alphas, nl):
+_POPCOUNT16: list = []  # the set bits of every uint16, made on first use
+
+
+def popcount16_reference(v) -> np.ndarray:
+    """Set bits of every element of a uint16 array (a table lookup)."""
+    if not _POPCOUNT16:
+        _POPCOUNT16.append(np.array([bin(i).count("1") for i in range(1 << 16)], np.uint16))
+    return _POPCOUNT16[0][np.asarray(v, np.uint16)]
+
+
+def lbsp_reference(feat) -> np.ndarray:
+    """NumPy version of :func:`silkvision.detector.kernels.lbsp_frame`, from its definition: bit p
+    where ``|I_p - I_c| > max(LBSP_REL I_c, LBSP_ABS)`` in float32, with the frame's border
+    repeated; (H, W) uint16."""
+    g = feat[..., 0].astype(np.float32)
+    H, W = g.shape
+    pad = np.pad(g, 2, mode="edge")
+    t = np.maximum(_k.LBSP_REL * g, _k.LBSP_ABS)
+    out = np.zeros((H, W), np.uint16)
+    for p in range(16):
+        dy, dx = int(_k._LBSP_DY[p]), int(_k._LBSP_DX[p])
+        nb = pad[2 + dy : 2 + dy + H, 2 + dx : 2 + dx + W]
+        out |= (np.abs(nb - g) > t).astype(np.uint16) << np.uint16(p)
+    return out
+
+
+def _shadow_reference(feat, colours, alphas, textures, tex, scale, raw) -> np.ndarray:
+    """Where the kernels' shadow test (``kernels._is_shadow``) holds for a raw foreground pixel."""
+    fy = feat[..., 0].astype(np.float32)
+    found = np.zeros(raw.shape, bool)
+    for j in range(alphas.shape[1]):
+        cy = colours[:, j, 0].astype(np.float32)
+        ok = alphas[:, j] * _F(scale) >= _k.SHADOW_AMIN
+        ok &= (fy >= _k.SHADOW_LO * cy) & (fy <= _k.SHADOW_HI * cy)
+        d2 = np.zeros(raw.shape, np.float32)
+        for ch in range(1, feat.shape[2]):
+            d = feat[..., ch].astype(np.float32) - colours[:, j, ch].astype(np.float32)
+            d2 = d2 + d * d
+        ok &= d2 <= _k.SHADOW_CHROMA2
+        ok &= popcount16_reference(tex ^ textures[:, j]) <= _k.SHADOW_HAM
+        found |= ok
+    return (raw != 0) & (popcount16_reference(tex) >= _k.SHADOW_BITS) & found
+
+
+def _kernel_sums(feat, colours, alphas, nl, textures=None, tex=None, tw=0.0):
     """sum_j alphas[:, j] * k(colours[:, j], feat) in the kernel's order; (H, W) float32. ``nl`` is
-    one float32 or an (H, W) float32 array (a kernel width per pixel)."""
+    one float32 or an (H, W) float32 array (a kernel width per pixel); with ``tw > 0`` the kernel
+    has the texture factor ``2^(-tw H)`` of the patterns ``tex`` and ``textures``."""
     H, W, C = feat.shape
     f = feat.astype(np.float32).transpose(2, 0, 1)  # (C, H, W)
     acc = np.zeros((H, W), np.float32)
@@ -89,7 +137,10 @@ def _kernel_sums(feat, colours, alphas, nl):
         for c in range(1, C):  # integer values < 2^24: exact, so
             t = f[c] - cj[:, c]  # fused or not gives the same d2
             d2 = d2 + t * t
-        k = exp2_neg_reference(d2 * nl)
+        u = d2 * nl
+        if tw > 0:
+            u = u - _F(tw) * popcount16_reference(tex ^ textures[:, j]).astype(np.float32)
+        k = exp2_neg_reference(u)
         acc = fma32_reference(alphas[:, j], k, acc)
     return acc
 
@@ -118,6 +169,8 @@ def silk_frame_reference(
     alphas,
     since,
     blink,
+    textures,
+    tex,
     scale,
     inv_scale_new,
     decay,
@@ -131,21 +184,29 @@ def silk_frame_reference(
     wgain,
     wmax,
     wzero,
+    tw,
+    shadow,
     scores,
     mask,
+    shown,
 ) -> None:
     """NumPy mirror of :func:`silkvision.detector.kernels.silk_frame` (same arguments, no scratch).
 
-    Updates ``colours``, ``alphas``, ``since`` (when ``learn``), ``scores`` and ``mask`` in place.
+    Updates ``colours``, ``alphas``, ``since``, ``textures`` (when ``learn``), ``scores``, ``mask``
+    and ``shown`` (with ``shadow``) in place.
     """
     H, W, C = feat.shape
     if wgain > 0:
         nl = width_scale_reference(blink, nl, wgain, wmax, wzero)
-    acc = _kernel_sums(feat, colours, alphas, nl)
+    acc = _kernel_sums(feat, colours, alphas, nl, textures, tex, tw)
     s = acc * _F(scale)
-    scores[...] = s
     fg = s < _F(threshold)
     mask[...] = np.where(fg, 255, 0).astype(np.uint8)
+    scores[...] = s
+    if shadow:
+        sh = _shadow_reference(feat, colours, alphas, textures, tex, scale, mask)
+        shown[...] = np.where(sh, 0, mask)
+        scores[sh] = np.maximum(s[sh], _F(threshold))
     if not learn:
         return
     c = np.minimum(since.astype(np.int32) + 1, 255)
@@ -163,6 +224,8 @@ def silk_frame_reference(
     alphas[yi, ji, xi] = a[ins]
     for c in range(C):
         colours[yi, ji, c, xi] = feat[yi, xi, c]
+    if tw > 0 or shadow:
+        textures[yi, ji, xi] = tex[yi, xi]
 
 
 def norma_frame_reference(

@@ -50,24 +50,36 @@ def _run_against_mirror(det, frames, learn_pattern=lambda i: i % 7 != 3, state_e
     ref = R.silk_frame_reference if silk else R.norma_frame_reference
     det.apply(frames[0])
     st = det.get_state()
-    keys = ("colours", "alphas", "since", "blink", "prev_raw", "prev_out", "ptr", "rho")
+    keys = ("colours", "alphas", "since", "blink", "prev_raw", "prev_out", "textures", "ptr", "rho")
     state = {k: st[k].copy() for k in keys if k in st}
-    extra = [state[k] for k in ("since", "blink", "ptr", "rho") if k in state]
+    extra = [state[k] for k in ("since", "blink", "textures", "ptr", "rho") if k in state]
     H, W = frames[0].shape[:2]
     sc = np.zeros((H, W), np.float32)
     mk = np.zeros((H, W), np.uint8)
+    shown = np.zeros((H, W), np.uint8)
+    textured, shadow = det._textured() if silk else (False, False)
+    shadowed = 0  # pixels the shadow test turned to background, over the run
     for i, f in enumerate(frames[1:]):
         learn = learn_pattern(i)
         args = det.kernel_args(learn)
         feat = det._conv(f)
-        ref(feat, state["colours"], state["alphas"], *extra, *args, sc, mk)
+        if silk:
+            tex = R.lbsp_reference(feat) if textured or shadow else np.zeros((0, 0), np.uint16)
+            ref(feat, state["colours"], state["alphas"], *extra, tex, *args, sc, mk, shown)
+        else:
+            ref(feat, state["colours"], state["alphas"], *extra, *args, sc, mk)
+        out = shown if shadow else mk
+        shadowed += int(np.count_nonzero(out != mk))
         if silk and learn and det.get_params()["width_gain"] > 0:
             fb = [state[k] for k in ("prev_raw", "prev_out", "blink")]
-            R.silk_feedback_reference(mk, det.mask_filter(mk), *fb, 1.0, 0.1, 10.0)
+            R.silk_feedback_reference(mk, det.mask_filter(out), *fb, 1.0, 0.1, 10.0)
         scale_before = det._scale
-        det.apply(f, learningRate=-1 if learn else 0)
+        got = det.apply(f, learningRate=-1 if learn else 0)
         np.testing.assert_array_equal(det.scores, sc, err_msg=f"scores, frame {i + 1}")
         np.testing.assert_array_equal(det._raw, mk, err_msg=f"raw mask, frame {i + 1}")
+        np.testing.assert_array_equal(got, det.mask_filter(out), err_msg=f"mask, frame {i + 1}")
+        if textured or shadow:
+            np.testing.assert_array_equal(det._tex, tex, err_msg=f"patterns, frame {i + 1}")
         if det._scale == 1.0 and learn:  # the detector renormalised after this frame
             R.renormalise_reference(
                 state["alphas"], np.float32(_last_scale(det, scale_before)), np.float32(1e-8)
@@ -77,6 +89,7 @@ def _run_against_mirror(det, frames, learn_pattern=lambda i: i % 7 != 3, state_e
         now = det._state_arrays()
         for k, v in state.items():
             np.testing.assert_array_equal(now[k], v, err_msg=f"{k}, frame {i + 1}")
+    det.mirror_shadowed = shadowed
     return det
 
 
@@ -135,14 +148,41 @@ def test_exp2_kernel_equals_reference_and_is_accurate():
         # a kernel width per pixel, from flicker that the median removes
         dict(median=3, width_gain=0.5, width_dead_zone=0.0, width_max=3.0),
         dict(median=5, colour_space="gray", width_gain=2.0, width_dead_zone=0.5, width_max=1.5),
+        # the texture term and the shadow test, alone and together, with the width
+        dict(texture_weight=0.25),
+        dict(shadow=True, omega=6, warmup=3),
+        dict(median=3, texture_weight=0.0625, shadow=True, width_gain=0.5, width_dead_zone=0.0),
+        dict(colour_space="gray", texture_weight=1.0, shadow=True),
+        dict(colour_space="lab", texture_weight=0.125, shadow=True, tau=0.6, omega=4, warmup=0),
     ],
 )
 def test_silk_kernel_matches_mirror_on_random_frames(rng, params):
     det = SilkSubtractor(**{"median": 0, **params})
     frames = _random_frames(rng, 70, 13, 37)
+    if params.get("shadow"):  # darker copies of the background, with its texture, in every third frame
+        frames = [(f * 0.7).astype(np.uint8) if i % 3 == 2 else f for i, f in enumerate(frames)]
     det = _run_against_mirror(det, frames)
     if params.get("width_gain"):
         assert det._extra["blink"].max() > params["width_dead_zone"]  # the widths did vary
+    if params.get("shadow"):
+        assert det._textured()[1] and det.mirror_shadowed > 0  # the test did hold somewhere
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 3), (5, 4), (3, 5), (6, 7), (17, 40)])
+def test_lbsp_kernel_equals_reference(rng, shape):
+    """Every frame size, the clamped border (narrower than the 5x5 pattern) included, and the exact
+    threshold (differences equal to ``max(0.3 c, 4)`` are not set)."""
+    feat = rng.integers(0, 256, (*shape, 3)).astype(np.uint8)
+    feat[..., 0] = np.where(rng.random(shape) < 0.3, 40, feat[..., 0])  # 0.3 * 40 = 12: on the edge
+    feat.reshape(-1, 3)[::5, 0] = 52
+    want = R.lbsp_reference(feat)
+    for fn in (K.lbsp_frame, K.lbsp_frame_serial):
+        got = np.zeros(shape, np.uint16)
+        fn(feat, np.zeros((2, *shape), np.uint8), got)
+        np.testing.assert_array_equal(got, want)
+    v = rng.integers(0, 1 << 16, 1000).astype(np.uint16)
+    np.testing.assert_array_equal(K.popcount16_array(v, np.empty_like(v)), R.popcount16_reference(v))
+    assert R.popcount16_reference(np.array([0, 1, 0xFFFF, 0x8001], np.uint16)).tolist() == [0, 1, 16, 2]
 
 
 def test_silk_width_feedback_matches_mirror(rng):

@@ -315,7 +315,14 @@ def _run(det, frames, start=0):
     return scores, masks
 
 
-@pytest.mark.parametrize("kw", [dict(), dict(tau=0.6, omega=4, colour_space="ycrcb", hold=3)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(),
+        dict(tau=0.6, omega=4, colour_space="ycrcb", hold=3),
+        dict(texture_weight=0.0625, shadow=True),
+    ],
+)
 def test_checkpoint_restore_is_bit_identical(sample_seq, kw):
     files = sorted((sample_seq / "input").glob("*.jpg"))[:50]
     frames = [cv2.imread(str(f))[100:180] for f in files]
