@@ -325,16 +325,19 @@ def _texture_exponents(textures, tex, y, ubuf, tw, W, j):
 
 
 @njit(inline="always", cache=True)
-def _slot_loop(colours, alphas, textures, tex, y, featf, ubuf, acc, minv, mini, nl, tw, learn, C, W):
-    """Every slot of row y: the kernel sums, and when learning the lowest coefficient."""
-    for j in range(alphas.shape[1]):
-        _slot_exponents(colours, y, featf, ubuf, nl, C, W, j)
-        if tw > _ZERO:
-            _texture_exponents(textures, tex, y, ubuf, tw, W, j)
-        if learn:  # also the lowest coefficient and its slot (first slot on ties)
-            _accumulate_min(alphas, y, ubuf, acc, minv, mini, W, j)
-        else:
-            _accumulate(alphas, y, ubuf, acc, W, j)
+def _slot_sums_tex(colours, alphas, textures, tex, y, featf, ubuf, acc, nl, tw, C, W, j):
+    """:func:`_slot_sums` with the texture factor (:func:`_texture_exponents`)."""
+    _slot_exponents(colours, y, featf, ubuf, nl, C, W, j)
+    _texture_exponents(textures, tex, y, ubuf, tw, W, j)
+    _accumulate(alphas, y, ubuf, acc, W, j)
+
+
+@njit(inline="always", cache=True)
+def _slot_sums_min_tex(colours, alphas, textures, tex, y, featf, ubuf, acc, minv, mini, nl, tw, C, W, j):
+    """:func:`_slot_sums_min` with the texture factor (:func:`_texture_exponents`)."""
+    _slot_exponents(colours, y, featf, ubuf, nl, C, W, j)
+    _texture_exponents(textures, tex, y, ubuf, tw, W, j)
+    _accumulate_min(alphas, y, ubuf, acc, minv, mini, W, j)
 
 
 @njit(inline="always", cache=True)
@@ -525,6 +528,7 @@ def _silk_row(
 ):
     """Row ``y`` of :func:`silk_frame`, with the scratch of thread ``tid``."""
     H, W, C = feat.shape
+    omega = alphas.shape[1]
     featf = scr_f[tid]
     acc = featf[3]
     minv = featf[4]
@@ -540,12 +544,40 @@ def _silk_row(
         brow = blink[y]
         for x in range(W):
             wide += 1 if brow[x] > wzero else 0
+    nlrow = featf[6]
     if wide > 0:  # (w = 1 everywhere else: nl itself, so the plain path gives the same sums)
-        nlrow = featf[6]
         _width_row(blink[y], nl, wgain, wmax, wzero, nlrow, W)
-        _slot_loop(colours, alphas, textures, tex, y, featf, ubuf, acc, minv, mini, nlrow, tw, learn, C, W)
+    # one loop per call shape: one generic loop with the choices inside it ran the default about
+    # 10 % slower (detector_speed.py, the two kernels in turn)
+    if tw > _ZERO:
+        if wide > 0 and learn:
+            for j in range(omega):
+                _slot_sums_min_tex(
+                    colours, alphas, textures, tex, y, featf, ubuf, acc, minv, mini, nlrow, tw, C, W, j
+                )
+        elif wide > 0:
+            for j in range(omega):
+                _slot_sums_tex(colours, alphas, textures, tex, y, featf, ubuf, acc, nlrow, tw, C, W, j)
+        elif learn:
+            for j in range(omega):
+                _slot_sums_min_tex(
+                    colours, alphas, textures, tex, y, featf, ubuf, acc, minv, mini, nl, tw, C, W, j
+                )
+        else:
+            for j in range(omega):
+                _slot_sums_tex(colours, alphas, textures, tex, y, featf, ubuf, acc, nl, tw, C, W, j)
+    elif wide > 0 and learn:  # (learning: also the lowest coefficient and its slot, first on ties)
+        for j in range(omega):
+            _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nlrow, C, W, j)
+    elif wide > 0:
+        for j in range(omega):
+            _slot_sums(colours, alphas, y, featf, ubuf, acc, nlrow, C, W, j)
+    elif learn:
+        for j in range(omega):
+            _slot_sums_min(colours, alphas, y, featf, ubuf, acc, minv, mini, nl, C, W, j)
     else:
-        _slot_loop(colours, alphas, textures, tex, y, featf, ubuf, acc, minv, mini, nl, tw, learn, C, W)
+        for j in range(omega):
+            _slot_sums(colours, alphas, y, featf, ubuf, acc, nl, C, W, j)
     srow = scores[y]
     mrow = mask[y]
     _scores_and_mask(acc, scale, threshold, srow, mrow, W)
