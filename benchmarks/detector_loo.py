@@ -413,8 +413,9 @@ def make_detector(cfg: dict):
     """A SILK detector for a configuration: the product's class unless variant keys are set."""
     import silkvision as sv
 
-    variant = {k: cfg[k] for k in VARIANT_KEYS if k in cfg}
-    params = {k: v for k, v in cfg.items() if k not in VARIANT_KEYS}
+    # the product's ``shadow`` (true/false) shares its name with the variants' (0, 1 or 2)
+    variant = {k: cfg[k] for k in VARIANT_KEYS if k in cfg and not isinstance(cfg[k], bool)}
+    params = {k: v for k, v in cfg.items() if k not in variant}
     if not any(
         variant.get(k, 0) for k in ("fb_thr", "fb_cap", "fb_sig", "diff_every", "consult", "tex_w", "shadow")
     ):

@@ -47,6 +47,24 @@ def test_variant_kernel_with_every_idea_off_is_the_product_kernel():
     np.testing.assert_array_equal(a._colours, b._colours)
 
 
+def test_the_products_texture_option_is_the_variant_it_was_ported_from():
+    """Masks and state bit for bit (scores differ only where the shadow test raises them)."""
+    a = loo.make_detector({**loo.PRODUCT_TEXTURE, "warmup": 5})
+    b = loo.make_detector({**loo.PRODUCT_TEXTURE_AS_VARIANT, "warmup": 5})
+    assert type(a).__name__ == "SilkSubtractor" and a.get_params()["shadow"] is True
+    assert type(b).__name__ == "VariantSilk"  # its shadow is 1, the product's true
+    held = 0
+    for t, f in enumerate(_frames(80)):
+        if t % 5 == 4:
+            f = (f * 0.7).astype(np.uint8)  # darker copies: the shadow test holds somewhere
+        np.testing.assert_array_equal(a.apply(f), b.apply(f))
+        held += int(np.count_nonzero(a._shown != a._raw))
+    assert held > 0
+    np.testing.assert_array_equal(a._alphas, b._alphas)
+    np.testing.assert_array_equal(a._colours, b._colours)
+    np.testing.assert_array_equal(a._extra["textures"], b._extra["svtex"])
+
+
 def test_diffusion_is_deterministic_and_changes_the_model():
     runs = []
     for _ in range(2):
