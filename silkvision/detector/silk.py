@@ -80,7 +80,8 @@ Refinements (switchable; see ``docs/BENCHMARKS.md`` section 2 for their measured
   0.5-0.95 times as bright, has its chroma (within 10) and its pattern (at most 1 bit apart), and
   the pixel's pattern has at least 3 set bits (two flat patches share the empty pattern: no
   evidence). Its score is then raised to the threshold, so ``apply`` still returns
-  ``mask_from_scores(scores)``; the pixel learns from its own decision. Together they raise the
+  ``mask_from_scores(scores)`` (at a higher threshold such a pixel is foreground again); the
+  pixel learns from its own decision. Together they raise the
   mean F of the six development sequences from 0.866 to 0.877 at about half the frame rate, which
   is why they are not the default (``docs/benchmarks/accuracy.md``). Switching the texture on or
   off restarts the model (the state's layout changes).
@@ -307,9 +308,9 @@ class SilkSubtractor(KernelPixelSubtractor):
             "textures": ((H, self._p["omega"], W) if any(self._textured()) else (0, 0, 0), np.uint16, 0),
         }
 
-    def _textured(self, p: dict | None = None) -> tuple[bool, bool]:
-        """(texture term on, shadow test on) with the parameters ``p`` (default: the current ones)."""
-        p = self._p if p is None else p
+    def _textured(self) -> tuple[bool, bool]:
+        """(texture term on, shadow test on) with the current parameters."""
+        p = self._p
         return p["texture_weight"] > 0, bool(p["shadow"]) and p["colour_space"] != "rgb"
 
     def _set(self, params: dict, initial: bool = False) -> bool:
