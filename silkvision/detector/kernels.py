@@ -477,21 +477,22 @@ def _is_shadow(feat, colours, alphas, textures, tex, y, x, scale):
         return False
     C = feat.shape[2]
     fy = np.float32(feat[y, x, 0])
-    for j in range(alphas.shape[1]):
-        if alphas[y, j, x] * scale < SHADOW_AMIN:
-            continue
+    found = False
+    for j in range(alphas.shape[1]):  # branch-free: the tests' outcomes are unpredictable
         cy = np.float32(colours[y, j, 0, x])
-        if fy < SHADOW_LO * cy or fy > SHADOW_HI * cy:
-            continue
         d2 = _ZERO
         for ch in range(1, C):
             d = np.float32(feat[y, x, ch]) - np.float32(colours[y, j, ch, x])
             d2 += d * d
-        if d2 > SHADOW_CHROMA2:
-            continue
-        if popcount16(np.uint16(t ^ textures[y, j, x])) <= SHADOW_HAM:
-            return True
-    return False
+        ok = (
+            (alphas[y, j, x] * scale >= SHADOW_AMIN)
+            & (fy >= SHADOW_LO * cy)
+            & (fy <= SHADOW_HI * cy)
+            & (d2 <= SHADOW_CHROMA2)
+            & (popcount16(np.uint16(t ^ textures[y, j, x])) <= SHADOW_HAM)
+        )
+        found |= ok
+    return found
 
 
 @njit(inline="always", cache=True)
