@@ -19,16 +19,13 @@ from silkvision.errors import ExportMismatchError, SourceError
 from silkvision.export import CHECKPOINT, MANIFEST, export_masks
 from silkvision.io.npz import load_npz
 
+from ..io.export_files import files_of
 from ..io.fake_detector import FakeDetector, interrupt_after
 
 N = 12
 BAD = 5
 SKIP = {"capture": {"on_bad_frame": "skip"}, "export": {"checkpoint_every": 4, "scores": True}}
 STOP = {"capture": {"on_bad_frame": "stop"}, "export": {"checkpoint_every": 4, "scores": True}}
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
 def _export(src, out, cfg, after=None, log=None):
@@ -70,7 +67,7 @@ def test_skip_passes_over_the_bad_frame_and_lists_it(tmp_path, seq, reference):
     assert notes[-1].endswith(f"export.json): {BAD}") and "\n" not in notes[-1]
     assert ", 1 bad frame skipped) in " in res.summary()
     # the masks after it are those of the frames of the same number
-    assert _files(tmp_path / "again") == _files(reference)
+    assert files_of(tmp_path / "again") == files_of(reference)
 
 
 @pytest.mark.parametrize("after", [3, BAD - 1, 8], ids=["before-the-bad-frame", "just-before-it", "after-it"])
@@ -81,7 +78,7 @@ def test_an_interrupted_skipping_export_resumes_identically(tmp_path, seq, refer
     res = _export(seq, out, SKIP)
     assert res.complete and res.resumed_from == (after if after < BAD else after + 1)
     assert res.skipped == [BAD]
-    assert _files(out) == _files(reference)
+    assert files_of(out) == files_of(reference)
 
 
 def test_stop_names_the_frame_and_its_advice_works_in_the_same_folder(tmp_path, seq, reference):
@@ -94,7 +91,7 @@ def test_stop_names_the_frame_and_its_advice_works_in_the_same_folder(tmp_path, 
     assert int(load_npz(out / CHECKPOINT)["_index"]) == BAD - 1  # the frames before it are kept
     res = _export(seq, out, SKIP)
     assert res.complete and res.resumed_from == BAD - 1
-    assert _files(out) == _files(reference)
+    assert files_of(out) == files_of(reference)
 
 
 def test_an_export_that_skipped_frames_is_resumed_only_by_a_skipping_run(tmp_path, seq):
@@ -179,7 +176,7 @@ def test_a_video_goes_on_past_a_frame_that_does_not_decode(tmp_path, capsys):
         main(["export", str(video), "--out", str(fresh), "-a", "mog2", "--set", "capture.on_bad_frame=skip"])
         == 0
     )
-    assert _files(out) == _files(fresh)
+    assert files_of(out) == files_of(fresh)
 
 
 # -- an image folder whose files changed after the checkpoint ------------------------------------
@@ -206,7 +203,7 @@ def test_removing_or_replacing_the_bad_file_resumes(tmp_path, seq, fix):
         f"resuming {out} after frame {BAD - 1} (checkpoint); {seq.resolve()} changed "
         f"after that frame, and the frames after it are exported as they are now"
     )
-    assert _files(out) == _files(_fresh(seq, tmp_path, STOP))
+    assert files_of(out) == files_of(_fresh(seq, tmp_path, STOP))
 
 
 def test_masks_after_the_checkpoint_of_a_frame_now_gone_are_removed(tmp_path, seq):
@@ -225,7 +222,7 @@ def test_masks_after_the_checkpoint_of_a_frame_now_gone_are_removed(tmp_path, se
     res = _export(seq, out, SKIP)
     assert res.complete and res.resumed_from == 4 and res.skipped == [BAD]
     assert not (out / "bin000006.png").exists() and not (out / "scores000006.npz").exists()
-    assert _files(out) == _files(_fresh(seq, tmp_path, SKIP))
+    assert files_of(out) == files_of(_fresh(seq, tmp_path, SKIP))
 
 
 def test_a_change_up_to_the_checkpoint_is_still_refused(tmp_path, seq):

@@ -17,15 +17,12 @@ import pytest
 from silkvision.capture import open_source
 from silkvision.export import MANIFEST, export_masks
 
+from ..io.export_files import files_of
 from ..io.fake_detector import FakeDetector, interrupt_after
 
 N = 16
 DAMAGED = (5, 11)  # one before the checkpoint the interrupted export resumes from, one after it
 CFG = {"export": {"checkpoint_every": 4, "scores": True}}
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
 def _export(src, out, after=None, log=None):
@@ -95,7 +92,7 @@ def test_an_interrupted_export_resumes_to_the_same_files(tmp_path, damaged, refe
     assert _export(damaged, out, after=after).interrupted
     res = _export(damaged, out)
     assert res.complete and res.resumed_from == after and res.damaged == list(DAMAGED)
-    assert _files(out) == _files(reference)
+    assert files_of(out) == files_of(reference)
 
 
 def test_only_the_export_catches_the_messages(damaged):

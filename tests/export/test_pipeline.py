@@ -8,7 +8,6 @@ import shutil
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
@@ -17,25 +16,10 @@ from silkvision.export import CHECKPOINT, MANIFEST, export_masks
 from silkvision.export import loop as loop_module
 from silkvision.export.pipeline import FileWriter, FrameReader
 
+from ..io.export_files import files_of, video_frames
 from ..io.fake_detector import FakeDetector, interrupt_after
 
 N = 30
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
-
-
-def _video_frames(path: Path) -> list[np.ndarray]:
-    cap = cv2.VideoCapture(str(path))
-    frames = []
-    while True:
-        ok, f = cap.read()
-        if not ok:
-            break
-        frames.append(f[..., 0].copy())
-    cap.release()
-    return frames
 
 
 def _cfg(pipeline: bool, **export):
@@ -54,43 +38,35 @@ def _export(src, out, cfg, det=None, **kw):
 def _assert_same(a: Path, b: Path) -> None:
     """The same files, byte for byte, but the video, whose Matroska header has a random UID (its
     decoded frames are compared)."""
-    fa, fb = _files(a), _files(b)
+    fa, fb = files_of(a), files_of(b)
     assert sorted(fa) == sorted(fb)
     for name in fa:
         if name == "masks.mkv":
-            va, vb = _video_frames(a / name), _video_frames(b / name)
+            va, vb = video_frames(a / name), video_frames(b / name)
             assert len(va) == len(vb) > 0 and all(np.array_equal(x, y) for x, y in zip(va, vb))
         else:
             assert fa[name] == fb[name], name
+
+
+def _export_silk(src, out: Path, pipeline: bool):
+    """The sample clip through SILK, with scores and the mask video."""
+    cfg = _cfg(pipeline, scores=True, video=True)
+    res = export_masks(src, out, cfg, algorithm="silk", progress=False, log=lambda m: None)
+    assert res.complete and res.frames == N
+    return res
 
 
 @pytest.fixture(scope="module")
 def serial(tmp_path_factory, sample_seq) -> Path:
     """The serial export of the sample clip with SILK, scores and the mask video."""
     out = tmp_path_factory.mktemp("serial") / "out"
-    res = export_masks(
-        sample_seq,
-        out,
-        _cfg(False, scores=True, video=True),
-        algorithm="silk",
-        progress=False,
-        log=lambda m: None,
-    )
-    assert res.complete and res.frames == N
+    _export_silk(sample_seq, out, pipeline=False)
     return out
 
 
 def test_pipelined_export_writes_the_files_of_the_serial_one(tmp_path, sample_seq, serial):
     out = tmp_path / "out"
-    res = export_masks(
-        sample_seq,
-        out,
-        _cfg(True, scores=True, video=True),
-        algorithm="silk",
-        progress=False,
-        log=lambda m: None,
-    )
-    assert res.complete and res.frames == N
+    _export_silk(sample_seq, out, pipeline=True)
     assert len(list(out.glob("scores*.npz"))) == N
     _assert_same(out, serial)
 

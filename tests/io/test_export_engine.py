@@ -22,26 +22,11 @@ from silkvision.export import CHECKPOINT, MANIFEST, export_masks, is_export_outp
 from silkvision.export.pipeline import DEPTH
 from silkvision.io.npz import load_npz, npz_bytes
 
+from .export_files import files_of, video_frames
 from .fake_detector import FakeDetector, interrupt_after
 
 HERE = Path(__file__).resolve().parent
 N = 60  # frames of the sample clip used here
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
-
-
-def _video_frames(path: Path) -> list[np.ndarray]:
-    cap = cv2.VideoCapture(str(path))
-    out = []
-    while True:
-        ok, f = cap.read()
-        if not ok:
-            break
-        out.append(f[..., 0].copy())
-    cap.release()
-    return out
 
 
 def _cfg(**export):
@@ -49,11 +34,11 @@ def _cfg(**export):
 
 
 def _assert_same_export(a: Path, b: Path) -> None:
-    fa, fb = _files(a), _files(b)
+    fa, fb = files_of(a), files_of(b)
     assert sorted(fa) == sorted(fb)
     for name in fa:
         if name == "masks.mkv":  # Matroska header has a random UID: compare decoded frames
-            va, vb = _video_frames(a / name), _video_frames(b / name)
+            va, vb = video_frames(a / name), video_frames(b / name)
             assert len(va) == len(vb) == N and all(np.array_equal(x, y) for x, y in zip(va, vb))
         else:
             assert fa[name] == fb[name], name
@@ -92,7 +77,7 @@ def test_outputs_of_a_complete_export(reference, sample_seq):
             assert got.dtype == np.uint8 and got.ndim == 2 and np.array_equal(got, m)
             s = load_npz(reference / f"scores{i:06d}.npz")["scores"]
             assert s.dtype == np.float16 and np.array_equal(s, det.scores.astype(np.float16))
-    video = _video_frames(reference / "masks.mkv")
+    video = video_frames(reference / "masks.mkv")
     assert len(video) == N and np.array_equal(video[-1], m)
     manifest = json.loads((reference / MANIFEST).read_text())
     assert manifest["status"] == "complete" and manifest["frames"] == N and manifest["algorithm"] == "fake"
@@ -191,7 +176,7 @@ def test_signal_saves_checkpoint_exits_128_plus_signal_and_resumes(tmp_path, sam
 
 
 def test_rerun_of_complete_export_does_nothing(reference, sample_seq):
-    before = _files(reference)
+    before = files_of(reference)
     res = export_masks(
         sample_seq,
         reference,
@@ -201,7 +186,7 @@ def test_rerun_of_complete_export_does_nothing(reference, sample_seq):
         log=lambda m: None,
     )
     assert res.already_complete and res.processed == 0 and "nothing to do" in res.summary()
-    assert _files(reference) == before
+    assert files_of(reference) == before
 
 
 @pytest.mark.parametrize("removed", ["bin", "scores"])
@@ -418,7 +403,7 @@ def test_camera_export_with_video_and_no_resume(tmp_path, monkeypatch):
             "0", out, {"capture": {"max_frames": 5}}, detector=FakeDetector(), video=True, progress=False
         )
     monkeypatch.undo()  # the real VideoCapture again, to read the mask video
-    assert len(_video_frames(out / "masks.mkv")) == 5
+    assert len(video_frames(out / "masks.mkv")) == 5
 
 
 def test_camera_frames_dropped_while_the_detector_is_busy_are_reported(tmp_path, monkeypatch):
@@ -468,7 +453,7 @@ def test_real_detector_interrupted_and_resumed_gives_identical_files(tmp_path, s
     )
     assert res.complete and res.resumed_from == 12 and res.processed == 18 and res.frames == 30
     assert not any("found another frame" in n for n in notes)  # the seek landed: no replay
-    fa, fb = _files(ref), _files(out)
+    fa, fb = files_of(ref), files_of(out)
     assert sorted(fa) == sorted(fb) and all(fa[n] == fb[n] for n in fa)
 
 
@@ -515,7 +500,7 @@ def test_a_signal_after_the_last_frame_was_read_finishes_the_export(
     assert notes[-1].endswith("came after the last frame was exported: the export was finished")
     assert json.loads((out / MANIFEST).read_text())["status"] == "complete"
     assert not (out / CHECKPOINT).exists()
-    fa, fb = _files(ref), _files(out)
+    fa, fb = files_of(ref), files_of(out)
     fa.pop("masks.mkv"), fb.pop("masks.mkv")  # its header carries a random segment UID
     assert sorted(fa) == sorted(fb) and all(fa[n] == fb[n] for n in fa)
 
@@ -746,7 +731,7 @@ def test_real_detector_with_a_garbled_checkpoint_replays_identically(tmp_path, s
     assert res.complete and res.resumed_from == 0 and res.processed == 30
     assert notes[0].startswith(f"{out / CHECKPOINT}: cannot be used (cannot restore the silk detector: ")
     assert notes[0].endswith("keeping the 12 masks already written")
-    fa, fb = _files(ref), _files(out)
+    fa, fb = files_of(ref), files_of(out)
     assert sorted(fa) == sorted(fb) and all(fa[n] == fb[n] for n in fa)
 
 
@@ -759,7 +744,7 @@ def test_mask_video_of_an_odd_size_is_padded_not_cropped(tmp_path, sample_seq, s
     notes = []
     res = export_masks(sample_seq, tmp_path, cfg, algorithm="mog2", progress=False, log=notes.append)
     assert res.complete
-    frames = _video_frames(tmp_path / "masks.mkv")
+    frames = video_frames(tmp_path / "masks.mkv")
     assert len(frames) == 5 and frames[0].shape == (h + h % 2, w + w % 2)
     for k, f in enumerate(frames, 1):
         mask = cv2.imread(str(tmp_path / f"bin{k:06d}.png"), cv2.IMREAD_GRAYSCALE)
@@ -790,7 +775,7 @@ def test_a_video_that_does_not_read_back_whole_is_not_published(tmp_path, sample
     monkeypatch.setattr(MaskVideoWriter, "write", write)
     res = export_masks(sample_seq, tmp_path, cfg, algorithm="silk", progress=False)
     assert res.complete and res.video == tmp_path / "masks.mkv"
-    frames = _video_frames(res.video)
+    frames = video_frames(res.video)
     assert len(frames) == 8
     for k, f in enumerate(frames, 1):
         assert np.array_equal(f, cv2.imread(str(tmp_path / f"bin{k:06d}.png"), cv2.IMREAD_GRAYSCALE))
@@ -812,13 +797,13 @@ def test_the_export_loop_reuses_one_mask_buffer(tmp_path, sample_seq):
     ref = export_masks(sample_seq, tmp_path / "ref", _cfg(pipeline=False), progress=False)
     res = export_masks(sample_seq, tmp_path / "out", _cfg(pipeline=False), detector=det, progress=False)
     assert res.complete and len(buffers) == 1 and id(None) not in buffers
-    assert _files(tmp_path / "ref") == _files(tmp_path / "out") and ref.frames == res.frames
+    assert files_of(tmp_path / "ref") == files_of(tmp_path / "out") and ref.frames == res.frames
     # pipelined: a few buffers handed round the writer thread, made once
     buffers.clear()
     res = export_masks(sample_seq, tmp_path / "piped", _cfg(pipeline=True), detector=det, progress=False)
     assert res.complete and 1 < len(buffers) <= DEPTH + 2 and id(None) not in buffers
-    masks = {n: b for n, b in _files(tmp_path / "piped").items() if n.startswith("bin")}
-    assert len(masks) == res.frames and all(_files(tmp_path / "ref")[n] == b for n, b in masks.items())
+    masks = {n: b for n, b in files_of(tmp_path / "piped").items() if n.startswith("bin")}
+    assert len(masks) == res.frames and all(files_of(tmp_path / "ref")[n] == b for n, b in masks.items())
     res = export_masks(sample_seq, tmp_path / "fake", _cfg(), detector=FakeDetector(), progress=False)
     assert res.complete
 

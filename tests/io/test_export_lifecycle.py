@@ -13,13 +13,10 @@ from silkvision.capture import Source, open_source
 from silkvision.errors import SourceError
 from silkvision.export import MANIFEST, export_masks
 
+from .export_files import files_of
 from .fake_detector import FakeDetector
 
 N = 8
-
-
-def _files(folder):
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
 def _masks(folder):
@@ -47,7 +44,7 @@ def test_open_folder_source_that_was_read_from_is_exported_from_its_first_frame(
             src, tmp_path / "o", {"capture": {"max_frames": N}}, detector=FakeDetector(), progress=False
         )
     assert res.complete and res.frames == N and res.first_index == 1 and res.last_index == N
-    assert _files(tmp_path / "o") == _files(reference)
+    assert files_of(tmp_path / "o") == files_of(reference)
 
 
 def test_open_video_source_that_was_read_to_its_end_is_exported_whole(tmp_path):
@@ -63,7 +60,7 @@ def test_open_video_source_that_was_read_to_its_end_is_exported_whole(tmp_path):
         assert len(list(src)) == 6
         res = export_masks(src, tmp_path / "o", detector=FakeDetector(), progress=False)
     assert res.complete and res.frames == fresh.frames == 6
-    assert _files(tmp_path / "o") == _files(tmp_path / "fresh")
+    assert files_of(tmp_path / "o") == files_of(tmp_path / "fresh")
 
 
 class _NoFrames(Source):

@@ -17,14 +17,11 @@ from silkvision.errors import ExportMismatchError
 from silkvision.export import CHECKPOINT, MANIFEST, export_masks
 from silkvision.io.npz import load_npz
 
+from .export_files import files_of
 from .fake_detector import FakeDetector, interrupt_after
 
 N = 12  # frames of the copied sample clip
 CFG = {"export": {"checkpoint_every": 4, "scores": True}}
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
 def _export(seq, out: Path, stop_after: int | None = None, **kw):
@@ -68,7 +65,7 @@ def test_manifest_records_a_fingerprint_of_the_source(reference, seq):
 def test_resume_refuses_a_folder_whose_frames_changed(tmp_path, seq, change):
     out = tmp_path / "out"
     _interrupted(seq, out)
-    before = _files(out)
+    before = files_of(out)
     if change == "replaced":  # another image under the same name
         shutil.copy(seq / "input" / "in000011.jpg", seq / "input" / "in000003.jpg")
     else:  # the first frame's content, at the same size
@@ -83,7 +80,7 @@ def test_resume_refuses_a_folder_whose_frames_changed(tmp_path, seq, change):
         f"{out}: {seq.resolve()} changed since the interrupted export in this folder"
     )
     assert msg.endswith("; add --overwrite to start over")
-    assert _files(out) == before  # nothing was processed or written
+    assert files_of(out) == before  # nothing was processed or written
     assert _export(seq, out, overwrite=True).complete  # the advice works
 
 
@@ -97,7 +94,7 @@ def test_a_copy_or_checkout_that_keeps_the_content_resumes(tmp_path, seq, refere
         st = frame.stat()
         os.utime(frame, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
     assert _export(seq, out).complete
-    assert _files(out) == _files(reference)
+    assert files_of(out) == files_of(reference)
 
 
 def _video(path: Path, seed: int, frames: int = 10) -> Path:
@@ -136,7 +133,7 @@ def test_manifest_without_fingerprint_still_resumes(tmp_path, seq, reference):
     (out / MANIFEST).write_text(json.dumps(m))
     res = _export(seq, out)
     assert res.complete and res.resumed_from == 8
-    assert _files(out) == _files(reference)
+    assert files_of(out) == files_of(reference)
 
 
 def test_changed_frame_count_gives_advice_that_can_work(tmp_path, seq):
@@ -163,7 +160,7 @@ def test_frames_added_after_the_checkpoint_are_exported_by_the_resume(tmp_path, 
     assert res.complete and res.resumed_from == 8 and res.frames == N + 1
     fresh = tmp_path / "fresh"
     assert _export(seq, fresh).complete
-    assert _files(out) == _files(fresh)
+    assert files_of(out) == files_of(fresh)
 
 
 # -- --overwrite is not a setting of the output ----------------------------------------------------
@@ -176,7 +173,7 @@ def test_overwrite_is_written_as_false_and_an_overwritten_export_resumes(tmp_pat
     assert cfg["export"]["overwrite"] is False
     res = _export(seq, out)  # resumed without --overwrite: not another setting
     assert res.complete and res.resumed_from == 8
-    assert _files(out) == _files(reference)  # config.yaml included
+    assert files_of(out) == files_of(reference)  # config.yaml included
 
 
 # -- masks missing before the checkpoint -----------------------------------------------------------
@@ -195,7 +192,7 @@ def test_missing_file_before_the_checkpoint_is_recreated_by_a_replay(tmp_path, s
         f"first frame"
     )
     assert all((out / n).stat().st_mtime_ns == t for n, t in kept.items())
-    assert _files(out) == _files(reference)
+    assert files_of(out) == files_of(reference)
 
 
 def test_advice_for_other_settings_fits_a_running_and_a_complete_export(tmp_path, seq):
@@ -295,7 +292,7 @@ def test_a_damaged_file_before_the_checkpoint_is_redone_by_a_replay(
         f"{out / CHECKPOINT}: cannot be used ({name}, written before it, {problem}"
     )
     assert not (out / name).is_symlink()
-    assert _files(out) == _files(reference)
+    assert files_of(out) == files_of(reference)
 
 
 @pytest.mark.parametrize("damage", [_truncate, _link_to_copy, _small_png], ids=["truncated", "link", "small"])
@@ -318,4 +315,4 @@ def test_a_replay_without_checkpoint_rewrites_a_damaged_mask(tmp_path, seq, dama
     assert res.complete and res.resumed_from == 0
     assert [n for n in notes if "bin000004.png" in n][0].endswith("; written again")
     assert not (out / "bin000004.png").is_symlink()
-    assert _files(out) == _files(reference)
+    assert files_of(out) == files_of(reference)
